@@ -1,0 +1,190 @@
+// Configuration: parsed once from the environment (plus `.env`) into a frozen, typed object.
+// Nothing here runs at import time; tests call `parseConfig` with a plain object.
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parse as parseDotenv } from 'dotenv';
+import { z } from 'zod';
+import { formatZodError } from './protocol/validation.js';
+
+const boolean = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off', ''])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes' || v === 'on');
+
+const optionalString = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
+
+const DURATION = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w)?$/i;
+const UNIT_SECONDS: Record<string, number> = { ms: 0.001, s: 1, m: 60, h: 3600, d: 86400, w: 604800 };
+
+/** `24h`, `90m`, `3600` (seconds) → whole seconds. */
+export function parseDurationSeconds(text: string): number | undefined {
+  const match = DURATION.exec(text.trim());
+  if (!match) return undefined;
+  const seconds = Number(match[1]) * UNIT_SECONDS[(match[2] ?? 's').toLowerCase()]!;
+  return seconds >= 1 ? Math.floor(seconds) : undefined;
+}
+
+const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
+const envSchema = z.object({
+  SERVER_HOST: z.string().min(1).default('0.0.0.0'),
+  SERVER_PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  APP_ENV: z
+    .string()
+    .default('development')
+    .transform((v) => v.trim().toLowerCase()),
+  DB_DRIVER: z.enum(['sqlite', 'postgres', 'postgresql']).default('sqlite'),
+  DB_PATH: z.string().min(1).default('./data/hub.db'),
+  DATABASE_URL: optionalString,
+  DB_DSN: optionalString,
+  JWT_SECRET: optionalString,
+  JWT_TOKEN_EXPIRATION: z.string().default('24h'),
+  TOKEN_SECRET: optionalString,
+  INITIAL_ADMIN_USER: optionalString,
+  INITIAL_ADMIN_PASS: optionalString,
+  ALLOW_SELF_REGISTRATION: boolean.default(false),
+  CORS_ALLOWED_ORIGINS: z.string().default('http://localhost:5173,http://localhost:3000'),
+  BUTLER_BASE_URL: optionalString,
+  BUTLER_API_TOKEN: optionalString,
+  BUTLER_MODEL: optionalString,
+  CHATPLATFORM_BASE_URL: z.string().default('https://open.feishu.cn'),
+  CHATPLATFORM_WS_ENABLED: boolean.default(false),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  HTTP_BODY_LIMIT_BYTES: positiveInt(1024 * 1024),
+  WS_MAX_FRAME_BYTES: positiveInt(1024 * 1024),
+  WS_RATE_LIMIT: positiveInt(1000),
+  WS_RATE_BURST: positiveInt(2000),
+});
+
+export type DbConfig =
+  | { driver: 'sqlite'; path: string }
+  | { driver: 'postgres'; url: string };
+
+export interface Config {
+  readonly env: string;
+  readonly isProduction: boolean;
+  readonly server: { readonly host: string; readonly port: number };
+  readonly db: DbConfig;
+  /** Folder for files the hub keeps beside its embedded database (generated development secrets). */
+  readonly dataDir: string;
+  readonly auth: {
+    /** Undefined outside production when not set: the composition root generates and keeps one. */
+    readonly jwtSecret: string | undefined;
+    readonly jwtExpiresInSeconds: number;
+    /** Key material for agent-token lookup and encryption; derived from the JWT secret when unset. */
+    readonly tokenSecret: string | undefined;
+    readonly initialAdmin: { readonly username: string; readonly password: string };
+    readonly allowSelfRegistration: boolean;
+  };
+  readonly http: { readonly corsOrigins: readonly string[]; readonly bodyLimitBytes: number };
+  readonly butler: { readonly baseUrl?: string; readonly apiToken?: string; readonly model?: string };
+  readonly chatPlatform: { readonly baseUrl: string; readonly wsEnabled: boolean };
+  readonly logLevel: string;
+  readonly ws: { readonly maxFrameBytes: number; readonly rateLimit: number; readonly rateBurst: number };
+  /** Insecure defaults that were applied; the composition root logs each one as a warning. */
+  readonly warnings: readonly string[];
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const DEV_ADMIN = { username: 'admin', password: 'admin123' };
+
+/** Validates a flat variable map (environment + `.env`) and derives the typed configuration. */
+export function parseConfig(vars: Record<string, string | undefined>): Config {
+  const parsed = envSchema.safeParse(vars);
+  if (!parsed.success) throw new ConfigError(formatZodError(parsed.error, vars).split('; '));
+  const e = parsed.data;
+  const problems: string[] = [];
+  const warnings: string[] = [];
+  const isProduction = e.APP_ENV === 'production' || e.APP_ENV === 'prod';
+
+  let db: DbConfig;
+  if (e.DB_DRIVER === 'sqlite') {
+    db = { driver: 'sqlite', path: resolve(e.DB_PATH) };
+  } else {
+    const url = e.DATABASE_URL ?? e.DB_DSN;
+    if (!url) problems.push('DATABASE_URL (or DB_DSN) is required when DB_DRIVER=postgres');
+    db = { driver: 'postgres', url: url ?? '' };
+  }
+
+  const jwtExpiresInSeconds = parseDurationSeconds(e.JWT_TOKEN_EXPIRATION);
+  if (jwtExpiresInSeconds === undefined) {
+    problems.push(`JWT_TOKEN_EXPIRATION must be a duration such as 24h, 90m or 3600 (got "${e.JWT_TOKEN_EXPIRATION}")`);
+  }
+
+  // Production must not run on secrets anyone can read in this repository.
+  if (isProduction) {
+    if (!e.JWT_SECRET || e.JWT_SECRET.length < 32) problems.push('JWT_SECRET of at least 32 characters is required in production');
+    if (!e.INITIAL_ADMIN_USER || !e.INITIAL_ADMIN_PASS) problems.push('INITIAL_ADMIN_USER and INITIAL_ADMIN_PASS are required in production');
+  } else {
+    if (!e.JWT_SECRET) warnings.push('JWT_SECRET is not set: using a generated secret kept in the data folder (development only)');
+    if (!e.INITIAL_ADMIN_USER || !e.INITIAL_ADMIN_PASS) {
+      warnings.push(`INITIAL_ADMIN_USER/INITIAL_ADMIN_PASS are not set: the bootstrap admin is ${DEV_ADMIN.username}/${DEV_ADMIN.password} (development only)`);
+    }
+  }
+  if (e.JWT_SECRET && e.JWT_SECRET.length < 32 && !isProduction) warnings.push('JWT_SECRET is shorter than 32 characters');
+  const admin = {
+    username: e.INITIAL_ADMIN_USER ?? DEV_ADMIN.username,
+    password: e.INITIAL_ADMIN_PASS ?? DEV_ADMIN.password,
+  };
+  if (admin.username === 'Butler') problems.push('INITIAL_ADMIN_USER cannot be "Butler": that name belongs to the core agent');
+  if (admin.username.length > 64) problems.push('INITIAL_ADMIN_USER must be at most 64 characters');
+  if (admin.password.length < 8) problems.push('INITIAL_ADMIN_PASS must be at least 8 characters');
+
+  for (const [name, value] of [['BUTLER_BASE_URL', e.BUTLER_BASE_URL], ['CHATPLATFORM_BASE_URL', e.CHATPLATFORM_BASE_URL]] as const) {
+    if (value !== undefined && !URL.canParse(value)) problems.push(`${name} must be a URL (got "${value}")`);
+  }
+  if (e.WS_RATE_BURST < e.WS_RATE_LIMIT) problems.push('WS_RATE_BURST must be at least WS_RATE_LIMIT (the bucket must hold one second of traffic)');
+  if (problems.length > 0) throw new ConfigError(problems);
+
+  const config: Config = {
+    env: isProduction ? 'production' : e.APP_ENV,
+    isProduction,
+    server: { host: e.SERVER_HOST, port: e.SERVER_PORT },
+    db,
+    dataDir: resolve(e.DB_PATH, '..'),
+    auth: {
+      jwtSecret: e.JWT_SECRET,
+      jwtExpiresInSeconds: jwtExpiresInSeconds!,
+      tokenSecret: e.TOKEN_SECRET,
+      initialAdmin: admin,
+      allowSelfRegistration: e.ALLOW_SELF_REGISTRATION,
+    },
+    http: {
+      corsOrigins: e.CORS_ALLOWED_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean),
+      bodyLimitBytes: e.HTTP_BODY_LIMIT_BYTES,
+    },
+    butler: { baseUrl: e.BUTLER_BASE_URL, apiToken: e.BUTLER_API_TOKEN, model: e.BUTLER_MODEL },
+    chatPlatform: { baseUrl: e.CHATPLATFORM_BASE_URL, wsEnabled: e.CHATPLATFORM_WS_ENABLED },
+    logLevel: e.LOG_LEVEL,
+    ws: { maxFrameBytes: e.WS_MAX_FRAME_BYTES, rateLimit: e.WS_RATE_LIMIT, rateBurst: e.WS_RATE_BURST },
+    warnings,
+  };
+  return deepFreeze(config);
+}
+
+/** Reads `.env` from `cwd` (if present) under the process environment, which wins. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Config {
+  let fileVars: Record<string, string> = {};
+  try {
+    fileVars = parseDotenv(readFileSync(resolve(cwd, '.env')));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  return parseConfig({ ...fileVars, ...env });
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object') {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}

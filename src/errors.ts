@@ -1,0 +1,74 @@
+// The one error catalogue: every expected failure has a stable code, an HTTP status and a
+// WebSocket close code, so both transports answer the same condition the same way.
+
+export const ErrorStatus = {
+  bad_request: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  payload_too_large: 413,
+  rate_limited: 429,
+  internal: 500,
+  unavailable: 503,
+} as const;
+export type ErrorKind = keyof typeof ErrorStatus;
+
+/** WebSocket close codes the hub uses (4000–4999 is the application range). */
+export const CloseCode = {
+  normal: 1000,
+  goingAway: 1001,
+  policyViolation: 1008,
+  tooLarge: 1009,
+  internal: 1011,
+  unauthorized: 4001,
+  forbidden: 4003,
+  notFound: 4004,
+} as const;
+
+const closeCodeOf: Record<ErrorKind, number> = {
+  bad_request: CloseCode.policyViolation,
+  unauthorized: CloseCode.unauthorized,
+  forbidden: CloseCode.forbidden,
+  not_found: CloseCode.notFound,
+  conflict: CloseCode.policyViolation,
+  payload_too_large: CloseCode.tooLarge,
+  rate_limited: CloseCode.policyViolation,
+  internal: CloseCode.internal,
+  unavailable: CloseCode.goingAway,
+};
+
+export class HubError extends Error {
+  readonly status: number;
+  readonly closeCode: number;
+  constructor(readonly kind: ErrorKind, message: string, readonly detail?: unknown) {
+    super(message);
+    this.name = 'HubError';
+    this.status = ErrorStatus[kind];
+    this.closeCode = closeCodeOf[kind];
+  }
+}
+
+/** Named errors with the exact texts of the wire contract. */
+export const Errors = {
+  badRequest: (message: string) => new HubError('bad_request', message),
+  invalidBody: () => new HubError('bad_request', 'invalid request body'),
+  authHeaderRequired: () => new HubError('unauthorized', 'authorization header required'),
+  authHeaderFormat: () => new HubError('unauthorized', 'invalid authorization header format'),
+  invalidToken: () => new HubError('unauthorized', 'invalid token'),
+  invalidCredentials: () => new HubError('unauthorized', 'invalid credentials'),
+  adminRequired: () => new HubError('forbidden', 'admin access required'),
+  mockDisabled: () => new HubError('forbidden', 'mock endpoints are disabled in production'),
+  registrationDisabled: () => new HubError('forbidden', 'self-registration is disabled on this hub'),
+  forbidden: (message: string) => new HubError('forbidden', message),
+  notFound: (what: string) => new HubError('not_found', `${what} not found`),
+  routeNotFound: () => new HubError('not_found', 'not found'),
+  usernameTaken: () => new HubError('conflict', 'username already exists'),
+  tokenTaken: () => new HubError('conflict', 'api_token is already in use by another agent'),
+  conflict: (message: string) => new HubError('conflict', message),
+  bodyTooLarge: (limit: number) => new HubError('payload_too_large', `request body is larger than ${limit} bytes`),
+  rateLimited: (message = 'too many requests, slow down') => new HubError('rate_limited', message),
+  unavailable: (message: string) => new HubError('unavailable', message),
+} as const;
+
+export const INTERNAL_ERROR_BODY = { error: 'Internal server error' } as const;

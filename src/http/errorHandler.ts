@@ -1,0 +1,20 @@
+// The one place errors become HTTP answers: HubErrors keep their status and text; anything else
+// is a 500 whose detail goes to the log only.
+import type { Logger } from 'pino';
+import { HubError, INTERNAL_ERROR_BODY } from '../errors.js';
+import type { NextFunction, Request, Response } from './context.js';
+
+export function createErrorHandler(logger: Logger) {
+  return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
+    if (res.headersSent) {
+      logger.error({ err, method: req.method, path: req.path }, 'error after the response was sent');
+      return;
+    }
+    if (err instanceof HubError) {
+      res.status(err.status).json({ error: err.message });
+      return;
+    }
+    logger.error({ err, method: req.method, path: req.path }, 'unhandled error in request');
+    res.status(500).json(INTERNAL_ERROR_BODY);
+  };
+}

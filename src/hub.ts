@@ -1,0 +1,113 @@
+// Composition of one hub: config → store → migrations → bootstrap → services → app → listen,
+// and the reverse on stop. main.ts runs it for real; tests run it in-process on port 0.
+import type { Logger } from 'pino';
+import uWS from 'uWebSockets.js';
+import type { Config } from './config.js';
+import { createApp } from './http/app.js';
+import { listen, type Listener } from './server.js';
+import { createAgentsService } from './services/agents.js';
+import { createTokenVault } from './services/agentTokens.js';
+import { createAuthService } from './services/auth.js';
+import { bootstrap } from './services/bootstrap.js';
+import { systemClock, type Clock } from './services/clock.js';
+import { createDevMockService } from './services/devMock.js';
+import { createJwtIssuer } from './services/jwt.js';
+import { createMessagesService } from './services/messages.js';
+import { createPasswordHasher } from './services/passwords.js';
+import { createPresenceService } from './services/presence.js';
+import { developmentSecret } from './services/secrets.js';
+import { createUsersService } from './services/users.js';
+import { openStore, type Store } from './store/db.js';
+import { migrate } from './store/migrate.js';
+import { createCredentialsRepo } from './store/repositories/credentials.js';
+import { createMessagesRepo } from './store/repositories/messages.js';
+import { createUsersRepo } from './store/repositories/users.js';
+
+export interface HubOptions {
+  config: Config;
+  logger: Logger;
+  clock?: Clock;
+  /** scrypt cost; tests lower it to keep the suite fast. */
+  passwordCost?: number;
+  migrationsDir?: string;
+}
+
+export interface Hub {
+  readonly port: number;
+  readonly store: Store;
+  stop(): Promise<void>;
+}
+
+export async function startHub(options: HubOptions): Promise<Hub> {
+  const { config, logger } = options;
+  const clock = options.clock ?? systemClock;
+  const jwtSecret = config.auth.jwtSecret ?? developmentSecret(config.dataDir);
+
+  const store = openStore(config.db);
+  let listener: Listener | undefined;
+  let uwsApp: uWS.TemplatedApp | undefined;
+  try {
+    const applied = await migrate(store, { dir: options.migrationsDir, logger });
+    logger.info({ driver: store.driver, applied: applied.length }, 'store ready');
+
+    const db = store.db;
+    const users = createUsersRepo(db);
+    const credentials = createCredentialsRepo(db);
+    const messages = createMessagesRepo(db);
+    const passwords = createPasswordHasher({ cost: options.passwordCost });
+    const vault = createTokenVault(config.auth.tokenSecret ?? jwtSecret);
+    const jwt = createJwtIssuer(jwtSecret, config.auth.jwtExpiresInSeconds);
+    const presence = createPresenceService({ users, clock });
+
+    const initialise = async () => {
+      if (await bootstrap({ db, users, credentials, passwords, vault, clock, admin: config.auth.initialAdmin })) {
+        logger.info({ admin: config.auth.initialAdmin.username }, 'empty database: created the admin (id 1) and Butler (id 2)');
+      }
+      await presence.hubStarted();
+    };
+    await initialise();
+
+    const usersService = createUsersService({ db, users, credentials, passwords, clock });
+    const services = {
+      users: usersService,
+      auth: createAuthService({ users, credentials, passwords, jwt, vault, usersService, allowSelfRegistration: config.auth.allowSelfRegistration }),
+      agents: createAgentsService({ db, users, credentials, vault, clock }),
+      messages: createMessagesService({ messages, users, clock }),
+      devMock: createDevMockService({ store, users, messages, clock, reinitialise: initialise }),
+    };
+
+    uwsApp = uWS.App();
+    const app = createApp({
+      uwsApp,
+      logger,
+      isProduction: config.isProduction,
+      corsOrigins: config.http.corsOrigins,
+      bodyLimitBytes: config.http.bodyLimitBytes,
+      services,
+    });
+    listener = await listen(app, config.server.host, config.server.port);
+
+    let stopping: Promise<void> | undefined;
+    const app_ = uwsApp;
+    const listener_ = listener;
+    return {
+      port: listener.port,
+      store,
+      stop() {
+        // Fixed order: stop accepting → mark the hub's own presence → close connections → close the store.
+        stopping ??= (async () => {
+          listener_.stopAccepting();
+          await presence.hubStopping().catch((err: unknown) => logger.warn({ err }, 'could not record Butler going offline'));
+          app_.close();
+          await store.close();
+        })();
+        return stopping;
+      },
+    };
+  } catch (err) {
+    listener?.stopAccepting();
+    uwsApp?.close();
+    await store.close().catch(() => undefined);
+    throw err;
+  }
+}

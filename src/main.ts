@@ -1,0 +1,52 @@
+// Entry point: read the configuration, start the hub, stop it cleanly on SIGINT/SIGTERM.
+import { ConfigError, loadConfig } from './config.js';
+import { startHub } from './hub.js';
+import { createLogger } from './logger.js';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`The hub cannot start: ${err.message}\nSee .env.example for every setting and its default.\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+  const logger = createLogger(config.logLevel);
+  for (const warning of config.warnings) logger.warn(warning);
+
+  const started = performance.now();
+  const hub = await startHub({ config, logger });
+  const shownHost = config.server.host === '0.0.0.0' ? 'localhost' : config.server.host;
+  logger.info(
+    { env: config.env, driver: config.db.driver, port: hub.port, startupMs: Math.round(performance.now() - started) },
+    `hub listening on http://${shownHost}:${hub.port} (WebSocket at ws://${shownHost}:${hub.port}/api/ws)`,
+  );
+
+  let signalled = false;
+  const shutdown = (signal: string) => {
+    if (signalled) return;
+    signalled = true;
+    logger.info({ signal }, 'shutting down');
+    hub
+      .stop()
+      .then(() => {
+        logger.info('stopped cleanly');
+        process.exit(0);
+      })
+      .catch((err: unknown) => {
+        logger.error({ err }, 'shutdown failed');
+        process.exit(1);
+      });
+  };
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`The hub failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+  if (err instanceof Error && err.cause) process.stderr.write(`  cause: ${String((err.cause as Error).message ?? err.cause)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,102 @@
+// Zod schemas of every HTTP request body and query (wire.md §3). Route handlers get typed values
+// only after these pass; failures become one readable 400 naming the field.
+import { z } from 'zod';
+import { ChatRowTypes, LogLevels, TelemetryTypes } from './messages.js';
+import { HumanRoles, Roles } from './roles.js';
+
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+export const username = z
+  .string()
+  .trim()
+  .min(1)
+  .max(64)
+  .refine((v) => !CONTROL.test(v), 'must not contain control characters');
+export const password = z.string().min(8).max(1024);
+export const apiToken = z
+  .string()
+  .min(16)
+  .max(256)
+  .refine((v) => /^[\x21-\x7e]+$/.test(v), 'must be printable ASCII without spaces');
+const shortText = (max: number) => z.string().trim().max(max);
+
+/** A positive integer from a path or query string. */
+export const id = z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
+const pageNumber = z.coerce.number().int().min(1).max(1_000_000).default(1);
+const limitOf = (fallback: number, max: number) => z.coerce.number().int().min(1).max(max).default(fallback);
+/** Query strings arrive as text; an empty value counts as absent. */
+const optionalQueryText = (max: number) =>
+  z
+    .string()
+    .max(max)
+    .optional()
+    .transform((v) => (v === undefined || v === '' ? undefined : v));
+const emptyAsAbsent = (v: unknown) => (v === '' ? undefined : v);
+
+export const idParams = z.object({ id });
+
+export const loginBody = z.object({ username: z.string().min(1).max(64), password: z.string().min(1).max(1024) });
+export const registerBody = z.object({ username, password });
+
+export const createUserBody = z.object({
+  username,
+  password: password.optional(),
+  role: z.enum(HumanRoles).default('MEMBER'),
+});
+export const updateUserBody = z.object({ role: z.enum(HumanRoles).optional(), password: password.optional() });
+export const listUsersQuery = z.object({
+  role: z.preprocess(emptyAsAbsent, z.enum(Roles).optional()),
+  q: optionalQueryText(64),
+  page: pageNumber,
+  limit: limitOf(100, 1000),
+});
+
+export const registerAgentBody = z.object({
+  username,
+  api_token: apiToken.optional(),
+  agent_kind: shortText(64).optional(),
+  runtime_kind: shortText(64).optional(),
+  description: shortText(1024).optional(),
+});
+export const listAgentsQuery = z.object({
+  exclude_role: z.preprocess(emptyAsAbsent, z.enum(['AGENT', 'BUTLER']).optional()),
+  q: optionalQueryText(64),
+  page: pageNumber,
+  limit: limitOf(1000, 1000),
+});
+export const testConnectionBody = z.object({ api_token: z.string().min(1).max(256) });
+export const rotateTokenBody = z.object({ api_token: apiToken.optional() });
+
+/** `POST /api/messages` in the older dashboards' form. */
+export const legacyMessageBody = z.object({
+  agent_id: username.optional(),
+  level: z.enum(LogLevels),
+  content: z.string().max(65_536),
+});
+/** `POST /api/messages` in the typed form; the payload is checked per type afterwards. */
+export const typedMessageBody = z.object({
+  type: z.enum(TelemetryTypes),
+  payload: z.unknown(),
+  target_id: id.optional(),
+  agent_id: username.optional(),
+});
+export const listMessagesQuery = z.object({
+  agent_id: optionalQueryText(64),
+  level: z.preprocess(emptyAsAbsent, z.enum(LogLevels).optional()),
+  type: z.preprocess(emptyAsAbsent, z.enum(TelemetryTypes).optional()),
+  q: optionalQueryText(200),
+  before_id: z.preprocess(emptyAsAbsent, id.optional()),
+  offset: z.coerce.number().int().min(0).max(10_000_000).default(0),
+  limit: limitOf(50, 200),
+});
+
+export const mockChatBody = z.object({
+  sender_username: username,
+  receiver_username: username,
+  content: z.string().max(65_536),
+  conversation_id: id.optional(),
+  type: z.enum(ChatRowTypes).default('CHAT'),
+  local_id: z.string().min(1).max(128).optional(),
+});
+export const usernameParams = z.object({ username });

@@ -1,0 +1,26 @@
+// Message types and payload shapes shared by the HTTP ingest, the store and (later) the WebSocket.
+import { z } from 'zod';
+
+export const LogLevels = ['INFO', 'WARNING', 'ERROR', 'SUCCESS'] as const;
+export type LogLevel = (typeof LogLevels)[number];
+
+/** Dashboard telemetry: stored as messages, shown on dashboards, never sent to other agents. */
+export const TelemetryTypes = ['SYSTEM_LOG', 'WEATHER_UPDATE', 'CODE_REVIEW', 'SECURITY_ALERT'] as const;
+export type TelemetryType = (typeof TelemetryTypes)[number];
+
+/** Rows of a chat history (a conversation between two users). */
+export const ChatRowTypes = ['CHAT', 'AUTH_REQUEST'] as const;
+export type ChatRowType = (typeof ChatRowTypes)[number];
+
+export const systemLogPayload = z.object({
+  level: z.enum(LogLevels),
+  content: z.string().max(65_536),
+});
+export type SystemLogPayload = z.infer<typeof systemLogPayload>;
+
+/** Payloads of the agent report types until their own schemas are pinned: a JSON object or a text. */
+export const reportPayload = z.union([z.record(z.string(), z.unknown()), z.string().max(65_536)]);
+
+export function isTelemetryType(type: string): type is TelemetryType {
+  return (TelemetryTypes as readonly string[]).includes(type);
+}

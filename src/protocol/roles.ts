@@ -1,0 +1,19 @@
+// Roles of the hub's users: humans (ADMIN, MEMBER) and machines (AGENT, BUTLER).
+export const HumanRoles = ['ADMIN', 'MEMBER'] as const;
+export const MachineRoles = ['AGENT', 'BUTLER'] as const;
+export const Roles = [...HumanRoles, ...MachineRoles] as const;
+
+export type HumanRole = (typeof HumanRoles)[number];
+export type MachineRole = (typeof MachineRoles)[number];
+export type Role = (typeof Roles)[number];
+export type ActorType = 'HUMAN' | 'SYSTEM';
+
+export const BUTLER_USERNAME = 'Butler';
+
+export function isMachineRole(role: string): role is MachineRole {
+  return role === 'AGENT' || role === 'BUTLER';
+}
+
+export function actorTypeOf(role: Role): ActorType {
+  return isMachineRole(role) ? 'SYSTEM' : 'HUMAN';
+}

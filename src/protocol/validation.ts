@@ -1,0 +1,64 @@
+// Turns zod issues into the one readable sentence a client gets in `{"error": ...}`.
+// Messages name the field (`username is required`, `limit must be at most 200`).
+import type { z } from 'zod';
+
+type Issue = z.core.$ZodIssue;
+
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let current: unknown = input;
+  for (const key of path) {
+    if (current === null || typeof current !== 'object') return undefined;
+    current = (current as Record<PropertyKey, unknown>)[key];
+  }
+  return current;
+}
+
+function describeIssue(issue: Issue, input: unknown): string {
+  const field = issue.path.length > 0 ? issue.path.map(String).join('.') : 'request body';
+  switch (issue.code) {
+    case 'invalid_type': {
+      const value = valueAt(input, issue.path);
+      if (value === undefined || value === null) return issue.path.length > 0 ? `${field} is required` : 'request body must be a JSON object';
+      if (issue.expected === 'int') return `${field} must be an integer`;
+      if (issue.expected === 'number') return `${field} must be a number`;
+      if (issue.expected === 'object') return `${field} must be a JSON object`;
+      return `${field} must be ${article(issue.expected)}`;
+    }
+    case 'too_small': {
+      if (issue.origin === 'string') {
+        return Number(issue.minimum) <= 1 ? `${field} must not be empty` : `${field} must be at least ${issue.minimum} characters`;
+      }
+      if (issue.origin === 'array') return `${field} must have at least ${issue.minimum} items`;
+      return `${field} must be at least ${issue.minimum}`;
+    }
+    case 'too_big': {
+      if (issue.origin === 'string') return `${field} must be at most ${issue.maximum} characters`;
+      if (issue.origin === 'array') return `${field} must have at most ${issue.maximum} items`;
+      return `${field} must be at most ${issue.maximum}`;
+    }
+    case 'invalid_value':
+      return `${field} must be one of ${issue.values.map(String).join(', ')}`;
+    case 'invalid_format':
+      return `${field} must be a valid ${issue.format}`;
+    case 'not_multiple_of':
+      return `${field} must be a multiple of ${issue.divisor}`;
+    case 'unrecognized_keys':
+      return `unknown field${issue.keys.length > 1 ? 's' : ''}: ${issue.keys.join(', ')}`;
+    case 'invalid_union':
+      return `${field} is not valid`;
+    default:
+      return issue.message && !issue.message.startsWith('Invalid') ? `${field} ${issue.message}` : `${field} is not valid`;
+  }
+}
+
+function article(expected: string): string {
+  if (expected === 'int') return 'an integer';
+  return /^[aeiou]/.test(expected) ? `an ${expected}` : `a ${expected}`;
+}
+
+/** The first few issues, joined; the first one is the one a client most needs to fix. */
+export function formatZodError(error: z.ZodError, input: unknown): string {
+  const seen = new Set<string>();
+  for (const issue of error.issues) seen.add(describeIssue(issue, input));
+  return [...seen].slice(0, 3).join('; ');
+}

@@ -1,0 +1,153 @@
+// Machine users (agents and Butler): registration with an api_token, listing with presence,
+// token checks and rotation, deletion.
+import type { Kysely } from 'kysely';
+import { Errors } from '../errors.js';
+import { toPresenceView, toUserView, type PresenceView, type UserView } from '../protocol/objects.js';
+import { BUTLER_USERNAME, isMachineRole } from '../protocol/roles.js';
+import { isUniqueViolation } from '../store/errors.js';
+import type { CredentialsRepo } from '../store/repositories/credentials.js';
+import type { UsersRepo } from '../store/repositories/users.js';
+import type { Database, UserRow } from '../store/schema.js';
+import { tokenHint, type TokenVault } from './agentTokens.js';
+import type { Clock } from './clock.js';
+
+export interface AgentsServiceDeps {
+  db: Kysely<Database>;
+  users: UsersRepo;
+  credentials: CredentialsRepo;
+  vault: TokenVault;
+  clock: Clock;
+}
+
+export interface RegisterAgentInput {
+  username: string;
+  api_token?: string;
+  agent_kind?: string;
+  runtime_kind?: string;
+  description?: string;
+}
+
+export interface AgentListQuery {
+  excludeRole?: string;
+  q?: string;
+  page: number;
+  limit: number;
+}
+
+export function createAgentsService(deps: AgentsServiceDeps) {
+  const { db, users, credentials, vault, clock } = deps;
+
+  async function withHints(rows: UserRow[]): Promise<UserView[]> {
+    const creds = new Map((await credentials.machinesOf(rows.map((r) => r.id))).map((c) => [c.user_id, c]));
+    return rows.map((r) => toUserView(r, creds.get(r.id)));
+  }
+
+  async function requireAgent(id: number): Promise<UserRow> {
+    const user = await users.findById(id);
+    if (!user || user.role !== 'AGENT') throw Errors.notFound('agent');
+    return user;
+  }
+
+  async function assertTokenFree(token: string, ownerId?: number): Promise<void> {
+    const holder = await credentials.machineByLookup(vault.lookup(token));
+    if (holder && holder.user_id !== ownerId) throw Errors.tokenTaken();
+  }
+
+  return {
+    async register(input: RegisterAgentInput): Promise<UserView & { api_token: string }> {
+      if (await users.findByUsername(input.username)) throw Errors.usernameTaken();
+      const token = input.api_token ?? vault.generate();
+      await assertTokenFree(token);
+      const now = clock();
+      try {
+        const user = await db.transaction().execute(async (trx) => {
+          const row = await users.insert(
+            {
+              username: input.username,
+              role: 'AGENT',
+              actor_type: 'SYSTEM',
+              agent_kind: input.agent_kind ?? null,
+              runtime_kind: input.runtime_kind ?? null,
+              description: input.description ?? null,
+              status: 'OFFLINE',
+              online: 0,
+              created_at: now,
+              updated_at: now,
+            },
+            trx,
+          );
+          await credentials.setMachineToken(row.id, vault.seal(token), now, trx);
+          return row;
+        });
+        return { ...toUserView(user, { token_hint: tokenHint(token), token_updated_at: now }), api_token: token };
+      } catch (err) {
+        if (isUniqueViolation(err)) {
+          // Either constraint can lose a race; tell the caller which one.
+          throw (await users.findByUsername(input.username)) ? Errors.usernameTaken() : Errors.tokenTaken();
+        }
+        throw err;
+      }
+    },
+
+    async list(query: AgentListQuery): Promise<{ items: UserView[]; total: number }> {
+      const { rows, total } = await users.list({
+        roles: ['AGENT', 'BUTLER'],
+        excludeRole: query.excludeRole,
+        q: query.q,
+        offset: (query.page - 1) * query.limit,
+        limit: query.limit,
+      });
+      return { items: await withHints(rows), total };
+    },
+
+    async statusList(): Promise<PresenceView[]> {
+      const { rows } = await users.list({ roles: ['AGENT'], offset: 0, limit: Number.MAX_SAFE_INTEGER });
+      return rows.map(toPresenceView);
+    },
+
+    async butler(): Promise<UserView> {
+      const butler = await users.findByUsername(BUTLER_USERNAME);
+      if (!butler || butler.role !== 'BUTLER') throw Errors.notFound('Butler');
+      return (await withHints([butler]))[0]!;
+    },
+
+    async delete(id: number): Promise<UserRow> {
+      const user = await users.findById(id);
+      if (user?.role === 'BUTLER') throw Errors.forbidden('Butler is the core agent and cannot be deleted');
+      const agent = await requireAgent(id);
+      await users.delete(id);
+      return agent;
+    },
+
+    async testConnection(token: string): Promise<{ ok: true; message: string; agent_id: number; agent_name: string } | { ok: false; message: string }> {
+      const credential = await credentials.machineByLookup(vault.lookup(token));
+      const user = credential && (await users.findById(credential.user_id));
+      if (!user || !isMachineRole(user.role)) return { ok: false, message: 'api_token is not registered to any agent' };
+      return { ok: true, message: `api_token belongs to ${user.username}`, agent_id: user.id, agent_name: user.username };
+    },
+
+    /** Replaces the agent's token (generated when not given); the old one stops working at once. */
+    async rotateToken(id: number, requested?: string): Promise<{ ok: true; message: string; agent_id: number; api_token: string; token_hint: string }> {
+      const user = await users.findById(id);
+      if (!user || !isMachineRole(user.role)) throw Errors.notFound('agent');
+      const token = requested ?? vault.generate();
+      await assertTokenFree(token, id);
+      try {
+        await credentials.setMachineToken(id, vault.seal(token), clock());
+      } catch (err) {
+        if (isUniqueViolation(err)) throw Errors.tokenTaken();
+        throw err;
+      }
+      return { ok: true, message: `api_token of ${user.username} rotated`, agent_id: id, api_token: token, token_hint: tokenHint(token) };
+    },
+
+    /** The raw token of a machine user, decrypted (dev endpoint only). */
+    async rawToken(username: string): Promise<{ username: string; role: string; api_token: string }> {
+      const user = await users.findByUsername(username);
+      const credential = user && isMachineRole(user.role) ? await credentials.machineOf(user.id) : undefined;
+      if (!user || !credential) throw Errors.notFound('agent');
+      return { username: user.username, role: user.role, api_token: vault.open(credential.token_cipher) };
+    },
+  };
+}
+export type AgentsService = ReturnType<typeof createAgentsService>;

@@ -1,0 +1,77 @@
+// Who is calling: password login and self-registration for humans, and resolving a bearer
+// credential (a human's JWT, or an agent's api_token) to a current user row.
+import { Errors } from '../errors.js';
+import { toUserView, type UserView } from '../protocol/objects.js';
+import { isMachineRole } from '../protocol/roles.js';
+import type { CredentialsRepo } from '../store/repositories/credentials.js';
+import type { UsersRepo } from '../store/repositories/users.js';
+import type { UserRow } from '../store/schema.js';
+import type { TokenVault } from './agentTokens.js';
+import type { JwtIssuer } from './jwt.js';
+import type { PasswordHasher } from './passwords.js';
+import type { UsersService } from './users.js';
+
+export interface AuthServiceDeps {
+  users: UsersRepo;
+  credentials: CredentialsRepo;
+  passwords: PasswordHasher;
+  jwt: JwtIssuer;
+  vault: TokenVault;
+  usersService: UsersService;
+  allowSelfRegistration: boolean;
+}
+
+export interface Session {
+  token: string;
+  user: UserView;
+}
+
+const JWT_SHAPE = /^[\w-]+\.[\w-]+\.[\w-]+$/;
+
+export function createAuthService(deps: AuthServiceDeps) {
+  const { users, credentials, passwords, jwt, vault } = deps;
+
+  async function userFromJwt(token: string): Promise<UserRow | undefined> {
+    const claims = jwt.verify(token);
+    if (!claims) return undefined;
+    const id = Number(claims.sub);
+    if (!Number.isSafeInteger(id)) return undefined;
+    const user = await users.findById(id);
+    // The name must still match: ids of deleted users can come back after a dev reset.
+    if (!user || user.username !== claims.username || isMachineRole(user.role)) return undefined;
+    return user;
+  }
+
+  async function userFromAgentToken(token: string): Promise<UserRow | undefined> {
+    const credential = await credentials.machineByLookup(vault.lookup(token));
+    return credential ? users.findById(credential.user_id) : undefined;
+  }
+
+  return {
+    async login(username: string, password: string): Promise<Session> {
+      const user = await users.findByUsername(username);
+      const hash = user && !isMachineRole(user.role) ? await credentials.passwordHash(user.id) : undefined;
+      const ok = hash === undefined ? await passwords.verifyAgainstNothing(password) : await passwords.verify(password, hash);
+      if (!ok || !user) throw Errors.invalidCredentials();
+      return { token: jwt.sign(user), user: toUserView(user) };
+    },
+
+    async register(username: string, password: string): Promise<Session> {
+      if (!deps.allowSelfRegistration) throw Errors.registrationDisabled();
+      const user = await deps.usersService.createHuman({ username, password, role: 'MEMBER' });
+      return { token: jwt.sign(user), user: toUserView(user) };
+    },
+
+    /** A human's JWT or an agent's api_token → the caller, re-read from the store; else undefined. */
+    async authenticate(credential: string): Promise<UserRow | undefined> {
+      return JWT_SHAPE.test(credential) ? userFromJwt(credential) : userFromAgentToken(credential);
+    },
+
+    /** Seconds until a JWT expires (undefined for agent tokens, which do not expire). */
+    expiresInSeconds(credential: string): number | undefined {
+      const claims = JWT_SHAPE.test(credential) ? jwt.verify(credential) : undefined;
+      return claims ? Math.max(0, claims.exp - Math.floor(Date.now() / 1000)) : undefined;
+    },
+  };
+}
+export type AuthService = ReturnType<typeof createAuthService>;

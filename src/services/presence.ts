@@ -1,0 +1,25 @@
+// Presence kept in the store. Butler lives in the hub's process, so it is ONLINE exactly while the
+// hub runs; no agent socket survives a restart, so agents start OFFLINE.
+import { BUTLER_USERNAME } from '../protocol/roles.js';
+import type { UsersRepo } from '../store/repositories/users.js';
+import type { Clock } from './clock.js';
+
+export function createPresenceService(deps: { users: UsersRepo; clock: Clock }) {
+  const { users, clock } = deps;
+  return {
+    async hubStarted(): Promise<void> {
+      const now = clock();
+      const butler = await users.findByUsername(BUTLER_USERNAME);
+      await users.setMachinesOffline(now, butler ? [butler.id] : []);
+      if (butler) {
+        await users.update(butler.id, { status: 'ONLINE', online: 1, last_seen_at: now, last_report: 'running in the hub', updated_at: now });
+      }
+    },
+    async hubStopping(): Promise<void> {
+      const now = clock();
+      const butler = await users.findByUsername(BUTLER_USERNAME);
+      if (butler) await users.update(butler.id, { status: 'OFFLINE', online: 0, last_seen_at: now, last_report: 'hub stopped', updated_at: now });
+    },
+  };
+}
+export type PresenceService = ReturnType<typeof createPresenceService>;

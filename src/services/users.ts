@@ -1,0 +1,108 @@
+// Human users: creation (admin or self-registration), listing, detail, role and password changes,
+// deletion. Machines are handled by the agents service.
+import type { Kysely } from 'kysely';
+import { Errors } from '../errors.js';
+import { toUserView, type UserView } from '../protocol/objects.js';
+import { actorTypeOf, isMachineRole, type HumanRole, type Role } from '../protocol/roles.js';
+import { isUniqueViolation } from '../store/errors.js';
+import type { CredentialsRepo } from '../store/repositories/credentials.js';
+import type { UsersRepo } from '../store/repositories/users.js';
+import type { Database, UserRow } from '../store/schema.js';
+import type { Clock } from './clock.js';
+import type { PasswordHasher } from './passwords.js';
+
+export interface UsersServiceDeps {
+  db: Kysely<Database>;
+  users: UsersRepo;
+  credentials: CredentialsRepo;
+  passwords: PasswordHasher;
+  clock: Clock;
+}
+
+export interface ListQuery {
+  role?: Role;
+  q?: string;
+  page: number;
+  limit: number;
+}
+
+export function createUsersService(deps: UsersServiceDeps) {
+  const { db, users, credentials, passwords, clock } = deps;
+
+  async function withCredentials(rows: UserRow[]): Promise<UserView[]> {
+    const machineIds = rows.filter((r) => isMachineRole(r.role)).map((r) => r.id);
+    const creds = new Map((await credentials.machinesOf(machineIds)).map((c) => [c.user_id, c]));
+    return rows.map((r) => toUserView(r, creds.get(r.id)));
+  }
+
+  return {
+    async createHuman(input: { username: string; password?: string; role: HumanRole }): Promise<UserRow> {
+      if (await users.findByUsername(input.username)) throw Errors.usernameTaken();
+      // Hash before the transaction: the slow part must not hold the write lock.
+      const hash = input.password === undefined ? undefined : await passwords.hash(input.password);
+      const now = clock();
+      try {
+        return await db.transaction().execute(async (trx) => {
+          const user = await users.insert(
+            { username: input.username, role: input.role, actor_type: actorTypeOf(input.role), status: 'OFFLINE', online: 0, created_at: now, updated_at: now },
+            trx,
+          );
+          if (hash !== undefined) await credentials.setPassword(user.id, hash, now, trx);
+          return user;
+        });
+      } catch (err) {
+        if (isUniqueViolation(err)) throw Errors.usernameTaken();
+        throw err;
+      }
+    },
+
+    async list(query: ListQuery): Promise<{ items: UserView[]; total: number }> {
+      const { rows, total } = await users.list({
+        roles: query.role ? [query.role] : undefined,
+        q: query.q,
+        offset: (query.page - 1) * query.limit,
+        limit: query.limit,
+      });
+      return { items: await withCredentials(rows), total };
+    },
+
+    /** Admins see everyone; members see machines and themselves (others read as not found). */
+    async get(id: number, viewer: UserRow): Promise<UserView> {
+      const user = await users.findById(id);
+      if (!user || (viewer.role !== 'ADMIN' && user.id !== viewer.id && !isMachineRole(user.role))) throw Errors.notFound('user');
+      return (await withCredentials([user]))[0]!;
+    },
+
+    async update(id: number, patch: { role?: HumanRole; password?: string }): Promise<UserView> {
+      const user = await users.findById(id);
+      if (!user) throw Errors.notFound('user');
+      if (isMachineRole(user.role)) throw Errors.badRequest('agents are managed under /api/users/agents');
+      if (patch.role && patch.role !== 'ADMIN' && user.role === 'ADMIN' && (await users.countByRole('ADMIN')) <= 1) {
+        throw Errors.conflict('cannot demote the last admin');
+      }
+      if (patch.role === undefined && patch.password === undefined) throw Errors.badRequest('nothing to update: send role and/or password');
+      const hash = patch.password === undefined ? undefined : await passwords.hash(patch.password);
+      const now = clock();
+      const updated = await db.transaction().execute(async (trx) => {
+        if (hash !== undefined) await credentials.setPassword(id, hash, now, trx);
+        return trx
+          .updateTable('users')
+          .set({ ...(patch.role ? { role: patch.role } : {}), updated_at: now })
+          .where('id', '=', id)
+          .returningAll()
+          .executeTakeFirstOrThrow();
+      });
+      return toUserView(updated);
+    },
+
+    async deleteHuman(id: number, actor: UserRow): Promise<void> {
+      const user = await users.findById(id);
+      if (!user) throw Errors.notFound('user');
+      if (isMachineRole(user.role)) throw Errors.badRequest('agents are deleted with DELETE /api/users/agents/:id');
+      if (user.id === actor.id) throw Errors.conflict('you cannot delete your own account');
+      if (user.role === 'ADMIN' && (await users.countByRole('ADMIN')) <= 1) throw Errors.conflict('cannot delete the last admin');
+      await users.delete(id);
+    },
+  };
+}
+export type UsersService = ReturnType<typeof createUsersService>;

@@ -1,0 +1,165 @@
+// Opens the store: embedded SQLite (better-sqlite3, WAL, durable commits) or PostgreSQL (pg pool),
+// both behind one Kysely query layer. Each driver also provides the few raw operations Kysely
+// cannot express portably: running a migration script atomically and wiping data for dev reset.
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import type { DbConfig } from '../config.js';
+import type { Database } from './schema.js';
+
+/** The driver-specific half of the migration runner: apply one script and its record atomically. */
+export interface MigrationTarget {
+  ensureTable(): Promise<void>;
+  applied(): Promise<Array<{ name: string; checksum: string }>>;
+  /**
+   * Runs `sql` and records `name` in one transaction; returns false when another process applied it
+   * first. `beforeCommit` runs inside the transaction (tests use it to simulate a crash).
+   */
+  apply(name: string, checksum: string, sql: string, beforeCommit?: () => void): Promise<boolean>;
+}
+
+export interface Store {
+  readonly driver: 'sqlite' | 'postgres';
+  readonly db: Kysely<Database>;
+  readonly migrations: MigrationTarget;
+  /** A trivial query, for readiness checks. */
+  ping(): Promise<void>;
+  /** Deletes every row of every table but `migrations` and restarts id sequences (dev reset). */
+  truncateAll(): Promise<void>;
+  close(): Promise<void>;
+}
+
+const MIGRATIONS_DDL = `CREATE TABLE IF NOT EXISTS migrations (
+  name TEXT PRIMARY KEY,
+  checksum TEXT NOT NULL,
+  applied_at TEXT NOT NULL
+)`;
+
+export function openStore(config: DbConfig): Store {
+  return config.driver === 'sqlite' ? openSqlite(config.path) : openPostgres(config.url);
+}
+
+function openSqlite(path: string): Store {
+  mkdirSync(dirname(path), { recursive: true });
+  const raw = new BetterSqlite3(path);
+  raw.pragma('journal_mode = WAL');
+  // FULL: a commit is on disk before the hub acknowledges it; group commit pays for the fsync.
+  raw.pragma('synchronous = FULL');
+  raw.pragma('foreign_keys = ON');
+  raw.pragma('busy_timeout = 5000');
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: raw }) });
+
+  const migrations: MigrationTarget = {
+    async ensureTable() {
+      raw.exec(MIGRATIONS_DDL);
+    },
+    async applied() {
+      return raw.prepare('SELECT name, checksum FROM migrations ORDER BY name').all() as Array<{ name: string; checksum: string }>;
+    },
+    async apply(name, checksum, sql, beforeCommit) {
+      const run = raw.transaction(() => {
+        if (raw.prepare('SELECT 1 FROM migrations WHERE name = ?').get(name)) return false;
+        raw.exec(sql);
+        raw.prepare('INSERT INTO migrations (name, checksum, applied_at) VALUES (?, ?, ?)').run(name, checksum, new Date().toISOString());
+        beforeCommit?.();
+        return true;
+      });
+      // IMMEDIATE takes the write lock up front, so two processes cannot both apply the same file.
+      return run.immediate();
+    },
+  };
+
+  return {
+    driver: 'sqlite',
+    db,
+    migrations,
+    async ping() {
+      raw.prepare('SELECT 1').get();
+    },
+    async truncateAll() {
+      const tables = raw
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'migrations'")
+        .all() as Array<{ name: string }>;
+      raw.transaction(() => {
+        raw.pragma('defer_foreign_keys = ON');
+        for (const { name } of tables) raw.exec(`DELETE FROM "${name}"`);
+        if (raw.prepare("SELECT 1 FROM sqlite_master WHERE name = 'sqlite_sequence'").get()) raw.exec('DELETE FROM sqlite_sequence');
+      })();
+    },
+    async close() {
+      await db.destroy();
+    },
+  };
+}
+
+function openPostgres(url: string): Store {
+  const INT8_OID = 20;
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 10,
+    // Ids are BIGINT; JavaScript numbers hold them exactly up to 2^53, far beyond any real hub.
+    types: {
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+        oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    },
+  });
+  // An idle client's error (server restart) must not crash the process; the next query reconnects.
+  pool.on('error', () => undefined);
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const MIGRATION_LOCK = 727_101;
+
+  const migrations: MigrationTarget = {
+    async ensureTable() {
+      await pool.query(MIGRATIONS_DDL);
+    },
+    async applied() {
+      const result = await pool.query<{ name: string; checksum: string }>('SELECT name, checksum FROM migrations ORDER BY name');
+      return result.rows;
+    },
+    async apply(name, checksum, sql, beforeCommit) {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        // Serialises concurrent hubs migrating one database; released at COMMIT/ROLLBACK.
+        await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+        const done = await client.query('SELECT 1 FROM migrations WHERE name = $1', [name]);
+        if (done.rowCount) {
+          await client.query('ROLLBACK');
+          return false;
+        }
+        await client.query(sql);
+        await client.query('INSERT INTO migrations (name, checksum, applied_at) VALUES ($1, $2, $3)', [name, checksum, new Date().toISOString()]);
+        beforeCommit?.();
+        await client.query('COMMIT');
+        return true;
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw err;
+      } finally {
+        client.release();
+      }
+    },
+  };
+
+  return {
+    driver: 'postgres',
+    db,
+    migrations,
+    async ping() {
+      await pool.query('SELECT 1');
+    },
+    async truncateAll() {
+      const result = await pool.query<{ tablename: string }>(
+        "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() AND tablename <> 'migrations'",
+      );
+      if (result.rows.length === 0) return;
+      const list = result.rows.map((r) => `"${r.tablename}"`).join(', ');
+      await pool.query(`TRUNCATE ${list} RESTART IDENTITY CASCADE`);
+    },
+    async close() {
+      await db.destroy();
+    },
+  };
+}

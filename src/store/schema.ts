@@ -1,0 +1,73 @@
+// Row types of the hub's tables as Kysely sees them. Timestamps are ISO 8601 UTC text written by
+// the hub (never by database defaults), booleans are 0/1, so both drivers read the same values.
+import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+export interface UsersTable {
+  id: Generated<number>;
+  username: string;
+  role: string;
+  actor_type: string;
+  agent_kind: string | null;
+  runtime_kind: string | null;
+  description: string | null;
+  status: string;
+  online: number;
+  last_seen_at: string | null;
+  last_report: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface HumanCredentialsTable {
+  user_id: number;
+  password_hash: string;
+  updated_at: string;
+}
+
+export interface MachineCredentialsTable {
+  user_id: number;
+  /** HMAC-SHA256 of the token under the hub's lookup key: finds the agent without storing the token. */
+  token_lookup: string;
+  /** AES-256-GCM of the token under the hub's encryption key: only the dev endpoint decrypts it. */
+  token_cipher: string;
+  token_hint: string;
+  token_updated_at: string;
+}
+
+export interface MessagesTable {
+  id: Generated<number>;
+  type: string;
+  sender_id: number;
+  sender_name: string;
+  sender_role: string;
+  target_id: number | null;
+  /** JSON text of the payload (a JSON string for chat types). */
+  payload: string;
+  level: string | null;
+  content: string;
+  local_id: string | null;
+  conversation_id: number | null;
+  stream_id: string | null;
+  created_at: string;
+}
+
+export interface MigrationsTable {
+  name: string;
+  checksum: string;
+  applied_at: string;
+}
+
+export interface Database {
+  users: UsersTable;
+  human_credentials: HumanCredentialsTable;
+  machine_credentials: MachineCredentialsTable;
+  messages: MessagesTable;
+  migrations: MigrationsTable;
+}
+
+export type UserRow = Selectable<UsersTable>;
+export type NewUser = Insertable<UsersTable>;
+export type UserPatch = Updateable<UsersTable>;
+export type MessageRow = Selectable<MessagesTable>;
+export type NewMessage = Insertable<MessagesTable>;
+export type MachineCredentialRow = Selectable<MachineCredentialsTable>;
