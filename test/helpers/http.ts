@@ -1,0 +1,42 @@
+// A small JSON client for tests: real HTTP over loopback, answers with status, body and headers.
+export interface ApiResponse<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+export interface RequestOptions {
+  token?: string;
+  body?: unknown;
+  /** Sent as-is (for malformed or oversized bodies). */
+  rawBody?: string;
+  headers?: Record<string, string>;
+}
+
+export function apiClient(baseUrl: string) {
+  async function request<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.token) headers['Authorization'] = `Bearer ${options.token}`;
+    let body: string | undefined;
+    if (options.rawBody !== undefined) body = options.rawBody;
+    else if (options.body !== undefined) body = JSON.stringify(options.body);
+    if (body !== undefined && !headers['Content-Type']) headers['Content-Type'] = 'application/json';
+    const res = await fetch(`${baseUrl}${path}`, { method, headers, body });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      // keep the raw text: a test asserting JSON will fail on it with the text visible
+    }
+    return { status: res.status, body: parsed as T, headers: res.headers };
+  }
+  return {
+    request,
+    get: <T = any>(path: string, options?: RequestOptions) => request<T>('GET', path, options),
+    post: <T = any>(path: string, body?: unknown, options?: RequestOptions) => request<T>('POST', path, { ...options, body }),
+    patch: <T = any>(path: string, body?: unknown, options?: RequestOptions) => request<T>('PATCH', path, { ...options, body }),
+    delete: <T = any>(path: string, options?: RequestOptions) => request<T>('DELETE', path, options),
+  };
+}
+export type ApiClient = ReturnType<typeof apiClient>;

@@ -1,0 +1,82 @@
+// Starts a real hub in-process on 127.0.0.1:0 with its own database, and gives tests a client,
+// an admin session, helpers to make users and agents, and the hub's captured log lines.
+import { randomBytes } from 'node:crypto';
+import { Writable } from 'node:stream';
+import { parseConfig } from '../../src/config.js';
+import { startHub, type Hub } from '../../src/hub.js';
+import { createLogger } from '../../src/logger.js';
+import { createTestDatabase, type Driver } from './db.js';
+import { apiClient, type ApiClient } from './http.js';
+
+export interface TestHub {
+  hub: Hub;
+  url: string;
+  api: ApiClient;
+  jwtSecret: string;
+  logs: Array<Record<string, unknown>>;
+  adminToken: string;
+  login(username: string, password: string): Promise<string>;
+  createMember(options?: { role?: 'MEMBER' | 'ADMIN' }): Promise<{ id: number; username: string; token: string }>;
+  createAgent(username?: string): Promise<{ id: number; username: string; api_token: string }>;
+  stop(): Promise<void>;
+}
+
+let counter = 0;
+export const uniqueName = (prefix: string) => `${prefix}-${process.pid}-${++counter}-${randomBytes(2).toString('hex')}`;
+
+export async function startTestHub(driver: Driver, env: Record<string, string> = {}): Promise<TestHub> {
+  const database = await createTestDatabase(driver);
+  const jwtSecret = randomBytes(32).toString('hex');
+  const config = parseConfig({
+    SERVER_HOST: '127.0.0.1',
+    SERVER_PORT: '0',
+    JWT_SECRET: jwtSecret,
+    INITIAL_ADMIN_USER: 'admin',
+    INITIAL_ADMIN_PASS: 'admin-password',
+    LOG_LEVEL: 'info',
+    ...database.env,
+    ...env,
+  });
+  const logs: Array<Record<string, unknown>> = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString('utf8').split('\n')) if (line) logs.push(JSON.parse(line) as Record<string, unknown>);
+      done();
+    },
+  });
+  const hub = await startHub({ config, logger: createLogger(config.logLevel, sink), passwordCost: 1024 });
+  const url = `http://127.0.0.1:${hub.port}`;
+  const api = apiClient(url);
+
+  async function login(username: string, password: string): Promise<string> {
+    const res = await api.post('/api/auth/login', { username, password });
+    if (res.status !== 200) throw new Error(`login of ${username} failed: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body.token as string;
+  }
+  const adminToken = await login('admin', 'admin-password');
+
+  return {
+    hub,
+    url,
+    api,
+    jwtSecret,
+    logs,
+    adminToken,
+    login,
+    async createMember(options = {}) {
+      const username = uniqueName('member');
+      const res = await api.post('/api/users', { username, password: 'member-password', role: options.role ?? 'MEMBER' }, { token: adminToken });
+      if (res.status !== 201) throw new Error(`creating ${username} failed: ${res.status} ${JSON.stringify(res.body)}`);
+      return { id: res.body.id as number, username, token: await login(username, 'member-password') };
+    },
+    async createAgent(username = uniqueName('agent')) {
+      const res = await api.post('/api/users/agents', { username }, { token: adminToken });
+      if (res.status !== 201) throw new Error(`registering ${username} failed: ${res.status} ${JSON.stringify(res.body)}`);
+      return { id: res.body.id as number, username, api_token: res.body.api_token as string };
+    },
+    async stop() {
+      await hub.stop();
+      await database.drop();
+    },
+  };
+}

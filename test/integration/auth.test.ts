@@ -1,0 +1,126 @@
+// Login, registration and bearer credentials: every documented 401 and 403, and the role being
+// re-checked against the store on each request.
+import jwt from 'jsonwebtoken';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeEachDriver } from '../helpers/db.js';
+import { startTestHub, uniqueName, type TestHub } from '../helpers/hub.js';
+
+describeEachDriver('auth', (driver) => {
+  let t: TestHub;
+  beforeAll(async () => {
+    t = await startTestHub(driver);
+  });
+  afterAll(() => t.stop());
+
+  it('logs a human in with a JWT and the user, never the password', async () => {
+    const res = await t.api.post('/api/auth/login', { username: 'admin', password: 'admin-password' });
+    expect(res.status).toBe(200);
+    expect(res.body.token).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+    expect(res.body.user).toMatchObject({ id: 1, username: 'admin', role: 'ADMIN', actor_type: 'HUMAN', online: false });
+    expect(JSON.stringify(res.body)).not.toMatch(/password/);
+    const claims = jwt.verify(res.body.token, t.jwtSecret) as jwt.JwtPayload;
+    expect(claims.sub).toBe('1');
+    expect(claims.exp! - claims.iat!).toBe(24 * 3600);
+  });
+
+  it('refuses wrong passwords, unknown users and machines with 401 invalid credentials', async () => {
+    const agent = await t.createAgent();
+    for (const body of [
+      { username: 'admin', password: 'wrong-password' },
+      { username: 'nobody-here', password: 'whatever1' },
+      { username: 'Butler', password: 'anything1' },
+      { username: agent.username, password: agent.api_token },
+    ]) {
+      const res = await t.api.post('/api/auth/login', body);
+      expect(res.status, body.username).toBe(401);
+      expect(res.body).toEqual({ error: 'invalid credentials' });
+    }
+  });
+
+  it('answers a login without fields with 400 naming the field', async () => {
+    expect((await t.api.post('/api/auth/login', {})).body).toEqual({ error: 'username is required; password is required' });
+    const res = await t.api.post('/api/auth/login', { username: 'admin' });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: 'password is required' });
+    expect((await t.api.post('/api/auth/login', { username: 5, password: 'x' })).body).toEqual({ error: 'username must be a string' });
+  });
+
+  it('refuses self-registration when it is not enabled', async () => {
+    const res = await t.api.post('/api/auth/register', { username: uniqueName('self'), password: 'long-enough' });
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual({ error: 'self-registration is disabled on this hub' });
+  });
+
+  it('answers each bearer problem with its own 401', async () => {
+    const cases: Array<[Record<string, string>, string]> = [
+      [{}, 'authorization header required'],
+      [{ Authorization: t.adminToken }, 'invalid authorization header format'],
+      [{ Authorization: 'Basic YWRtaW46YWRtaW4=' }, 'invalid authorization header format'],
+      [{ Authorization: 'Bearer not-a-token' }, 'invalid token'],
+      [{ Authorization: `Bearer ${jwt.sign({ username: 'admin' }, 'another-secret-of-32-characters!!', { subject: '1' })}` }, 'invalid token'],
+      [{ Authorization: `Bearer ${jwt.sign({ username: 'admin', exp: Math.floor(Date.now() / 1000) - 10 }, t.jwtSecret, { subject: '1' })}` }, 'invalid token'],
+    ];
+    for (const [headers, error] of cases) {
+      const res = await t.api.get('/api/users/agents', { headers });
+      expect(res.status, JSON.stringify(headers)).toBe(401);
+      expect(res.body).toEqual({ error });
+    }
+  });
+
+  it('accepts the bearer scheme in any case', async () => {
+    const res = await t.api.get('/api/users/agents', { headers: { Authorization: `bEaReR ${t.adminToken}` } });
+    expect(res.status).toBe(200);
+  });
+
+  it('stops honouring the token of a deleted user and the admin rights of a demoted one', async () => {
+    const member = await t.createMember({ role: 'ADMIN' });
+    expect((await t.api.get('/api/users', { token: member.token })).status).toBe(200);
+    const demote = await t.api.patch(`/api/users/${member.id}`, { role: 'MEMBER' }, { token: t.adminToken });
+    expect(demote.status).toBe(200);
+    const after = await t.api.get('/api/users', { token: member.token });
+    expect(after.status).toBe(403);
+    expect(after.body).toEqual({ error: 'admin access required' });
+    expect((await t.api.delete(`/api/users/${member.id}`, { token: t.adminToken })).status).toBe(200);
+    const gone = await t.api.get('/api/users/agents', { token: member.token });
+    expect(gone.status).toBe(401);
+    expect(gone.body).toEqual({ error: 'invalid token' });
+  });
+
+  it("lets an agent call authenticated routes with its api_token, but not admin ones", async () => {
+    const agent = await t.createAgent();
+    const list = await t.api.get('/api/users/agents', { token: agent.api_token });
+    expect(list.status).toBe(200);
+    const admin = await t.api.post('/api/users/agents', { username: uniqueName('x') }, { token: agent.api_token });
+    expect(admin.status).toBe(403);
+    const rotated = await t.api.patch(`/api/users/agents/${agent.id}/token`, {}, { token: t.adminToken });
+    expect(rotated.status).toBe(200);
+    expect((await t.api.get('/api/users/agents', { token: agent.api_token })).status).toBe(401);
+    expect((await t.api.get('/api/users/agents', { token: rotated.body.api_token })).status).toBe(200);
+  });
+});
+
+describeEachDriver('self-registration', (driver) => {
+  let t: TestHub;
+  beforeAll(async () => {
+    t = await startTestHub(driver, { ALLOW_SELF_REGISTRATION: 'true' });
+  });
+  afterAll(() => t.stop());
+
+  it('creates a MEMBER with a session when enabled, and refuses duplicates and weak input', async () => {
+    const username = uniqueName('self');
+    const res = await t.api.post('/api/auth/register', { username, password: 'long-enough' });
+    expect(res.status).toBe(201);
+    expect(res.body.user).toMatchObject({ username, role: 'MEMBER', actor_type: 'HUMAN' });
+    expect((await t.api.get('/api/users/agents', { token: res.body.token })).status).toBe(200);
+    expect(await t.login(username, 'long-enough')).toBeTruthy();
+
+    const dup = await t.api.post('/api/auth/register', { username, password: 'long-enough' });
+    expect(dup.status).toBe(409);
+    expect(dup.body).toEqual({ error: 'username already exists' });
+    const weak = await t.api.post('/api/auth/register', { username: uniqueName('self'), password: 'short' });
+    expect(weak.status).toBe(400);
+    expect(weak.body).toEqual({ error: 'password must be at least 8 characters' });
+    const butler = await t.api.post('/api/auth/register', { username: 'Butler', password: 'long-enough' });
+    expect(butler.status).toBe(409);
+  });
+});
