@@ -19,7 +19,9 @@ export const systemLogPayload = z.object({
 export type SystemLogPayload = z.infer<typeof systemLogPayload>;
 
 /** Payloads of the agent report types until their own schemas are pinned: a JSON object or a text. */
-export const reportPayload = z.union([z.record(z.string(), z.unknown()), z.string().max(65_536)]);
+export const reportPayload = z.union([z.record(z.string(), z.unknown()), z.string().max(65_536)], {
+  error: 'must be a JSON object or a string',
+});
 
 export function isTelemetryType(type: string): type is TelemetryType {
   return (TelemetryTypes as readonly string[]).includes(type);

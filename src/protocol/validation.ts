@@ -44,8 +44,6 @@ function describeIssue(issue: Issue, input: unknown): string {
       return `${field} must be a multiple of ${issue.divisor}`;
     case 'unrecognized_keys':
       return `unknown field${issue.keys.length > 1 ? 's' : ''}: ${issue.keys.join(', ')}`;
-    case 'invalid_union':
-      return `${field} is not valid`;
     default:
       return issue.message && !issue.message.startsWith('Invalid') ? `${field} ${issue.message}` : `${field} is not valid`;
   }

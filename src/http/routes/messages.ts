@@ -1,4 +1,5 @@
 // Dashboard messages: query with filters and paging, and ingest in either wire form.
+import { z } from 'zod';
 import { reportPayload, systemLogPayload } from '../../protocol/messages.js';
 import { legacyMessageBody, listMessagesQuery, typedMessageBody } from '../../protocol/http.js';
 import type { IngestInput, MessagesService } from '../../services/messages.js';
@@ -10,7 +11,9 @@ import { parseBody, parseWith } from '../validate.js';
 function toIngestInput(body: unknown): IngestInput {
   if (body && typeof body === 'object' && 'type' in body) {
     const typed = parseBody(typedMessageBody, body);
-    const payload = typed.type === 'SYSTEM_LOG' ? parseWith(systemLogPayload, typed.payload ?? undefined) : parseWith(reportPayload, typed.payload);
+    // Parsed under its field name, so errors read `payload.level is required`.
+    const schema = z.object({ payload: typed.type === 'SYSTEM_LOG' ? systemLogPayload : reportPayload });
+    const { payload } = parseWith(schema, { payload: typed.payload });
     return { type: typed.type, payload, target_id: typed.target_id, agent_id: typed.agent_id };
   }
   const legacy = parseBody(legacyMessageBody, body);
