@@ -4,11 +4,19 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
 import { z } from 'zod';
-import { formatZodError } from './protocol/validation.js';
+import { zodIssueMessages } from './protocol/validation.js';
 
-const boolean = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off', ''])
-  .transform((v) => v === 'true' || v === '1' || v === 'yes' || v === 'on');
+/** `VAR=` in a .env file means "not set": the default applies. */
+const unsetIfEmpty = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
+
+const boolean = (fallback: boolean) =>
+  z.preprocess(
+    (v) => (typeof v === 'string' ? unsetIfEmpty(v.trim().toLowerCase()) : v),
+    z
+      .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'])
+      .default(fallback ? 'true' : 'false')
+      .transform((v) => v === 'true' || v === '1' || v === 'yes' || v === 'on'),
+  );
 
 const optionalString = z
   .string()
@@ -26,11 +34,11 @@ export function parseDurationSeconds(text: string): number | undefined {
   return seconds >= 1 ? Math.floor(seconds) : undefined;
 }
 
-const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+const positiveInt = (fallback: number) => z.preprocess(unsetIfEmpty, z.coerce.number().int().min(1).default(fallback));
 
 const envSchema = z.object({
   SERVER_HOST: z.string().min(1).default('0.0.0.0'),
-  SERVER_PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  SERVER_PORT: z.preprocess(unsetIfEmpty, z.coerce.number().int().min(0).max(65535).default(8080)),
   APP_ENV: z
     .string()
     .default('development')
@@ -44,13 +52,13 @@ const envSchema = z.object({
   TOKEN_SECRET: optionalString,
   INITIAL_ADMIN_USER: optionalString,
   INITIAL_ADMIN_PASS: optionalString,
-  ALLOW_SELF_REGISTRATION: boolean.default(false),
+  ALLOW_SELF_REGISTRATION: boolean(false),
   CORS_ALLOWED_ORIGINS: z.string().default('http://localhost:5173,http://localhost:3000'),
   BUTLER_BASE_URL: optionalString,
   BUTLER_API_TOKEN: optionalString,
   BUTLER_MODEL: optionalString,
   CHATPLATFORM_BASE_URL: z.string().default('https://open.feishu.cn'),
-  CHATPLATFORM_WS_ENABLED: boolean.default(false),
+  CHATPLATFORM_WS_ENABLED: boolean(false),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   HTTP_BODY_LIMIT_BYTES: positiveInt(1024 * 1024),
   WS_MAX_FRAME_BYTES: positiveInt(1024 * 1024),
@@ -97,9 +105,9 @@ export class ConfigError extends Error {
 const DEV_ADMIN = { username: 'admin', password: 'admin123' };
 
 /** Validates a flat variable map (environment + `.env`) and derives the typed configuration. */
-export function parseConfig(vars: Record<string, string | undefined>): Config {
+export function parseConfig(vars: Record<string, string | undefined>, cwd = process.cwd()): Config {
   const parsed = envSchema.safeParse(vars);
-  if (!parsed.success) throw new ConfigError(formatZodError(parsed.error, vars).split('; '));
+  if (!parsed.success) throw new ConfigError(zodIssueMessages(parsed.error, vars));
   const e = parsed.data;
   const problems: string[] = [];
   const warnings: string[] = [];
@@ -107,7 +115,7 @@ export function parseConfig(vars: Record<string, string | undefined>): Config {
 
   let db: DbConfig;
   if (e.DB_DRIVER === 'sqlite') {
-    db = { driver: 'sqlite', path: resolve(e.DB_PATH) };
+    db = { driver: 'sqlite', path: resolve(cwd, e.DB_PATH) };
   } else {
     const url = e.DATABASE_URL ?? e.DB_DSN;
     if (!url) problems.push('DATABASE_URL (or DB_DSN) is required when DB_DRIVER=postgres');
@@ -149,7 +157,7 @@ export function parseConfig(vars: Record<string, string | undefined>): Config {
     isProduction,
     server: { host: e.SERVER_HOST, port: e.SERVER_PORT },
     db,
-    dataDir: resolve(e.DB_PATH, '..'),
+    dataDir: resolve(cwd, e.DB_PATH, '..'),
     auth: {
       jwtSecret: e.JWT_SECRET,
       jwtExpiresInSeconds: jwtExpiresInSeconds!,
@@ -178,7 +186,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
-  return parseConfig({ ...fileVars, ...env });
+  return parseConfig({ ...fileVars, ...env }, cwd);
 }
 
 function deepFreeze<T>(value: T): T {

@@ -29,12 +29,12 @@ function describeIssue(issue: Issue, input: unknown): string {
         return Number(issue.minimum) <= 1 ? `${field} must not be empty` : `${field} must be at least ${issue.minimum} characters`;
       }
       if (issue.origin === 'array') return `${field} must have at least ${issue.minimum} items`;
-      return `${field} must be at least ${issue.minimum}`;
+      return issue.inclusive === false ? `${field} must be greater than ${issue.minimum}` : `${field} must be at least ${issue.minimum}`;
     }
     case 'too_big': {
       if (issue.origin === 'string') return `${field} must be at most ${issue.maximum} characters`;
       if (issue.origin === 'array') return `${field} must have at most ${issue.maximum} items`;
-      return `${field} must be at most ${issue.maximum}`;
+      return issue.inclusive === false ? `${field} must be less than ${issue.maximum}` : `${field} must be at most ${issue.maximum}`;
     }
     case 'invalid_value':
       return `${field} must be one of ${issue.values.map(String).join(', ')}`;
@@ -54,9 +54,12 @@ function article(expected: string): string {
   return /^[aeiou]/.test(expected) ? `an ${expected}` : `a ${expected}`;
 }
 
-/** The first few issues, joined; the first one is the one a client most needs to fix. */
+/** One readable sentence per distinct problem, in the order zod found them. */
+export function zodIssueMessages(error: z.ZodError, input: unknown): string[] {
+  return [...new Set(error.issues.map((issue) => describeIssue(issue, input)))];
+}
+
+/** The first few problems, joined; the first one is the one a client most needs to fix. */
 export function formatZodError(error: z.ZodError, input: unknown): string {
-  const seen = new Set<string>();
-  for (const issue of error.issues) seen.add(describeIssue(issue, input));
-  return [...seen].slice(0, 3).join('; ');
+  return zodIssueMessages(error, input).slice(0, 3).join('; ');
 }

@@ -33,8 +33,14 @@ export function createPasswordHasher(options: PasswordHasherOptions = {}) {
     const [N, r, p] = parts.slice(1, 4).map(Number) as [number, number, number];
     const salt = Buffer.from(parts[4]!, 'base64url');
     const expected = Buffer.from(parts[5]!, 'base64url');
-    const key = await scrypt(password, salt, expected.length, { N, r, p, maxmem: 256 * N * r });
-    return timingSafeEqual(key, expected);
+    // A damaged row must never verify (an empty key would compare equal to an empty key).
+    if (expected.length < 16 || salt.length < 8 || !Number.isSafeInteger(N) || !Number.isSafeInteger(r) || !Number.isSafeInteger(p)) return false;
+    try {
+      const key = await scrypt(password, salt, expected.length, { N, r, p, maxmem: 256 * N * r });
+      return timingSafeEqual(key, expected);
+    } catch {
+      return false; // parameters scrypt refuses: the row is unusable, the answer is still "no"
+    }
   }
 
   return {

@@ -19,7 +19,7 @@ export function apiClient(baseUrl: string) {
     if (options.token) headers['Authorization'] = `Bearer ${options.token}`;
     let body: string | undefined;
     if (options.rawBody !== undefined) body = options.rawBody;
-    else if (options.body !== undefined) body = JSON.stringify(options.body);
+    else if (options.body !== undefined && method !== 'GET' && method !== 'HEAD') body = JSON.stringify(options.body);
     if (body !== undefined && !headers['Content-Type']) headers['Content-Type'] = 'application/json';
     const res = await fetch(`${baseUrl}${path}`, { method, headers, body });
     const text = await res.text();

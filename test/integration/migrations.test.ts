@@ -1,0 +1,118 @@
+// The migration runner on a real database: fresh, already migrated, a failing file rolled back,
+// an edited file refused, and a process killed in the middle of a migration.
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import type { DbConfig } from '../../src/config.js';
+import { openStore, type Store } from '../../src/store/db.js';
+import { DEFAULT_MIGRATIONS_DIR, migrate, MigrationError } from '../../src/store/migrate.js';
+import { createTestDatabase, describeEachDriver, type Driver, type TestDatabase } from '../helpers/db.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+function dbConfig(database: TestDatabase): DbConfig {
+  return database.env['DB_DRIVER'] === 'sqlite'
+    ? { driver: 'sqlite', path: database.env['DB_PATH']! }
+    : { driver: 'postgres', url: database.env['DATABASE_URL']! };
+}
+
+async function tableNames(store: Store): Promise<string[]> {
+  return (await store.db.introspection.getTables()).map((t) => t.name).sort();
+}
+
+async function appliedNames(store: Store): Promise<string[]> {
+  return (await store.migrations.applied()).map((m) => m.name);
+}
+
+/** A copy of the real migrations plus extra files, per driver. */
+function migrationsWith(driver: Driver, extra: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'hub-migrations-'));
+  cpSync(DEFAULT_MIGRATIONS_DIR, dir, { recursive: true });
+  for (const [name, sql] of Object.entries(extra)) {
+    writeFileSync(join(dir, `${name}.${driver}.sql`), sql);
+    writeFileSync(join(dir, `${name}.${driver === 'sqlite' ? 'postgres' : 'sqlite'}.sql`), sql);
+  }
+  return dir;
+}
+
+describeEachDriver('migrations', (driver) => {
+  let database: TestDatabase;
+  let store: Store;
+  const dirs: string[] = [];
+  beforeEach(async () => {
+    database = await createTestDatabase(driver);
+    store = openStore(dbConfig(database));
+  });
+  afterEach(async () => {
+    await store.close().catch(() => undefined);
+    await database.drop();
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('applies every migration to a fresh database and records each in `migrations`', async () => {
+    const files = readdirSync(DEFAULT_MIGRATIONS_DIR).filter((f) => f.endsWith(`.${driver}.sql`)).map((f) => f.replace(`.${driver}.sql`, ''));
+    expect(await migrate(store)).toEqual(files.sort());
+    expect(await appliedNames(store)).toEqual(files.sort());
+    expect(await tableNames(store)).toEqual(expect.arrayContaining(['users', 'human_credentials', 'machine_credentials', 'messages', 'migrations']));
+  });
+
+  it('does nothing on an already-migrated database', async () => {
+    await migrate(store);
+    const before = await tableNames(store);
+    expect(await migrate(store)).toEqual([]);
+    expect(await tableNames(store)).toEqual(before);
+  });
+
+  it('rolls a failing migration back whole and keeps the earlier ones', async () => {
+    const dir = migrationsWith(driver, {
+      '9000_broken': 'CREATE TABLE half_done (id INTEGER);\nINSERT INTO table_that_does_not_exist VALUES (1);\n',
+    });
+    dirs.push(dir);
+    const error = await migrate(store, { dir }).catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(MigrationError);
+    expect((error as Error).message).toMatch(/^migration 9000_broken failed and was rolled back: /);
+    expect(await tableNames(store)).not.toContain('half_done');
+    expect(await appliedNames(store)).not.toContain('9000_broken');
+    expect(await appliedNames(store)).toContain('0001_initial');
+  });
+
+  it('refuses to run when an applied migration was edited', async () => {
+    const dir = migrationsWith(driver, { '9001_extra': 'CREATE TABLE extra_one (id INTEGER);\n' });
+    dirs.push(dir);
+    await migrate(store, { dir });
+    writeFileSync(join(dir, `9001_extra.${driver}.sql`), 'CREATE TABLE extra_one (id INTEGER, more TEXT);\n');
+    await expect(migrate(store, { dir })).rejects.toThrow('migration 9001_extra was edited after it was applied; add a new migration instead');
+  });
+
+  it('refuses a migration that has no script for this driver', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hub-migrations-'));
+    dirs.push(dir);
+    writeFileSync(join(dir, `0001_only_other.${driver === 'sqlite' ? 'postgres' : 'sqlite'}.sql`), 'SELECT 1;');
+    await expect(migrate(store, { dir })).rejects.toThrow(`migration 0001_only_other has no ${driver} script (0001_only_other.${driver}.sql)`);
+  });
+
+  it('leaves the schema as it was when the process is killed in the middle of a migration', async () => {
+    await migrate(store);
+    const before = await tableNames(store);
+    await store.close();
+    const dir = migrationsWith(driver, { '9002_crash': 'CREATE TABLE created_before_crash (id INTEGER);\n' });
+    dirs.push(dir);
+    const child = spawnSync(process.execPath, ['--import', 'tsx', 'test/helpers/crashMigration.ts', JSON.stringify(dbConfig(database)), dir, '9002_crash'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(child.signal, child.stderr).toBe('SIGKILL');
+    expect(child.stdout).not.toContain('finished without crashing');
+
+    store = openStore(dbConfig(database));
+    expect(await tableNames(store)).toEqual(before);
+    expect(await appliedNames(store)).not.toContain('9002_crash');
+    // The next start applies it normally.
+    expect(await migrate(store, { dir })).toEqual(['9002_crash']);
+    expect(await tableNames(store)).toContain('created_before_crash');
+  });
+});
