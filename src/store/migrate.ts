@@ -2,13 +2,17 @@
 // each in its own transaction together with its row in `migrations`, so a failure or a crash in
 // the middle leaves the schema exactly as it was before that file.
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
 import type { Store } from './db.js';
 
-export const DEFAULT_MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations/', import.meta.url));
+/** `migrations/` at the project root, seen from src/store (tsx) or dist/src/store (compiled). */
+export const DEFAULT_MIGRATIONS_DIR = [new URL('../../migrations/', import.meta.url), new URL('../../../migrations/', import.meta.url)]
+  .map((url) => fileURLToPath(url))
+  .find((dir) => existsSync(dir)) ?? fileURLToPath(new URL('../../migrations/', import.meta.url));
 const FILE = /^(\d{4}_[a-z0-9_]+)\.(sqlite|postgres)\.sql$/;
 
 export interface Migration {
