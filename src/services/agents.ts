@@ -10,6 +10,7 @@ import type { UsersRepo } from '../store/repositories/users.js';
 import type { Database, UserRow } from '../store/schema.js';
 import { tokenHint, type TokenVault } from './agentTokens.js';
 import type { Clock } from './clock.js';
+import { toUserViews } from './userViews.js';
 
 export interface AgentsServiceDeps {
   db: Kysely<Database>;
@@ -36,11 +37,6 @@ export interface AgentListQuery {
 
 export function createAgentsService(deps: AgentsServiceDeps) {
   const { db, users, credentials, vault, clock } = deps;
-
-  async function withHints(rows: UserRow[]): Promise<UserView[]> {
-    const creds = new Map((await credentials.machinesOf(rows.map((r) => r.id))).map((c) => [c.user_id, c]));
-    return rows.map((r) => toUserView(r, creds.get(r.id)));
-  }
 
   async function requireAgent(id: number): Promise<UserRow> {
     const user = await users.findById(id);
@@ -97,7 +93,7 @@ export function createAgentsService(deps: AgentsServiceDeps) {
         offset: (query.page - 1) * query.limit,
         limit: query.limit,
       });
-      return { items: await withHints(rows), total };
+      return { items: await toUserViews(rows, credentials), total };
     },
 
     async statusList(): Promise<PresenceView[]> {
@@ -108,7 +104,7 @@ export function createAgentsService(deps: AgentsServiceDeps) {
     async butler(): Promise<UserView> {
       const butler = await users.findByUsername(BUTLER_USERNAME);
       if (!butler || butler.role !== 'BUTLER') throw Errors.notFound('Butler');
-      return (await withHints([butler]))[0]!;
+      return (await toUserViews([butler], credentials))[0]!;
     },
 
     async delete(id: number): Promise<UserRow> {

@@ -10,6 +10,7 @@ import type { UsersRepo } from '../store/repositories/users.js';
 import type { Database, UserRow } from '../store/schema.js';
 import type { Clock } from './clock.js';
 import type { PasswordHasher } from './passwords.js';
+import { toUserViews } from './userViews.js';
 
 export interface UsersServiceDeps {
   db: Kysely<Database>;
@@ -28,12 +29,6 @@ export interface ListQuery {
 
 export function createUsersService(deps: UsersServiceDeps) {
   const { db, users, credentials, passwords, clock } = deps;
-
-  async function withCredentials(rows: UserRow[]): Promise<UserView[]> {
-    const machineIds = rows.filter((r) => isMachineRole(r.role)).map((r) => r.id);
-    const creds = new Map((await credentials.machinesOf(machineIds)).map((c) => [c.user_id, c]));
-    return rows.map((r) => toUserView(r, creds.get(r.id)));
-  }
 
   return {
     async createHuman(input: { username: string; password?: string; role: HumanRole }): Promise<UserRow> {
@@ -63,14 +58,14 @@ export function createUsersService(deps: UsersServiceDeps) {
         offset: (query.page - 1) * query.limit,
         limit: query.limit,
       });
-      return { items: await withCredentials(rows), total };
+      return { items: await toUserViews(rows, credentials), total };
     },
 
     /** Admins see everyone; members see machines and themselves (others read as not found). */
     async get(id: number, viewer: UserRow): Promise<UserView> {
       const user = await users.findById(id);
       if (!user || (viewer.role !== 'ADMIN' && user.id !== viewer.id && !isMachineRole(user.role))) throw Errors.notFound('user');
-      return (await withCredentials([user]))[0]!;
+      return (await toUserViews([user], credentials))[0]!;
     },
 
     async update(id: number, patch: { role?: HumanRole; password?: string }): Promise<UserView> {
