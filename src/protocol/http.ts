@@ -36,7 +36,15 @@ const emptyAsAbsent = (v: unknown) => (v === '' ? undefined : v);
 
 export const idParams = z.object({ id });
 
-export const loginBody = z.object({ username: z.string().min(1).max(64), password: z.string().min(1).max(1024) });
+// No trimming at login (a name is matched exactly), but control characters can never be part of one.
+export const loginBody = z.object({
+  username: z
+    .string()
+    .min(1)
+    .max(64)
+    .refine((v) => !CONTROL.test(v), 'must not contain control characters'),
+  password: z.string().min(1).max(1024),
+});
 export const registerBody = z.object({ username, password });
 
 export const createUserBody = z.object({

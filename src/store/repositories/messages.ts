@@ -1,7 +1,7 @@
 // The message log: dashboard telemetry and chat rows share one table and one id sequence.
 import type { Kysely } from 'kysely';
 import type { Database, MessageRow, NewMessage } from '../schema.js';
-import { containsIgnoreCase } from './like.js';
+import { containsIgnoreCase, storableText } from './like.js';
 
 export interface DashboardQuery {
   types: readonly string[];
@@ -36,7 +36,7 @@ export function createMessagesRepo(db: Kysely<Database>) {
     async insert(message: NewMessage): Promise<{ row: MessageRow; duplicate: boolean }> {
       const row = await db
         .insertInto('messages')
-        .values(message)
+        .values({ ...message, content: storableText(message.content) })
         .onConflict((oc) => oc.columns(['sender_id', 'local_id']).where('local_id', 'is not', null).doNothing())
         .returningAll()
         .executeTakeFirst();
