@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import uWS from 'uWebSockets.js';
 import type { Config } from './config.js';
 import { createApp } from './http/app.js';
+import { createRequestGate } from './http/requestGate.js';
 import { listen, type Listener } from './server.js';
 import { createAgentsService } from './services/agents.js';
 import { createTokenVault } from './services/agentTokens.js';
@@ -30,13 +31,19 @@ export interface HubOptions {
   /** scrypt cost; tests lower it to keep the suite fast. */
   passwordCost?: number;
   migrationsDir?: string;
+  drainTimeoutMs?: number;
 }
 
 export interface Hub {
   readonly port: number;
   readonly store: Store;
+  /** HTTP requests being served right now. */
+  inFlightRequests(): number;
   stop(): Promise<void>;
 }
+
+/** How long shutdown waits for requests in flight before it closes connections anyway. */
+const DRAIN_TIMEOUT_MS = 10_000;
 
 export async function startHub(options: HubOptions): Promise<Hub> {
   const { config, logger } = options;
@@ -77,8 +84,10 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     };
 
     uwsApp = uWS.App();
+    const gate = createRequestGate();
     const app = createApp({
       uwsApp,
+      gate,
       logger,
       isProduction: config.isProduction,
       corsOrigins: config.http.corsOrigins,
@@ -93,11 +102,18 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     return {
       port: listener.port,
       store,
+      inFlightRequests: () => gate.inFlight,
       stop() {
-        // Fixed order: stop accepting → mark the hub's own presence → close connections → close the store.
+        // Fixed order: stop accepting → let requests in flight finish → record the hub's own presence
+        // → close connections → close the store.
         stopping ??= (async () => {
           listener_.stopAccepting();
+          if (!(await gate.close(options.drainTimeoutMs ?? DRAIN_TIMEOUT_MS))) {
+            logger.warn({ inFlight: gate.inFlight }, 'requests still in flight after the drain timeout; closing anyway');
+          }
           await presence.hubStopping().catch((err: unknown) => logger.warn({ err }, 'could not record Butler going offline'));
+          // uWS flushes a corked response when the current callback returns; close only after that.
+          await new Promise((resolve) => setImmediate(resolve));
           app_.close();
           await store.close();
         })();

@@ -13,6 +13,7 @@ import type { UsersService } from '../services/users.js';
 import { createAccess } from './auth.js';
 import { jsonBody } from './body.js';
 import { createErrorHandler } from './errorHandler.js';
+import type { RequestGate } from './requestGate.js';
 import { requestLog } from './requestLog.js';
 import { agentRoutes } from './routes/agents.js';
 import { authRoutes } from './routes/auth.js';
@@ -23,6 +24,7 @@ import { userRoutes } from './routes/users.js';
 
 export interface AppDeps {
   uwsApp: uWS.TemplatedApp;
+  gate: RequestGate;
   logger: Logger;
   isProduction: boolean;
   corsOrigins: readonly string[];
@@ -46,6 +48,7 @@ export function createApp(deps: AppDeps) {
   app.set('declarative responses', false);
 
   app.use(requestLog(deps.logger));
+  app.use(deps.gate.middleware);
   app.use(
     cors({
       origin: [...deps.corsOrigins],
