@@ -53,6 +53,8 @@ const envSchema = z.object({
   INITIAL_ADMIN_USER: optionalString,
   INITIAL_ADMIN_PASS: optionalString,
   ALLOW_SELF_REGISTRATION: boolean(false),
+  LOGIN_MAX_FAILURES: positiveInt(10),
+  LOGIN_FAILURE_WINDOW: z.string().default('15m'),
   CORS_ALLOWED_ORIGINS: z.string().default('http://localhost:5173,http://localhost:3000'),
   BUTLER_BASE_URL: optionalString,
   BUTLER_API_TOKEN: optionalString,
@@ -85,6 +87,9 @@ export interface Config {
     readonly tokenSecret: string | undefined;
     readonly initialAdmin: { readonly username: string; readonly password: string };
     readonly allowSelfRegistration: boolean;
+    /** Failed logins allowed per (address, name) within the window before 429. */
+    readonly loginMaxFailures: number;
+    readonly loginFailureWindowSeconds: number;
   };
   readonly http: { readonly corsOrigins: readonly string[]; readonly bodyLimitBytes: number };
   readonly butler: { readonly baseUrl?: string; readonly apiToken?: string; readonly model?: string };
@@ -122,6 +127,8 @@ export function parseConfig(vars: Record<string, string | undefined>, cwd = proc
     db = { driver: 'postgres', url: url ?? '' };
   }
 
+  const loginFailureWindowSeconds = parseDurationSeconds(e.LOGIN_FAILURE_WINDOW);
+  if (loginFailureWindowSeconds === undefined) problems.push(`LOGIN_FAILURE_WINDOW must be a duration such as 15m or 900 (got "${e.LOGIN_FAILURE_WINDOW}")`);
   const jwtExpiresInSeconds = parseDurationSeconds(e.JWT_TOKEN_EXPIRATION);
   if (jwtExpiresInSeconds === undefined) {
     problems.push(`JWT_TOKEN_EXPIRATION must be a duration such as 24h, 90m or 3600 (got "${e.JWT_TOKEN_EXPIRATION}")`);
@@ -164,6 +171,8 @@ export function parseConfig(vars: Record<string, string | undefined>, cwd = proc
       tokenSecret: e.TOKEN_SECRET,
       initialAdmin: admin,
       allowSelfRegistration: e.ALLOW_SELF_REGISTRATION,
+      loginMaxFailures: e.LOGIN_MAX_FAILURES,
+      loginFailureWindowSeconds: loginFailureWindowSeconds!,
     },
     http: {
       corsOrigins: e.CORS_ALLOWED_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean),

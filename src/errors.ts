@@ -41,7 +41,12 @@ const closeCodeOf: Record<ErrorKind, number> = {
 export class HubError extends Error {
   readonly status: number;
   readonly closeCode: number;
-  constructor(readonly kind: ErrorKind, message: string, readonly detail?: unknown) {
+  constructor(
+    readonly kind: ErrorKind,
+    message: string,
+    /** Seconds a client should wait before trying again (sent as Retry-After). */
+    readonly retryAfterSeconds?: number,
+  ) {
     super(message);
     this.name = 'HubError';
     this.status = ErrorStatus[kind];
@@ -67,7 +72,7 @@ export const Errors = {
   tokenTaken: () => new HubError('conflict', 'api_token is already in use by another agent'),
   conflict: (message: string) => new HubError('conflict', message),
   bodyTooLarge: (limit: number) => new HubError('payload_too_large', `request body is larger than ${limit} bytes`),
-  rateLimited: (message = 'too many requests, slow down') => new HubError('rate_limited', message),
+  rateLimited: (message: string, retryAfterSeconds?: number) => new HubError('rate_limited', message, retryAfterSeconds),
   unavailable: (message: string) => new HubError('unavailable', message),
 } as const;
 

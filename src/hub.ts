@@ -13,6 +13,7 @@ import { bootstrap } from './services/bootstrap.js';
 import { systemClock, type Clock } from './services/clock.js';
 import { createDevMockService } from './services/devMock.js';
 import { createJwtIssuer } from './services/jwt.js';
+import { createLoginThrottle } from './services/loginThrottle.js';
 import { createMessagesService } from './services/messages.js';
 import { createPasswordHasher } from './services/passwords.js';
 import { createPresenceService } from './services/presence.js';
@@ -77,7 +78,16 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     const usersService = createUsersService({ db, users, credentials, passwords, clock });
     const services = {
       users: usersService,
-      auth: createAuthService({ users, credentials, passwords, jwt, vault, usersService, allowSelfRegistration: config.auth.allowSelfRegistration }),
+      auth: createAuthService({
+        users,
+        credentials,
+        passwords,
+        jwt,
+        vault,
+        usersService,
+        throttle: createLoginThrottle({ maxFailures: config.auth.loginMaxFailures, windowSeconds: config.auth.loginFailureWindowSeconds }),
+        allowSelfRegistration: config.auth.allowSelfRegistration,
+      }),
       agents: createAgentsService({ db, users, credentials, vault, clock }),
       messages: createMessagesService({ messages, users, clock }),
       devMock: createDevMockService({ store, users, messages, clock, reinitialise: initialise }),

@@ -11,6 +11,7 @@ export function createErrorHandler(logger: Logger) {
       return;
     }
     if (err instanceof HubError) {
+      if (err.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(err.retryAfterSeconds));
       res.status(err.status).json({ error: err.message });
       return;
     }

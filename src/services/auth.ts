@@ -8,6 +8,7 @@ import type { UsersRepo } from '../store/repositories/users.js';
 import type { UserRow } from '../store/schema.js';
 import type { TokenVault } from './agentTokens.js';
 import type { JwtIssuer } from './jwt.js';
+import type { LoginThrottle } from './loginThrottle.js';
 import type { PasswordHasher } from './passwords.js';
 import type { UsersService } from './users.js';
 
@@ -18,6 +19,7 @@ export interface AuthServiceDeps {
   jwt: JwtIssuer;
   vault: TokenVault;
   usersService: UsersService;
+  throttle: LoginThrottle;
   allowSelfRegistration: boolean;
 }
 
@@ -48,11 +50,17 @@ export function createAuthService(deps: AuthServiceDeps) {
   }
 
   return {
-    async login(username: string, password: string): Promise<Session> {
+    /** `clientAddress` identifies the caller for the failed-login throttle. */
+    async login(username: string, password: string, clientAddress: string): Promise<Session> {
+      await deps.throttle.check(clientAddress, username);
       const user = await users.findByUsername(username);
       const hash = user && !isMachineRole(user.role) ? await credentials.passwordHash(user.id) : undefined;
       const ok = hash === undefined ? await passwords.verifyAgainstNothing(password) : await passwords.verify(password, hash);
-      if (!ok || !user) throw Errors.invalidCredentials();
+      if (!ok || !user) {
+        await deps.throttle.failed(clientAddress, username);
+        throw Errors.invalidCredentials();
+      }
+      await deps.throttle.succeeded(clientAddress, username);
       return { token: jwt.sign(user), user: toUserView(user) };
     },
 

@@ -124,3 +124,37 @@ describeEachDriver('self-registration', (driver) => {
     expect(butler.status).toBe(409);
   });
 });
+
+describeEachDriver('failed-login throttle', (driver) => {
+  let t: TestHub;
+  beforeAll(async () => {
+    t = await startTestHub(driver, { LOGIN_MAX_FAILURES: '3', LOGIN_FAILURE_WINDOW: '10m' });
+  });
+  afterAll(() => t.stop());
+
+  it('refuses a name with 429 and Retry-After after too many failures, even with the right password', async () => {
+    const member = await t.createMember();
+    for (let i = 0; i < 3; i++) {
+      expect((await t.api.post('/api/auth/login', { username: member.username, password: 'wrong-password' })).status).toBe(401);
+    }
+    const blocked = await t.api.post('/api/auth/login', { username: member.username, password: 'member-password' });
+    expect(blocked.status).toBe(429);
+    expect(blocked.body.error).toMatch(/^too many failed logins; try again in \d+ s$/);
+    const retryAfter = Number(blocked.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThan(590);
+    expect(retryAfter).toBeLessThanOrEqual(600);
+    // Other names from the same address are not affected.
+    expect((await t.api.post('/api/auth/login', { username: 'admin', password: 'admin-password' })).status).toBe(200);
+  });
+
+  it('forgets earlier failures after a successful login', async () => {
+    const member = await t.createMember();
+    const attempt = (password: string) => t.api.post('/api/auth/login', { username: member.username, password });
+    expect((await attempt('wrong-password')).status).toBe(401);
+    expect((await attempt('wrong-password')).status).toBe(401);
+    expect((await attempt('member-password')).status).toBe(200);
+    expect((await attempt('wrong-password')).status).toBe(401);
+    expect((await attempt('wrong-password')).status).toBe(401);
+    expect((await attempt('member-password')).status).toBe(200);
+  });
+});

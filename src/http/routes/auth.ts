@@ -9,7 +9,7 @@ export function authRoutes(app: Routes, deps: { auth: AuthService }): void {
     '/api/auth/login',
     route(async (req, res) => {
       const body = parseBody(loginBody, req.body);
-      res.json(await deps.auth.login(body.username, body.password));
+      res.json(await deps.auth.login(body.username, body.password, req.ip ?? 'unknown'));
     }),
   );
 
