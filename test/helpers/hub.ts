@@ -44,7 +44,10 @@ export async function startTestHub(driver: Driver, env: Record<string, string> =
       done();
     },
   });
-  const hub = await startHub({ config, logger: createLogger(config.logLevel, sink), passwordCost: 1024 });
+  const hub = await startHub({ config, logger: createLogger(config.logLevel, sink), passwordCost: 1024 }).catch(async (err: unknown) => {
+    await database.drop();
+    throw err;
+  });
   const url = `http://127.0.0.1:${hub.port}`;
   const api = apiClient(url);
 
