@@ -4,7 +4,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase } from 'kysely';
 import pg from 'pg';
 import type { DbConfig } from '../config.js';
 import type { Database } from './schema.js';
@@ -49,7 +49,7 @@ function openSqlite(path: string): Store {
   raw.pragma('synchronous = FULL');
   raw.pragma('foreign_keys = ON');
   raw.pragma('busy_timeout = 5000');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: raw }) });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(raw) }) });
 
   const migrations: MigrationTarget = {
     async ensureTable() {
@@ -90,6 +90,27 @@ function openSqlite(path: string): Store {
     },
     async close() {
       await db.destroy();
+    },
+  };
+}
+
+/**
+ * Kysely prepares every query anew; SQLite's parse and plan was a sixth of the CPU of an API
+ * request. Statements are reused per SQL text (parameters are bound per call). Kysely runs one query
+ * at a time on this connection, so a cached statement is never in use twice.
+ */
+function withStatementCache(raw: BetterSqlite3.Database, capacity = 500): SqliteDatabase {
+  const cache = new Map<string, BetterSqlite3.Statement>();
+  return {
+    close: () => raw.close(),
+    prepare(sql: string) {
+      let statement = cache.get(sql);
+      if (!statement) {
+        statement = raw.prepare(sql);
+        if (cache.size >= capacity) cache.delete(cache.keys().next().value!);
+        cache.set(sql, statement);
+      }
+      return statement;
     },
   };
 }
