@@ -62,6 +62,7 @@ const envSchema = z.object({
   CHATPLATFORM_BASE_URL: z.string().default('https://open.feishu.cn'),
   CHATPLATFORM_WS_ENABLED: boolean(false),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  LOG_FORMAT: z.preprocess(unsetIfEmpty, z.enum(['json', 'pretty']).optional()),
   HTTP_BODY_LIMIT_BYTES: positiveInt(1024 * 1024),
   WS_MAX_FRAME_BYTES: positiveInt(1024 * 1024),
   WS_RATE_LIMIT: positiveInt(1000),
@@ -95,6 +96,8 @@ export interface Config {
   readonly butler: { readonly baseUrl?: string; readonly apiToken?: string; readonly model?: string };
   readonly chatPlatform: { readonly baseUrl: string; readonly wsEnabled: boolean };
   readonly logLevel: string;
+  /** Undefined: pretty on a terminal, JSON lines otherwise. */
+  readonly logFormat: 'json' | 'pretty' | undefined;
   readonly ws: { readonly maxFrameBytes: number; readonly rateLimit: number; readonly rateBurst: number };
   /** Insecure defaults that were applied; the composition root logs each one as a warning. */
   readonly warnings: readonly string[];
@@ -181,6 +184,7 @@ export function parseConfig(vars: Record<string, string | undefined>, cwd = proc
     butler: { baseUrl: e.BUTLER_BASE_URL, apiToken: e.BUTLER_API_TOKEN, model: e.BUTLER_MODEL },
     chatPlatform: { baseUrl: e.CHATPLATFORM_BASE_URL, wsEnabled: e.CHATPLATFORM_WS_ENABLED },
     logLevel: e.LOG_LEVEL,
+    logFormat: e.LOG_FORMAT,
     ws: { maxFrameBytes: e.WS_MAX_FRAME_BYTES, rateLimit: e.WS_RATE_LIMIT, rateBurst: e.WS_RATE_BURST },
     warnings,
   };

@@ -1,7 +1,7 @@
 // Entry point: read the configuration, start the hub, stop it cleanly on SIGINT/SIGTERM.
 import { ConfigError, loadConfig } from './config.js';
 import { startHub } from './hub.js';
-import { createLogger } from './logger.js';
+import { createLogger, logDestination } from './logger.js';
 
 async function main(): Promise<void> {
   let config;
@@ -14,7 +14,7 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, logDestination(config.logFormat));
   for (const warning of config.warnings) logger.warn(warning);
 
   const started = performance.now();
@@ -22,7 +22,7 @@ async function main(): Promise<void> {
   const shownHost = config.server.host === '0.0.0.0' ? 'localhost' : config.server.host;
   logger.info(
     { env: config.env, driver: config.db.driver, port: hub.port, startupMs: Math.round(performance.now() - started) },
-    `hub listening on http://${shownHost}:${hub.port} (WebSocket at ws://${shownHost}:${hub.port}/api/ws)`,
+    `hub listening on http://${shownHost}:${hub.port}`,
   );
 
   let signalled = false;

@@ -1,6 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { redactUrl } from '../../src/http/requestLog.js';
-import { createLogger } from '../../src/logger.js';
+import { parseConfig } from '../../src/config.js';
+import { createLogger, logDestination } from '../../src/logger.js';
 import { escapeLike } from '../../src/store/repositories/like.js';
 
 describe('redactUrl', () => {
@@ -109,5 +110,20 @@ describe('escapeLike', () => {
   it('leaves other text alone', () => {
     expect(escapeLike('hello world [x] *.?')).toBe('hello world [x] *.?');
     expect(escapeLike('')).toBe('');
+  });
+});
+
+describe('logDestination', () => {
+  it('writes JSON lines unless asked for pretty output', () => {
+    expect(logDestination('json')).toBeUndefined();
+    const pretty = logDestination('pretty');
+    expect(pretty).toBeDefined();
+    expect(typeof pretty!.write).toBe('function');
+  });
+
+  it('reads LOG_FORMAT from the configuration', () => {
+    expect(parseConfig({}).logFormat).toBeUndefined();
+    expect(parseConfig({ LOG_FORMAT: 'pretty' }).logFormat).toBe('pretty');
+    expect(() => parseConfig({ LOG_FORMAT: 'xml' })).toThrow('LOG_FORMAT must be one of json, pretty');
   });
 });
