@@ -22,7 +22,3 @@ export type SystemLogPayload = z.infer<typeof systemLogPayload>;
 export const reportPayload = z.union([z.record(z.string(), z.unknown()), z.string().max(65_536)], {
   error: 'must be a JSON object or a string',
 });
-
-export function isTelemetryType(type: string): type is TelemetryType {
-  return (TelemetryTypes as readonly string[]).includes(type);
-}

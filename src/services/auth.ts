@@ -74,12 +74,6 @@ export function createAuthService(deps: AuthServiceDeps) {
     async authenticate(credential: string): Promise<UserRow | undefined> {
       return JWT_SHAPE.test(credential) ? userFromJwt(credential) : userFromAgentToken(credential);
     },
-
-    /** Seconds until a JWT expires (undefined for agent tokens, which do not expire). */
-    expiresInSeconds(credential: string): number | undefined {
-      const claims = JWT_SHAPE.test(credential) ? jwt.verify(credential) : undefined;
-      return claims ? Math.max(0, claims.exp - Math.floor(Date.now() / 1000)) : undefined;
-    },
   };
 }
 export type AuthService = ReturnType<typeof createAuthService>;

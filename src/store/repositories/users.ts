@@ -30,9 +30,6 @@ export function createUsersRepo(db: Kysely<Database>) {
     async findByUsername(username: string): Promise<UserRow | undefined> {
       return db.selectFrom('users').selectAll().where('username', '=', username).executeTakeFirst();
     },
-    async findByRole(role: string): Promise<UserRow | undefined> {
-      return db.selectFrom('users').selectAll().where('role', '=', role).orderBy('id').executeTakeFirst();
-    },
     async list(query: UserQuery): Promise<{ rows: UserRow[]; total: number }> {
       const [rows, count] = await Promise.all([
         filtered(query).selectAll().orderBy('id').limit(query.limit).offset(query.offset).execute(),
