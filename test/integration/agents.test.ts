@@ -58,6 +58,17 @@ describeEachDriver('agents', (driver) => {
     expect(weak.body).toEqual({ error: 'api_token must be at least 16 characters' });
   });
 
+  it('lets exactly one of several racing registrations of a name win; the rest get 409', async () => {
+    const username = uniqueName('race');
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () => t.api.post('/api/users/agents', { username }, { token: t.adminToken })),
+    );
+    expect(answers.map((a) => a.status).sort()).toEqual([201, 409, 409, 409, 409, 409]);
+    for (const a of answers.filter((x) => x.status === 409)) expect(a.body).toEqual({ error: 'username already exists' });
+    const listed = await t.api.get(`/api/users/agents?q=${username}`, { token: t.adminToken });
+    expect(listed.body).toHaveLength(1);
+  });
+
   it('refuses a missing or duplicate username', async () => {
     const missing = await t.api.post('/api/users/agents', {}, { token: t.adminToken });
     expect(missing.status).toBe(400);
