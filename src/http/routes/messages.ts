@@ -7,13 +7,15 @@ import type { Access } from '../auth.js';
 import { callerOf, route, type Routes } from '../context.js';
 import { parseBody, parseWith } from '../validate.js';
 
+// Payloads are parsed under their field name, so errors read `payload.level is required`.
+const systemLogField = z.object({ payload: systemLogPayload });
+const reportField = z.object({ payload: reportPayload });
+
 /** `{type, payload, ...}` is the typed form; anything else is read as `{agent_id, level, content}`. */
 function toIngestInput(body: unknown): IngestInput {
   if (body && typeof body === 'object' && 'type' in body) {
     const typed = parseBody(typedMessageBody, body);
-    // Parsed under its field name, so errors read `payload.level is required`.
-    const schema = z.object({ payload: typed.type === 'SYSTEM_LOG' ? systemLogPayload : reportPayload });
-    const { payload } = parseWith(schema, { payload: typed.payload });
+    const { payload } = parseWith(typed.type === 'SYSTEM_LOG' ? systemLogField : reportField, { payload: typed.payload });
     return { type: typed.type, payload, target_id: typed.target_id, agent_id: typed.agent_id };
   }
   const legacy = parseBody(legacyMessageBody, body);
