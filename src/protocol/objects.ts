@@ -1,5 +1,6 @@
 // Wire shapes of the objects the HTTP API returns (wire.md §2), built from store rows.
-import type { MachineCredentialRow, MessageRow, UserRow } from '../store/schema.js';
+import type { MachineCredentialRow, MessageRow, ThreadRow, UserRow } from '../store/schema.js';
+import type { ChannelKind } from './threads.js';
 import type { ActorType, Role } from './roles.js';
 
 export interface UserView {
@@ -93,4 +94,71 @@ export function toMessageView(row: MessageRow): MessageView {
   };
   if (row.target_id !== null) view.target_id = row.target_id;
   return view;
+}
+
+/** A chat history row (wire.md §2 ChatMessage): `payload` is the text (JSON text for AUTH_REQUEST). */
+export interface ChatMessageView {
+  id: number;
+  local_id: string | null;
+  conversation_id?: number;
+  sender_id: number;
+  sender_name: string;
+  sender_role: string;
+  receiver_id: number | null;
+  target_id: number | null;
+  type: string;
+  payload: string;
+  stream_id?: string;
+  timestamp: string;
+}
+
+export function toChatMessageView(row: MessageRow): ChatMessageView {
+  const parsed = JSON.parse(row.payload) as unknown;
+  const view: ChatMessageView = {
+    id: row.id,
+    local_id: row.local_id,
+    sender_id: row.sender_id,
+    sender_name: row.sender_name,
+    sender_role: row.sender_role,
+    receiver_id: row.target_id,
+    target_id: row.target_id,
+    type: row.type,
+    payload: typeof parsed === 'string' ? parsed : JSON.stringify(parsed),
+    timestamp: row.created_at,
+  };
+  if (row.conversation_id !== null) view.conversation_id = row.conversation_id;
+  if (row.stream_id !== null) view.stream_id = row.stream_id;
+  return view;
+}
+
+export interface ThreadView {
+  id: number;
+  owner_user_id: number;
+  peer_user_id: number;
+  channel_kind: ChannelKind;
+  title: string;
+  summary: string;
+  is_pinned: boolean;
+  is_default: boolean;
+  archived_at: string | null;
+  last_message_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export function toThreadView(row: ThreadRow): ThreadView {
+  return {
+    id: row.id,
+    owner_user_id: row.owner_user_id,
+    peer_user_id: row.peer_user_id,
+    channel_kind: row.channel_kind as ChannelKind,
+    title: row.title,
+    summary: row.summary,
+    is_pinned: row.is_pinned === 1,
+    is_default: row.is_default === 1,
+    archived_at: row.archived_at,
+    last_message_at: row.last_message_at,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
 }

@@ -48,7 +48,24 @@ export interface MessagesTable {
   local_id: string | null;
   conversation_id: number | null;
   stream_id: string | null;
+  /** The receiver's role when the row was stored (null for broadcasts). */
+  target_role: string | null;
   created_at: string;
+}
+
+export interface ConversationThreadsTable {
+  id: Generated<number>;
+  owner_user_id: number;
+  peer_user_id: number;
+  channel_kind: string;
+  title: string;
+  summary: Generated<string>;
+  is_pinned: Generated<number>;
+  is_default: Generated<number>;
+  archived_at: string | null;
+  last_message_at: string | null;
+  created_at: string;
+  updated_at: string;
 }
 
 export interface MigrationsTable {
@@ -62,6 +79,7 @@ export interface Database {
   human_credentials: HumanCredentialsTable;
   machine_credentials: MachineCredentialsTable;
   messages: MessagesTable;
+  conversation_threads: ConversationThreadsTable;
   migrations: MigrationsTable;
 }
 
@@ -71,3 +89,5 @@ export type UserPatch = Updateable<UsersTable>;
 export type MessageRow = Selectable<MessagesTable>;
 export type NewMessage = Insertable<MessagesTable>;
 export type MachineCredentialRow = Selectable<MachineCredentialsTable>;
+export type ThreadRow = Selectable<ConversationThreadsTable>;
+export type NewThread = Insertable<ConversationThreadsTable>;
