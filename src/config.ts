@@ -67,7 +67,12 @@ const envSchema = z.object({
   WS_MAX_FRAME_BYTES: positiveInt(1024 * 1024),
   WS_RATE_LIMIT: positiveInt(1000),
   WS_RATE_BURST: positiveInt(2000),
+  WS_MAX_BUFFERED_BYTES: positiveInt(4 * 1024 * 1024),
+  WS_IDLE_TIMEOUT: positiveInt(60),
 });
+
+/** Node's timer ceiling (2^31-1 ms), rounded down to whole days. */
+const MAX_SESSION_SECONDS = 24 * 24 * 3600;
 
 export type DbConfig =
   | { driver: 'sqlite'; path: string }
@@ -98,7 +103,15 @@ export interface Config {
   readonly logLevel: string;
   /** Undefined: pretty on a terminal, JSON lines otherwise. */
   readonly logFormat: 'json' | 'pretty' | undefined;
-  readonly ws: { readonly maxFrameBytes: number; readonly rateLimit: number; readonly rateBurst: number };
+  readonly ws: {
+    readonly maxFrameBytes: number;
+    readonly rateLimit: number;
+    readonly rateBurst: number;
+    /** Outbound bytes a socket may have queued before it is cut off as a slow consumer. */
+    readonly maxBufferedBytes: number;
+    /** Seconds of silence (pings unanswered) before a socket is considered dead. */
+    readonly idleTimeoutSeconds: number;
+  };
   /** Insecure defaults that were applied; the composition root logs each one as a warning. */
   readonly warnings: readonly string[];
 }
@@ -135,6 +148,9 @@ export function parseConfig(vars: Record<string, string | undefined>, cwd = proc
   const jwtExpiresInSeconds = parseDurationSeconds(e.JWT_TOKEN_EXPIRATION);
   if (jwtExpiresInSeconds === undefined) {
     problems.push(`JWT_TOKEN_EXPIRATION must be a duration such as 24h, 90m or 3600 (got "${e.JWT_TOKEN_EXPIRATION}")`);
+  } else if (jwtExpiresInSeconds > MAX_SESSION_SECONDS) {
+    // A live socket is closed when its JWT expires, by one timer; Node timers cannot wait longer.
+    problems.push('JWT_TOKEN_EXPIRATION must be at most 24 days (24d)');
   }
 
   // Production must not run on secrets anyone can read in this repository.
@@ -160,6 +176,9 @@ export function parseConfig(vars: Record<string, string | undefined>, cwd = proc
     if (value !== undefined && !URL.canParse(value)) problems.push(`${name} must be a URL (got "${value}")`);
   }
   if (e.WS_RATE_BURST < e.WS_RATE_LIMIT) problems.push('WS_RATE_BURST must be at least WS_RATE_LIMIT (the bucket must hold one second of traffic)');
+  // uWS sends pings on its own and counts idle time in 4-second steps; below 8 s a healthy client
+  // on a slow link would be cut off between two pings.
+  if (e.WS_IDLE_TIMEOUT < 8) problems.push('WS_IDLE_TIMEOUT must be at least 8 (seconds)');
   if (problems.length > 0) throw new ConfigError(problems);
 
   const config: Config = {
@@ -185,7 +204,13 @@ export function parseConfig(vars: Record<string, string | undefined>, cwd = proc
     chatPlatform: { baseUrl: e.CHATPLATFORM_BASE_URL, wsEnabled: e.CHATPLATFORM_WS_ENABLED },
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT,
-    ws: { maxFrameBytes: e.WS_MAX_FRAME_BYTES, rateLimit: e.WS_RATE_LIMIT, rateBurst: e.WS_RATE_BURST },
+    ws: {
+      maxFrameBytes: e.WS_MAX_FRAME_BYTES,
+      rateLimit: e.WS_RATE_LIMIT,
+      rateBurst: e.WS_RATE_BURST,
+      maxBufferedBytes: e.WS_MAX_BUFFERED_BYTES,
+      idleTimeoutSeconds: e.WS_IDLE_TIMEOUT,
+    },
     warnings,
   };
   return deepFreeze(config);

@@ -1,7 +1,7 @@
 // Machine users (agents and Butler): registration with an api_token, listing with presence,
 // token checks and rotation, deletion.
 import type { Kysely } from 'kysely';
-import { Errors } from '../errors.js';
+import { CloseCode, Errors } from '../errors.js';
 import { toPresenceView, toUserView, type PresenceView, type UserView } from '../protocol/objects.js';
 import { BUTLER_USERNAME, isMachineRole } from '../protocol/roles.js';
 import { isUniqueViolation } from '../store/errors.js';
@@ -10,6 +10,7 @@ import type { UsersRepo } from '../store/repositories/users.js';
 import type { Database, UserRow } from '../store/schema.js';
 import { tokenHint, type TokenVault } from './agentTokens.js';
 import type { Clock } from './clock.js';
+import type { LiveSessions } from './liveSessions.js';
 import { toUserViews } from './userViews.js';
 
 export interface AgentsServiceDeps {
@@ -18,6 +19,7 @@ export interface AgentsServiceDeps {
   credentials: CredentialsRepo;
   vault: TokenVault;
   clock: Clock;
+  sessions: LiveSessions;
 }
 
 export interface RegisterAgentInput {
@@ -36,7 +38,7 @@ export interface AgentListQuery {
 }
 
 export function createAgentsService(deps: AgentsServiceDeps) {
-  const { db, users, credentials, vault, clock } = deps;
+  const { db, users, credentials, vault, clock, sessions } = deps;
 
   async function requireAgent(id: number): Promise<UserRow> {
     const user = await users.findById(id);
@@ -112,6 +114,7 @@ export function createAgentsService(deps: AgentsServiceDeps) {
       if (user?.role === 'BUTLER') throw Errors.forbidden('Butler is the core agent and cannot be deleted');
       const agent = await requireAgent(id);
       await users.delete(id);
+      sessions.endUser(id, CloseCode.unauthorized, 'agent deleted');
       return agent;
     },
 
@@ -134,6 +137,7 @@ export function createAgentsService(deps: AgentsServiceDeps) {
         if (isUniqueViolation(err)) throw Errors.tokenTaken();
         throw err;
       }
+      sessions.endUser(id, CloseCode.unauthorized, 'api_token rotated');
       return { ok: true, message: `api_token of ${user.username} rotated`, agent_id: id, api_token: token, token_hint: tokenHint(token) };
     },
 

@@ -11,6 +11,7 @@ import type { JwtIssuer } from './jwt.js';
 import type { LoginThrottle } from './loginThrottle.js';
 import type { PasswordHasher } from './passwords.js';
 import type { UsersService } from './users.js';
+import { toPrincipal, type Principal } from './directory.js';
 
 export interface AuthServiceDeps {
   users: UsersRepo;
@@ -33,7 +34,7 @@ const JWT_SHAPE = /^[\w-]+\.[\w-]+\.[\w-]+$/;
 export function createAuthService(deps: AuthServiceDeps) {
   const { users, credentials, passwords, jwt, vault } = deps;
 
-  async function userFromJwt(token: string): Promise<UserRow | undefined> {
+  async function sessionFromJwt(token: string): Promise<{ user: UserRow; expiresAt: number } | undefined> {
     const claims = jwt.verify(token);
     if (!claims) return undefined;
     const id = Number(claims.sub);
@@ -41,7 +42,7 @@ export function createAuthService(deps: AuthServiceDeps) {
     const user = await users.findById(id);
     // The name must still match: ids of deleted users can come back after a dev reset.
     if (!user || user.username !== claims.username || isMachineRole(user.role)) return undefined;
-    return user;
+    return { user, expiresAt: claims.exp * 1000 };
   }
 
   async function userFromAgentToken(token: string): Promise<UserRow | undefined> {
@@ -72,7 +73,17 @@ export function createAuthService(deps: AuthServiceDeps) {
 
     /** A human's JWT or an agent's api_token → the caller, re-read from the store; else undefined. */
     async authenticate(credential: string): Promise<UserRow | undefined> {
-      return JWT_SHAPE.test(credential) ? userFromJwt(credential) : userFromAgentToken(credential);
+      return JWT_SHAPE.test(credential) ? (await sessionFromJwt(credential))?.user : userFromAgentToken(credential);
+    },
+
+    /** The same for a WebSocket: who, and until when (JWTs expire; agent tokens do not). */
+    async session(credential: string): Promise<{ user: Principal; expiresAt?: number } | undefined> {
+      if (JWT_SHAPE.test(credential)) {
+        const session = await sessionFromJwt(credential);
+        return session && { user: toPrincipal(session.user), expiresAt: session.expiresAt };
+      }
+      const user = await userFromAgentToken(credential);
+      return user && { user: toPrincipal(user) };
     },
   };
 }

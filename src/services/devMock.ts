@@ -2,10 +2,12 @@
 // rows for UI work, read an agent's raw token for local scripts.
 import { Errors } from '../errors.js';
 import type { ChatRowType } from '../protocol/messages.js';
+import { CloseCode } from '../errors.js';
 import type { Store } from '../store/db.js';
-import type { MessagesRepo } from '../store/repositories/messages.js';
 import type { UsersRepo } from '../store/repositories/users.js';
-import type { Clock } from './clock.js';
+import { toPrincipal } from './directory.js';
+import type { LiveSessions } from './liveSessions.js';
+import type { Pipeline } from './pipeline.js';
 
 export interface MockChatInput {
   sender_username: string;
@@ -19,15 +21,20 @@ export interface MockChatInput {
 export function createDevMockService(deps: {
   store: Store;
   users: UsersRepo;
-  messages: MessagesRepo;
-  clock: Clock;
+  pipeline: Pipeline;
+  sessions: LiveSessions;
   /** Recreates the bootstrap users and the hub's own presence after the wipe. */
   reinitialise: () => Promise<void>;
 }) {
-  const { store, users, messages, clock } = deps;
+  const { store, users, pipeline, sessions } = deps;
   return {
     async reset(): Promise<void> {
+      // Everything queued is written first, so the wipe leaves nothing behind; the sockets open now
+      // belong to users that no longer exist.
+      await pipeline.drain();
+      sessions.endAll(CloseCode.unauthorized, 'the hub was reset');
       await store.truncateAll();
+      pipeline.reset();
       await deps.reinitialise();
     },
 
@@ -36,20 +43,15 @@ export function createDevMockService(deps: {
       if (!sender) throw Errors.notFound('sender');
       const receiver = await users.findByUsername(input.receiver_username);
       if (!receiver) throw Errors.notFound('receiver');
-      const { row, duplicate } = await messages.insert({
+      // Through the pipeline like any chat, so open dashboards see it arrive.
+      const { stored } = await pipeline.post(toPrincipal(sender), {
         type: input.type,
-        sender_id: sender.id,
-        sender_name: sender.username,
-        sender_role: sender.role,
+        payload: input.content,
         target_id: receiver.id,
-        payload: JSON.stringify(input.content),
-        level: null,
-        content: input.content,
-        local_id: input.local_id ?? null,
-        conversation_id: input.conversation_id ?? null,
-        created_at: clock(),
+        conversation_id: input.conversation_id,
+        local_id: input.local_id,
       });
-      return { id: row.id, duplicate };
+      return { id: stored!.id, duplicate: stored!.duplicate };
     },
   };
 }

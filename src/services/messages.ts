@@ -1,13 +1,14 @@
 // Dashboard messages over HTTP: ingest (the older `{agent_id, level, content}` form and the typed
 // `{type, payload, target_id?}` form) and the filtered, paged query.
 import { Errors } from '../errors.js';
-import { LogLevels, type TelemetryType, TelemetryTypes } from '../protocol/messages.js';
+import { type TelemetryType, TelemetryTypes } from '../protocol/messages.js';
 import { toMessageView, type MessageView } from '../protocol/objects.js';
 import { isMachineRole } from '../protocol/roles.js';
 import type { MessagesRepo } from '../store/repositories/messages.js';
 import type { UsersRepo } from '../store/repositories/users.js';
 import type { UserRow } from '../store/schema.js';
-import type { Clock } from './clock.js';
+import { toPrincipal } from './directory.js';
+import { summarise, type Pipeline } from './pipeline.js';
 
 export interface IngestInput {
   type: TelemetryType;
@@ -27,19 +28,8 @@ export interface MessageQuery {
   limit: number;
 }
 
-const MAX_CONTENT_INDEXED = 4096;
-
-/** The text shown for a message in lists and searched by `q`. */
-function summarise(payload: unknown): { level: string; content: string } {
-  if (typeof payload === 'string') return { level: 'INFO', content: payload };
-  const record = payload as Record<string, unknown>;
-  const level = typeof record['level'] === 'string' && (LogLevels as readonly string[]).includes(record['level']) ? record['level'] : 'INFO';
-  const content = typeof record['content'] === 'string' ? record['content'] : JSON.stringify(payload).slice(0, MAX_CONTENT_INDEXED);
-  return { level, content };
-}
-
-export function createMessagesService(deps: { messages: MessagesRepo; users: UsersRepo; clock: Clock }) {
-  const { messages, users, clock } = deps;
+export function createMessagesService(deps: { messages: MessagesRepo; users: UsersRepo; pipeline: Pipeline }) {
+  const { messages, users, pipeline } = deps;
 
   async function resolveSender(caller: UserRow, agentId: string | undefined): Promise<UserRow> {
     if (agentId === undefined || agentId === caller.username) return caller;
@@ -50,26 +40,25 @@ export function createMessagesService(deps: { messages: MessagesRepo; users: Use
   }
 
   return {
+    /** Stores the message and delivers it live like the same frame over the WebSocket. */
     async ingest(caller: UserRow, input: IngestInput): Promise<MessageView> {
       const sender = await resolveSender(caller, input.agent_id);
-      if (input.target_id !== undefined && !(await users.findById(input.target_id))) throw Errors.notFound('target user');
-      const { level, content } = summarise(input.payload);
-      const now = clock();
-      const { row } = await messages.insert({
-        type: input.type,
-        sender_id: sender.id,
-        sender_name: sender.username,
-        sender_role: sender.role,
-        target_id: input.target_id ?? null,
-        payload: JSON.stringify(input.payload),
+      const { frame } = await pipeline.post(toPrincipal(sender), { type: input.type, payload: input.payload, target_id: input.target_id });
+      const { level, content } = summarise(frame.type, frame.payload);
+      const view: MessageView = {
+        id: frame.id!,
+        sender_id: frame.sender_id,
+        sender_name: frame.sender_name,
+        sender_role: frame.sender_role,
+        type: frame.type,
+        payload: frame.payload,
+        timestamp: frame.timestamp,
+        agent_id: frame.sender_name,
         level,
         content,
-        created_at: now,
-      });
-      if (input.type === 'SYSTEM_LOG' && isMachineRole(sender.role)) {
-        await users.update(sender.id, { last_report: content.slice(0, 512), updated_at: now });
-      }
-      return toMessageView(row);
+      };
+      if (frame.target_id !== undefined) view.target_id = frame.target_id;
+      return view;
     },
 
     async list(viewer: UserRow, query: MessageQuery): Promise<{ items: MessageView[]; total: number }> {

@@ -1,7 +1,7 @@
 // Human users: creation (admin or self-registration), listing, detail, role and password changes,
 // deletion. Machines are handled by the agents service.
 import type { Kysely } from 'kysely';
-import { Errors } from '../errors.js';
+import { CloseCode, Errors } from '../errors.js';
 import { toUserView, type UserView } from '../protocol/objects.js';
 import { actorTypeOf, isMachineRole, type HumanRole, type Role } from '../protocol/roles.js';
 import { isUniqueViolation } from '../store/errors.js';
@@ -9,6 +9,7 @@ import type { CredentialsRepo } from '../store/repositories/credentials.js';
 import type { UsersRepo } from '../store/repositories/users.js';
 import type { Database, UserRow } from '../store/schema.js';
 import type { Clock } from './clock.js';
+import type { LiveSessions } from './liveSessions.js';
 import type { PasswordHasher } from './passwords.js';
 import { toUserViews } from './userViews.js';
 
@@ -18,6 +19,7 @@ export interface UsersServiceDeps {
   credentials: CredentialsRepo;
   passwords: PasswordHasher;
   clock: Clock;
+  sessions: LiveSessions;
 }
 
 export interface ListQuery {
@@ -28,7 +30,7 @@ export interface ListQuery {
 }
 
 export function createUsersService(deps: UsersServiceDeps) {
-  const { db, users, credentials, passwords, clock } = deps;
+  const { db, users, credentials, passwords, clock, sessions } = deps;
 
   return {
     async createHuman(input: { username: string; password?: string; role: HumanRole }): Promise<UserRow> {
@@ -87,6 +89,8 @@ export function createUsersService(deps: UsersServiceDeps) {
           .returningAll()
           .executeTakeFirstOrThrow();
       });
+      // Open sockets were routed with the old role (admins get monitor copies): reconnecting fixes that.
+      if (patch.role && patch.role !== user.role) sessions.endUser(id, CloseCode.roleChanged, 'role changed; reconnect');
       return toUserView(updated);
     },
 
@@ -97,6 +101,7 @@ export function createUsersService(deps: UsersServiceDeps) {
       if (user.id === actor.id) throw Errors.conflict('you cannot delete your own account');
       if (user.role === 'ADMIN' && (await users.countByRole('ADMIN')) <= 1) throw Errors.conflict('cannot delete the last admin');
       await users.delete(id);
+      sessions.endUser(id, CloseCode.unauthorized, 'user deleted');
     },
   };
 }

@@ -7,6 +7,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase } from 'kysely';
 import pg from 'pg';
 import type { DbConfig } from '../config.js';
+import { postgresBatchWriter, sqliteBatchWriter, type BatchWriter } from './batchWriter.js';
 import type { Database } from './schema.js';
 
 /** The driver-specific half of the migration runner: apply one script and its record atomically. */
@@ -24,6 +25,8 @@ export interface Store {
   readonly driver: 'sqlite' | 'postgres';
   readonly db: Kysely<Database>;
   readonly migrations: MigrationTarget;
+  /** Commits one group of messages and presence changes atomically (the write queue's only path). */
+  readonly writeBatch: BatchWriter;
   /** A trivial query, for readiness checks. */
   ping(): Promise<void>;
   /** Deletes every row of every table but `migrations` and restarts id sequences (dev reset). */
@@ -75,6 +78,7 @@ function openSqlite(path: string): Store {
     driver: 'sqlite',
     db,
     migrations,
+    writeBatch: sqliteBatchWriter(db, raw),
     async ping() {
       raw.prepare('SELECT 1').get();
     },
@@ -168,6 +172,7 @@ function openPostgres(url: string): Store {
     driver: 'postgres',
     db,
     migrations,
+    writeBatch: postgresBatchWriter(pool),
     async ping() {
       await pool.query('SELECT 1');
     },

@@ -1,7 +1,8 @@
 // The message log: dashboard telemetry and chat rows share one table and one id sequence.
+// Rows are written only by the pipeline's group commit (store/batchWriter.ts); this reads them.
 import type { Kysely } from 'kysely';
-import type { Database, MessageRow, NewMessage } from '../schema.js';
-import { containsIgnoreCase, storableText } from './like.js';
+import type { Database, MessageRow } from '../schema.js';
+import { containsIgnoreCase } from './like.js';
 
 export interface DashboardQuery {
   types: readonly string[];
@@ -30,24 +31,15 @@ export function createMessagesRepo(db: Kysely<Database>) {
 
   return {
     /**
-     * Stores one message. A repeated (sender, local_id) is stored once: the first row is returned
-     * with `duplicate: true`.
+     * Stored rows after `sinceId` that may concern a user, oldest first: addressed to them, sent by
+     * them, broadcast, or (admins) anything, for the monitor copies. Routing rules filter the rest.
      */
-    async insert(message: NewMessage): Promise<{ row: MessageRow; duplicate: boolean }> {
-      const row = await db
-        .insertInto('messages')
-        .values({ ...message, content: storableText(message.content) })
-        .onConflict((oc) => oc.columns(['sender_id', 'local_id']).where('local_id', 'is not', null).doNothing())
-        .returningAll()
-        .executeTakeFirst();
-      if (row) return { row, duplicate: false };
-      const existing = await db
-        .selectFrom('messages')
-        .selectAll()
-        .where('sender_id', '=', message.sender_id)
-        .where('local_id', '=', message.local_id!)
-        .executeTakeFirstOrThrow();
-      return { row: existing, duplicate: true };
+    async afterId(user: { id: number; role: string }, sinceId: number, limit: number): Promise<MessageRow[]> {
+      let query = db.selectFrom('messages').selectAll().where('id', '>', sinceId);
+      if (user.role !== 'ADMIN') {
+        query = query.where((eb) => eb.or([eb('target_id', 'is', null), eb('target_id', '=', user.id), eb('sender_id', '=', user.id)]));
+      }
+      return query.orderBy('id').limit(limit).execute();
     },
     async listDashboard(query: DashboardQuery): Promise<{ rows: MessageRow[]; total: number }> {
       let page = dashboardFilter(query).selectAll().orderBy('id', 'desc').limit(query.limit);

@@ -1,0 +1,74 @@
+// The router's address table: user id → that user's open endpoints (sockets, and later Butler).
+// Bind/unbind rules: an endpoint is bound once and unbound once; unbinding an endpoint that is not
+// (or no longer) bound changes nothing, so a late close can never remove a newer socket's binding.
+import type { Principal } from '../services/directory.js';
+import { isMachineRole } from '../protocol/roles.js';
+
+/** Something the router can deliver to: one socket of a user. */
+export interface Endpoint {
+  /** Unique per endpoint for the life of the hub. */
+  readonly key: number;
+  readonly user: Principal;
+  /** Sends one serialised frame; `id` is the stored id when the frame has one (resume uses it). */
+  deliver(text: string, id?: number): void;
+  /** Asks the endpoint to close (revocation, role change, shutdown). */
+  close(code: number, reason: string): void;
+}
+
+export interface AddressSummary {
+  endpoints: number;
+  users: number;
+  humans: number;
+  admins: number;
+  byRole: Record<string, number>;
+  /** Users with more than one open endpoint, and how many. */
+  multiSocketUsers: Record<number, number>;
+}
+
+export class AddressTable {
+  private readonly byUser = new Map<number, Set<Endpoint>>();
+  readonly all = new Set<Endpoint>();
+  readonly humans = new Set<Endpoint>();
+  readonly admins = new Set<Endpoint>();
+
+  /** Returns true when this is the user's first open endpoint. */
+  bind(endpoint: Endpoint): boolean {
+    if (this.all.has(endpoint)) return false;
+    this.all.add(endpoint);
+    if (!isMachineRole(endpoint.user.role)) this.humans.add(endpoint);
+    if (endpoint.user.role === 'ADMIN') this.admins.add(endpoint);
+    let set = this.byUser.get(endpoint.user.id);
+    if (!set) this.byUser.set(endpoint.user.id, (set = new Set()));
+    set.add(endpoint);
+    return set.size === 1;
+  }
+
+  /** Returns true when this was the user's last open endpoint. */
+  unbind(endpoint: Endpoint): boolean {
+    if (!this.all.delete(endpoint)) return false;
+    this.humans.delete(endpoint);
+    this.admins.delete(endpoint);
+    const set = this.byUser.get(endpoint.user.id);
+    if (!set) return false;
+    set.delete(endpoint);
+    if (set.size > 0) return false;
+    this.byUser.delete(endpoint.user.id);
+    return true;
+  }
+
+  of(userId: number): ReadonlySet<Endpoint> | undefined {
+    return this.byUser.get(userId);
+  }
+
+  countOf(userId: number): number {
+    return this.byUser.get(userId)?.size ?? 0;
+  }
+
+  summary(): AddressSummary {
+    const byRole: Record<string, number> = {};
+    for (const e of this.all) byRole[e.user.role] = (byRole[e.user.role] ?? 0) + 1;
+    const multiSocketUsers: Record<number, number> = {};
+    for (const [id, set] of this.byUser) if (set.size > 1) multiSocketUsers[id] = set.size;
+    return { endpoints: this.all.size, users: this.byUser.size, humans: this.humans.size, admins: this.admins.size, byRole, multiSocketUsers };
+  }
+}

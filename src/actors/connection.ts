@@ -1,0 +1,185 @@
+// The connection actor: one per WebSocket, from the upgrade request to the close.
+//   authenticating → upgrading → open (replaying → live) → closing → closed
+// It holds the session (who, until when), binds the socket's endpoint in the router while open,
+// runs the resume replay, closes on JWT expiry, revocation, abuse, slow reading or shutdown, and
+// records why. Frames themselves never pass through it: the edge validates and hands them to the
+// pipeline directly, so the hot path pays no event here.
+import { assign, fromPromise, setup, type ActorRefFrom } from 'xstate';
+import { CloseCode } from '../errors.js';
+import type { Principal } from '../services/directory.js';
+import type { Endpoint } from './addressTable.js';
+import type { RouterEvent } from './router.js';
+
+export interface Session {
+  user: Principal;
+  /** Epoch milliseconds when the credential stops being valid (JWTs); absent for agent tokens. */
+  expiresAt?: number;
+}
+
+/** The pending HTTP upgrade: accept it, or answer it with an error status. */
+export interface UpgradePort {
+  accept(session: Session): void;
+  refuse(status: number, message: string): void;
+}
+
+/** The socket side of an open connection, as the actor and the replay need it. */
+export interface ConnectionOutlet extends Endpoint {
+  /** Sends now, bypassing the hold of a replay; false when the socket is gone or was cut off. */
+  send(text: string): boolean;
+  /** Resolves when the socket's outbound buffer has room again (or it closed). */
+  whenWritable(): Promise<void>;
+  readonly closed: boolean;
+  /** Ends resume: frames held back during the replay go out, skipping ids the replay already sent. */
+  endReplay(lastReplayedId: number): void;
+  /** Closes the socket with this code (the close event follows). */
+  end(code: number, reason: string): void;
+}
+
+export interface RouterRef {
+  send(event: RouterEvent): void;
+}
+
+export type ConnectionEvent =
+  | { type: 'ABORTED' }
+  | { type: 'OPENED'; outlet: ConnectionOutlet }
+  | { type: 'CLOSE'; code: number; reason: string }
+  | { type: 'SOCKET_CLOSED'; code: number };
+
+export interface ConnectionInput {
+  key: number;
+  credential: string;
+  /** Resume from this id (exclusive); absent: live only. */
+  since?: number;
+  upgrade: UpgradePort;
+  router: RouterRef;
+  now?: () => number;
+}
+
+export interface ConnectionContext {
+  key: number;
+  credential: string;
+  since?: number;
+  upgrade: UpgradePort;
+  router: RouterRef;
+  now: () => number;
+  user?: Principal;
+  expiresAt?: number;
+  outlet?: ConnectionOutlet;
+  replayedUpTo?: number;
+  closeCode?: number;
+  closeReason?: string;
+}
+
+/** setTimeout's ceiling (about 24.8 days). */
+const MAX_DELAY = 2 ** 31 - 1;
+
+export const connectionMachine = setup({
+  types: {
+    context: {} as ConnectionContext,
+    events: {} as ConnectionEvent,
+    input: {} as ConnectionInput,
+  },
+  actors: {
+    /** Credential → session; undefined when it is not valid. Provided by the hub. */
+    authenticate: fromPromise<Session | undefined, { credential: string }>(async () => {
+      throw new Error('authenticate is provided by the hub');
+    }),
+    /** Sends stored frames after `since` to the outlet; resolves with the last id sent. */
+    replay: fromPromise<number, { user: Principal; since: number; outlet: ConnectionOutlet }>(async () => {
+      throw new Error('replay is provided by the hub');
+    }),
+  },
+  guards: {
+    authenticated: (_, session: Session | undefined) => session !== undefined,
+    resuming: ({ context }) => context.since !== undefined,
+    expired: ({ context }) => context.expiresAt !== undefined && context.now() >= context.expiresAt,
+  },
+  delays: {
+    sessionExpiry: ({ context }) => (context.expiresAt === undefined ? MAX_DELAY : Math.min(MAX_DELAY, Math.max(0, context.expiresAt - context.now()))),
+  },
+  actions: {
+    acceptUpgrade: ({ context }) => context.upgrade.accept({ user: context.user!, expiresAt: context.expiresAt }),
+    refuseUpgrade: ({ context }) => context.upgrade.refuse(401, 'invalid token'),
+    failUpgrade: ({ context }) => context.upgrade.refuse(503, 'the hub could not check the credential; try again'),
+    bind: ({ context }) => context.router.send({ type: 'BIND', endpoint: context.outlet! }),
+    unbind: ({ context }) => context.router.send({ type: 'UNBIND', endpoint: context.outlet! }),
+    endReplay: ({ context }) => context.outlet!.endReplay(context.replayedUpTo ?? context.since ?? 0),
+    closeSocket: ({ context }) => context.outlet!.end(context.closeCode ?? CloseCode.normal, context.closeReason ?? ''),
+  },
+}).createMachine({
+  id: 'connection',
+  context: ({ input }) => ({
+    key: input.key,
+    credential: input.credential,
+    since: input.since,
+    upgrade: input.upgrade,
+    router: input.router,
+    now: input.now ?? Date.now,
+  }),
+  initial: 'authenticating',
+  states: {
+    authenticating: {
+      invoke: {
+        src: 'authenticate',
+        input: ({ context }) => ({ credential: context.credential }),
+        onDone: [
+          {
+            guard: { type: 'authenticated', params: ({ event }) => event.output },
+            target: 'upgrading',
+            // The credential is not kept past this point: snapshots must not carry secrets.
+            actions: [assign(({ event }) => ({ user: event.output!.user, expiresAt: event.output!.expiresAt, credential: '' })), 'acceptUpgrade'],
+          },
+          { target: 'refused', actions: [assign({ credential: '' }), 'refuseUpgrade'] },
+        ],
+        onError: { target: 'refused', actions: [assign({ credential: '' }), 'failUpgrade'] },
+      },
+      on: { ABORTED: { target: 'refused', actions: assign({ credential: '' }) } },
+    },
+    upgrading: {
+      on: {
+        OPENED: { target: 'open', actions: assign({ outlet: ({ event }) => event.outlet }) },
+        ABORTED: 'refused',
+      },
+    },
+    open: {
+      entry: 'bind',
+      exit: 'unbind',
+      initial: 'starting',
+      states: {
+        starting: { always: [{ guard: 'resuming', target: 'replaying' }, { target: 'live' }] },
+        replaying: {
+          invoke: {
+            src: 'replay',
+            input: ({ context }) => ({ user: context.user!, since: context.since!, outlet: context.outlet! }),
+            onDone: { target: 'live', actions: [assign({ replayedUpTo: ({ event }) => event.output }), 'endReplay'] },
+            onError: {
+              target: '#connection.closing',
+              actions: assign({ closeCode: CloseCode.internal, closeReason: 'resume failed; reconnect to try again' }),
+            },
+          },
+        },
+        live: {},
+      },
+      after: {
+        // Config caps JWT lifetimes below setTimeout's ceiling, so one timer covers the session.
+        sessionExpiry: {
+          guard: 'expired',
+          target: 'closing',
+          actions: assign({ closeCode: CloseCode.tokenExpired, closeReason: 'session expired; log in again' }),
+        },
+      },
+      on: {
+        CLOSE: { target: 'closing', actions: assign({ closeCode: ({ event }) => event.code, closeReason: ({ event }) => event.reason }) },
+        SOCKET_CLOSED: { target: 'closed', actions: assign({ closeCode: ({ context, event }) => context.closeCode ?? event.code }) },
+      },
+    },
+    closing: {
+      entry: 'closeSocket',
+      on: { SOCKET_CLOSED: 'closed' },
+    },
+    closed: { type: 'final' },
+    refused: { type: 'final' },
+  },
+});
+
+export type ConnectionActor = ActorRefFrom<typeof connectionMachine>;

@@ -1,0 +1,125 @@
+// The router actor (systemId 'router'): owns the address table and applies the routing rules to
+// every batch the pipeline has committed. One DELIVER event carries a whole batch, so the hot path
+// pays one actor event per group commit, not per message or per recipient; each frame was
+// serialised once and the same string goes to every recipient.
+import { setup } from 'xstate';
+import { CloseCode } from '../errors.js';
+import type { Principal } from '../services/directory.js';
+import { AddressTable, type Endpoint } from './addressTable.js';
+import type { Audience } from './audience.js';
+
+export interface Delivery {
+  /** The serialised frame. */
+  text: string;
+  audience: Audience;
+  senderId: number;
+  /** Stored id, when the frame has one. */
+  id?: number;
+  /** The BUTLER_AGENT_MESSAGE copy for admins, when `audience.monitor`. */
+  monitorText?: string;
+}
+
+/** Presence as the router sees it: a user's first endpoint opened, or its last one closed. */
+export interface PresencePort {
+  online(user: Principal): void;
+  offline(user: Principal): void;
+}
+
+export type RouterEvent =
+  | { type: 'BIND'; endpoint: Endpoint }
+  | { type: 'UNBIND'; endpoint: Endpoint }
+  | { type: 'DELIVER'; deliveries: readonly Delivery[] }
+  | { type: 'CLOSE_USER'; userId: number; code: number; reason: string }
+  | { type: 'CLOSE_ALL'; code: number; reason: string }
+  | { type: 'SHUTDOWN' };
+
+export interface RouterContext {
+  table: AddressTable;
+  presence: PresencePort;
+  delivered: number;
+}
+
+/** Only agents have presence: humans come and go with their tabs, Butler lives in the hub. */
+const tracksPresence = (user: Principal) => user.role === 'AGENT';
+
+function deliverOne(table: AddressTable, d: Delivery): number {
+  const a = d.audience;
+  let sent = 0;
+  const send = (e: Endpoint) => {
+    e.deliver(d.text, d.id);
+    sent++;
+  };
+  if (a.target !== undefined) {
+    table.of(a.target)?.forEach(send);
+    if (a.echo && a.target !== d.senderId) table.of(d.senderId)?.forEach(send);
+  } else if (a.broadcast === 'everyone') {
+    for (const e of table.all) if (!(a.exceptSender && e.user.id === d.senderId)) send(e);
+  } else if (a.broadcast === 'humans') {
+    table.humans.forEach(send);
+  }
+  if (a.monitor && d.monitorText !== undefined) {
+    for (const e of table.admins) {
+      e.deliver(d.monitorText, d.id);
+      sent++;
+    }
+  }
+  return sent;
+}
+
+export const routerMachine = setup({
+  types: {
+    context: {} as RouterContext,
+    events: {} as RouterEvent,
+    input: {} as { presence: PresencePort },
+  },
+  actions: {
+    bind: ({ context, event }) => {
+      if (event.type !== 'BIND') return;
+      if (context.table.bind(event.endpoint) && tracksPresence(event.endpoint.user)) context.presence.online(event.endpoint.user);
+    },
+    unbind: ({ context, event }) => {
+      if (event.type !== 'UNBIND') return;
+      if (context.table.unbind(event.endpoint) && tracksPresence(event.endpoint.user)) context.presence.offline(event.endpoint.user);
+    },
+    refuseBind: ({ event }) => {
+      if (event.type === 'BIND') event.endpoint.close(CloseCode.goingAway, 'the hub is shutting down');
+    },
+    deliver: ({ context, event }) => {
+      if (event.type !== 'DELIVER') return;
+      for (const d of event.deliveries) context.delivered += deliverOne(context.table, d);
+    },
+    closeUser: ({ context, event }) => {
+      if (event.type !== 'CLOSE_USER') return;
+      for (const e of [...(context.table.of(event.userId) ?? [])]) e.close(event.code, event.reason);
+    },
+    closeAll: ({ context, event }) => {
+      const code = event.type === 'CLOSE_ALL' ? event.code : CloseCode.goingAway;
+      const reason = event.type === 'CLOSE_ALL' ? event.reason : 'the hub is shutting down';
+      for (const e of [...context.table.all]) e.close(code, reason);
+    },
+  },
+}).createMachine({
+  id: 'router',
+  context: ({ input }) => ({ table: new AddressTable(), presence: input.presence, delivered: 0 }),
+  initial: 'running',
+  states: {
+    running: {
+      on: {
+        BIND: { actions: 'bind' },
+        UNBIND: { actions: 'unbind' },
+        DELIVER: { actions: 'deliver' },
+        CLOSE_USER: { actions: 'closeUser' },
+        CLOSE_ALL: { actions: 'closeAll' },
+        SHUTDOWN: { target: 'stopping', actions: 'closeAll' },
+      },
+    },
+    // Shutting down: no new endpoints; deliveries still reach sockets that have not closed yet.
+    stopping: {
+      on: {
+        BIND: { actions: 'refuseBind' },
+        UNBIND: { actions: 'unbind' },
+        DELIVER: { actions: 'deliver' },
+      },
+    },
+  },
+});

@@ -1,0 +1,173 @@
+// WebSocket frames (wire.md §5): what clients may send, validated with zod, and the envelope the
+// hub sends. Sender fields, timestamp and id of a client frame are ignored: they are the hub's.
+import { z } from 'zod';
+import type { FrameErrorCode } from '../errors.js';
+import { reportPayload, systemLogPayload, TelemetryTypes, type TelemetryType } from './messages.js';
+
+export const ChatTypes = ['CHAT', 'CHAT_STREAM', 'CHAT_STREAM_END'] as const;
+export type ChatType = (typeof ChatTypes)[number];
+
+export const ClientFrameTypes = [...ChatTypes, ...TelemetryTypes, 'AUTH_RESPONSE'] as const;
+export type ClientFrameType = (typeof ClientFrameTypes)[number];
+
+export const ServerOnlyFrameTypes = ['ERROR', 'ACK', 'PRESENCE', 'AUTH_REQUEST', 'AUTH_STATUS_UPDATE', 'BUTLER_AGENT_MESSAGE'] as const;
+
+const positiveId = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
+// Ids chosen by clients: printable, so they can be stored and logged as they are.
+const token = z
+  .string()
+  .min(1)
+  .max(128)
+  .regex(/^[^\u0000-\u001f\u007f]+$/, 'must not contain control characters');
+/** Fields every client frame may carry besides its type and payload. */
+const envelope = {
+  local_id: token.optional(),
+  target_id: positiveId.optional(),
+  conversation_id: positiveId.optional(),
+};
+
+const chatFrame = z.object({ ...envelope, type: z.literal('CHAT'), payload: z.string(), stream_id: token.optional() });
+const streamFrame = z.object({ ...envelope, type: z.literal('CHAT_STREAM'), payload: z.string(), stream_id: token });
+// The end marker carries no text; older agents send "" or nothing.
+const streamEndFrame = z.object({ ...envelope, type: z.literal('CHAT_STREAM_END'), payload: z.string().default(''), stream_id: token });
+const systemLogFrame = z.object({ ...envelope, type: z.literal('SYSTEM_LOG'), payload: systemLogPayload });
+const reportFrame = <T extends Exclude<TelemetryType, 'SYSTEM_LOG'>>(type: T) => z.object({ ...envelope, type: z.literal(type), payload: reportPayload });
+const authResponseFrame = z.object({
+  ...envelope,
+  type: z.literal('AUTH_RESPONSE'),
+  payload: z.object({ action_id: z.string().min(1).max(128), approved: z.boolean() }),
+});
+
+export const clientFrame = z.discriminatedUnion('type', [
+  chatFrame,
+  streamFrame,
+  streamEndFrame,
+  systemLogFrame,
+  reportFrame('WEATHER_UPDATE'),
+  reportFrame('CODE_REVIEW'),
+  reportFrame('SECURITY_ALERT'),
+  authResponseFrame,
+]);
+export type ClientFrame = z.infer<typeof clientFrame>;
+export type ChatFrame = Extract<ClientFrame, { type: ChatType }>;
+export type TelemetryFrame = Extract<ClientFrame, { type: TelemetryType }>;
+export type AuthResponseFrame = Extract<ClientFrame, { type: 'AUTH_RESPONSE' }>;
+
+export function isChatType(type: string): type is ChatType {
+  return type === 'CHAT' || type === 'CHAT_STREAM' || type === 'CHAT_STREAM_END';
+}
+
+export function isTelemetryType(type: string): type is TelemetryType {
+  return (TelemetryTypes as readonly string[]).includes(type);
+}
+
+/** The envelope the hub sends for a message (stored or relayed). */
+export interface MessageFrame {
+  id?: number;
+  local_id?: string;
+  conversation_id?: number;
+  type: string;
+  sender_id: number;
+  sender_name: string;
+  sender_role: string;
+  target_id?: number;
+  payload: unknown;
+  timestamp: string;
+  stream_id?: string;
+}
+
+export interface ErrorFrame {
+  type: 'ERROR';
+  payload: { code: FrameErrorCode; message: string };
+  local_id?: string;
+}
+
+export interface AckFrame {
+  type: 'ACK';
+  local_id: string;
+  id: number;
+  timestamp: string;
+}
+
+export interface PresencePayload {
+  user_id: number;
+  username: string;
+  status: string;
+  online: boolean;
+  last_seen_at: string | null;
+  last_report: string | null;
+}
+
+export function errorFrame(code: FrameErrorCode, message: string, localId?: string): string {
+  const frame: ErrorFrame = { type: 'ERROR', payload: { code, message } };
+  if (localId !== undefined) frame.local_id = localId;
+  return JSON.stringify(frame);
+}
+
+export function ackFrame(localId: string, id: number, timestamp: string): string {
+  const frame: AckFrame = { type: 'ACK', local_id: localId, id, timestamp };
+  return JSON.stringify(frame);
+}
+
+export function presenceFrame(payload: PresencePayload, timestamp: string): string {
+  return JSON.stringify({ type: 'PRESENCE', sender_id: payload.user_id, sender_name: payload.username, sender_role: 'AGENT', payload, timestamp });
+}
+
+/** What a message frame is built from: a stored row (payload parsed) or a relayed chunk (no id). */
+export interface FrameSource {
+  id?: number;
+  local_id: string | null;
+  conversation_id: number | null;
+  type: string;
+  sender_id: number;
+  sender_name: string;
+  sender_role: string;
+  target_id: number | null;
+  payload: unknown;
+  created_at: string;
+  stream_id: string | null;
+}
+
+export function toMessageFrame(m: FrameSource): MessageFrame {
+  const frame: MessageFrame = {
+    type: m.type,
+    sender_id: m.sender_id,
+    sender_name: m.sender_name,
+    sender_role: m.sender_role,
+    payload: m.payload,
+    timestamp: m.created_at,
+  };
+  if (m.id !== undefined) frame.id = m.id;
+  if (m.local_id !== null) frame.local_id = m.local_id;
+  if (m.conversation_id !== null) frame.conversation_id = m.conversation_id;
+  if (m.target_id !== null) frame.target_id = m.target_id;
+  if (m.stream_id !== null) frame.stream_id = m.stream_id;
+  return frame;
+}
+
+/** The admins' copy of a CHAT between Butler and an agent (wire.md §5 rule 4). */
+export function monitorFrame(m: FrameSource): string {
+  const agentId = m.sender_role === 'AGENT' ? m.sender_id : m.target_id;
+  const payload: Record<string, unknown> = {
+    agent_id: agentId,
+    type: m.type,
+    sender_id: m.sender_id,
+    sender_role: m.sender_role,
+    sender_name: m.sender_name,
+    payload: m.payload,
+    timestamp: m.created_at,
+  };
+  if (m.id !== undefined) payload['id'] = m.id;
+  const frame: Record<string, unknown> = {
+    type: 'BUTLER_AGENT_MESSAGE',
+    sender_id: m.sender_id,
+    sender_name: m.sender_name,
+    sender_role: m.sender_role,
+    target_id: m.target_id,
+    payload,
+    timestamp: m.created_at,
+  };
+  if (m.id !== undefined) frame['id'] = m.id;
+  if (m.conversation_id !== null) frame['conversation_id'] = m.conversation_id;
+  return JSON.stringify(frame);
+}

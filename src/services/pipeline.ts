@@ -1,0 +1,330 @@
+// Persist, then deliver: every message from a socket, an HTTP call or the hub itself enters here,
+// in order. A flush resolves targets and threads, commits the stored ones and the presence changes
+// in one transaction (group commit), then hands the batch to the router in one event and answers
+// each origin (ACK, echo, ERROR, or the HTTP caller). Stream chunks ride the same queue unstored,
+// so a stream's chunks, final CHAT and end marker can never overtake each other.
+import type { Logger } from 'pino';
+import { audienceOf, type Audience } from '../actors/audience.js';
+import type { Delivery } from '../actors/router.js';
+import { Errors, HubError } from '../errors.js';
+import { isTelemetryType, monitorFrame, presenceFrame, toMessageFrame, type FrameSource, type MessageFrame } from '../protocol/frames.js';
+import { LogLevels } from '../protocol/messages.js';
+import { isMachineRole } from '../protocol/roles.js';
+import { channelKindFor } from '../protocol/threads.js';
+import type { MessageInsert, PresencePatch, PresenceRow, StoredMessage, WriteBatch } from '../store/batchWriter.js';
+import type { Store } from '../store/db.js';
+import type { ThreadsRepo } from '../store/repositories/threads.js';
+import { storableText } from '../store/repositories/like.js';
+import { createWriteQueue } from '../store/writeQueue.js';
+import type { Clock } from './clock.js';
+import type { Directory, Principal } from './directory.js';
+
+/** Who hears back about a message: the sending socket (ACK/echo/ERROR) or an HTTP caller. */
+export interface Origin {
+  accepted(result: Accepted): void;
+  rejected(error: HubError, input: MessageInput): void;
+}
+
+export interface Accepted {
+  frame: MessageFrame;
+  /** The frame as sent to recipients (serialised once). */
+  text: string;
+  /** Set when the message is stored; `duplicate` when its local_id was seen before. */
+  stored?: StoredMessage;
+}
+
+export interface MessageInput {
+  type: string;
+  payload: unknown;
+  target_id?: number;
+  conversation_id?: number;
+  local_id?: string;
+  stream_id?: string;
+}
+
+interface MessageItem {
+  kind: 'message';
+  sender: Principal;
+  input: MessageInput;
+  store: boolean;
+  at: string;
+  origin?: Origin;
+}
+
+interface PresenceItem {
+  kind: 'presence';
+  userId: number;
+  patch: PresencePatch;
+  at: string;
+}
+
+type Item = MessageItem | PresenceItem;
+
+export interface PipelineDeps {
+  store: Store;
+  threads: ThreadsRepo;
+  directory: Directory;
+  clock: Clock;
+  logger: Logger;
+  /** The router's inbox: one call per committed batch. */
+  deliver(deliveries: Delivery[]): void;
+  maxBatch?: number;
+}
+
+/** Types whose rows are kept (the rest is relayed only). */
+const STORED_TYPES = new Set(['CHAT', 'AUTH_REQUEST', 'SYSTEM_LOG', 'WEATHER_UPDATE', 'CODE_REVIEW', 'SECURITY_ALERT']);
+/** Types that belong to a human↔machine conversation thread. */
+const THREADED_TYPES = new Set(['CHAT', 'CHAT_STREAM', 'CHAT_STREAM_END', 'AUTH_REQUEST']);
+const MAX_CONTENT = 4096;
+const MAX_REPORT = 512;
+
+/** The searchable text and level of a message, for `GET /api/messages` filters. */
+export function summarise(type: string, payload: unknown): { level: string | null; content: string } {
+  const fallbackLevel = isTelemetryType(type) ? 'INFO' : null;
+  if (typeof payload === 'string') return { level: fallbackLevel, content: storableText(payload) };
+  const record = (payload ?? {}) as Record<string, unknown>;
+  const level = typeof record['level'] === 'string' && (LogLevels as readonly string[]).includes(record['level']) ? record['level'] : fallbackLevel;
+  const content = typeof record['content'] === 'string' ? record['content'] : JSON.stringify(payload).slice(0, MAX_CONTENT);
+  return { level, content: storableText(content) };
+}
+
+/** A message as the pipeline carries it: the frame's fields plus the stored columns. */
+type Source = FrameSource & Omit<MessageInsert, 'payload'>;
+
+interface ThreadMeta {
+  owner: number;
+  peer: number;
+}
+
+export function createPipeline(deps: PipelineDeps) {
+  const { store, threads, directory, clock, logger } = deps;
+  const defaultThreads = new Map<string, number>();
+  const threadMeta = new Map<number, ThreadMeta>();
+
+  /** The (human, machine) pair of a message, when it has one. */
+  function threadPair(sender: Principal, target: Principal): { human: Principal; machine: Principal } | undefined {
+    const senderMachine = isMachineRole(sender.role);
+    if (senderMachine === isMachineRole(target.role)) return undefined;
+    return senderMachine ? { human: target, machine: sender } : { human: sender, machine: target };
+  }
+
+  async function loadThread(id: number): Promise<ThreadMeta | undefined> {
+    const cached = threadMeta.get(id);
+    if (cached) return cached;
+    const row = await threads.findById(id);
+    if (!row) return undefined;
+    const meta = { owner: row.owner_user_id, peer: row.peer_user_id };
+    threadMeta.set(id, meta);
+    return meta;
+  }
+
+  async function defaultThread(human: Principal, machine: Principal, at: string): Promise<number> {
+    const kind = channelKindFor(machine.role)!;
+    const key = `${human.id}:${machine.id}:${kind}`;
+    const cached = defaultThreads.get(key);
+    if (cached !== undefined) return cached;
+    const row = await threads.getOrCreateDefault(human.id, machine, kind, at);
+    defaultThreads.set(key, row.id);
+    threadMeta.set(row.id, { owner: row.owner_user_id, peer: row.peer_user_id });
+    return row.id;
+  }
+
+  /**
+   * Target, role and conversation of one message, or the reason it cannot be accepted.
+   * Runs in batch order, so a stream's frames all resolve to the same thread.
+   */
+  async function resolve(item: MessageItem): Promise<{ target: Principal | undefined; conversationId: number | null }> {
+    const { input, sender } = item;
+    let target: Principal | undefined;
+    if (input.target_id !== undefined) {
+      target = directory.peek(input.target_id);
+      if (!target) {
+        await directory.load([input.target_id]);
+        target = directory.peek(input.target_id);
+      }
+      if (!target) throw Errors.notFound(`target user ${input.target_id}`);
+    }
+    const pair = target && THREADED_TYPES.has(input.type) ? threadPair(sender, target) : undefined;
+    if (input.conversation_id !== undefined) {
+      const thread = await loadThread(input.conversation_id);
+      if (!thread) throw Errors.notFound(`conversation ${input.conversation_id}`);
+      const parties = pair ? thread.owner === pair.human.id && thread.peer === pair.machine.id : thread.owner === sender.id || thread.peer === sender.id;
+      if (!parties) throw Errors.badRequest(`conversation ${input.conversation_id} is not a conversation between the sender and the target`);
+      return { target, conversationId: input.conversation_id };
+    }
+    return { target, conversationId: pair ? await defaultThread(pair.human, pair.machine, item.at) : null };
+  }
+
+  function sourceOf(item: MessageItem, target: Principal | undefined, conversationId: number | null): Source {
+    const { input, sender } = item;
+    const { level, content } = summarise(input.type, input.payload);
+    return {
+      type: input.type,
+      sender_id: sender.id,
+      sender_name: sender.username,
+      sender_role: sender.role,
+      target_id: target?.id ?? null,
+      target_role: target?.role ?? null,
+      payload: input.payload,
+      level,
+      content,
+      local_id: input.local_id ?? null,
+      conversation_id: conversationId,
+      stream_id: input.stream_id ?? null,
+      created_at: item.at,
+    };
+  }
+
+  async function flush(items: Item[]): Promise<void> {
+    // 1. Resolve every message in order; a message that cannot be accepted is answered and dropped.
+    interface Ready {
+      item: MessageItem;
+      source: Source;
+      audience: Audience;
+      /** Index into batch.messages when stored; -1 for a relay. */
+      row: number;
+      /** Earlier message of this batch with the same (sender, local_id). */
+      sameAs?: Ready;
+    }
+    const ready: Ready[] = [];
+    const batch: WriteBatch = { messages: [], presence: [], threads: [] };
+    const presence = new Map<number, { patch: PresencePatch; at: string }>();
+    const touched = new Map<number, string>();
+    const byLocalId = new Map<string, Ready>();
+    const rejected: Array<[MessageItem, HubError]> = [];
+
+    for (const item of items) {
+      if (item.kind === 'presence') {
+        const previous = presence.get(item.userId);
+        presence.set(item.userId, { patch: { ...previous?.patch, ...item.patch }, at: item.at });
+        continue;
+      }
+      let resolved: Awaited<ReturnType<typeof resolve>>;
+      try {
+        resolved = await resolve(item);
+      } catch (err) {
+        rejected.push([item, err instanceof HubError ? err : Errors.unavailable('could not route the message')]);
+        if (!(err instanceof HubError)) logger.error({ err }, 'resolving a message failed');
+        continue;
+      }
+      const source = sourceOf(item, resolved.target, resolved.conversationId);
+      const entry: Ready = { item, source, audience: audienceOf(source), row: -1 };
+      if (item.store) {
+        const key = source.local_id === null ? undefined : `${source.sender_id}\u0000${source.local_id}`;
+        const first = key === undefined ? undefined : byLocalId.get(key);
+        if (first) entry.sameAs = first;
+        else {
+          entry.row = batch.messages.push({ ...source, payload: JSON.stringify(source.payload) }) - 1;
+          if (key !== undefined) byLocalId.set(key, entry);
+        }
+        if (source.conversation_id !== null) touched.set(source.conversation_id, item.at);
+        if (item.input.type === 'SYSTEM_LOG' && item.sender.role === 'AGENT') {
+          const previous = presence.get(item.sender.id);
+          presence.set(item.sender.id, { patch: { ...previous?.patch, last_report: source.content.slice(0, MAX_REPORT) }, at: item.at });
+        }
+      }
+      ready.push(entry);
+    }
+    for (const [userId, { patch, at }] of presence) batch.presence.push({ userId, patch, at });
+    for (const [id, at] of touched) batch.threads.push({ id, at });
+
+    // 2. One transaction for the whole batch.
+    let stored: StoredMessage[] = [];
+    let presenceRows: PresenceRow[] = [];
+    if (batch.messages.length > 0 || batch.presence.length > 0 || batch.threads.length > 0) {
+      try {
+        const result = await store.writeBatch(batch);
+        stored = result.messages;
+        presenceRows = result.presence;
+      } catch (err) {
+        logger.error({ err, messages: batch.messages.length }, 'storing a batch of messages failed; senders are told to retry');
+        const error = Errors.unavailable('the message could not be stored; send it again');
+        for (const r of ready) if (r.item.store) r.item.origin?.rejected(error, r.item.input);
+        for (const [item, e] of rejected) item.origin?.rejected(e, item.input);
+        // Relays of the batch still go out: they were never meant to be stored.
+        const relays = ready.filter((r) => !r.item.store);
+        deps.deliver(relays.map((r) => toDelivery(r.source, r.audience)));
+        return;
+      }
+    }
+
+    // 3. Deliver the batch in order (one router event), then answer each origin.
+    const deliveries: Delivery[] = [];
+    const answers: Array<() => void> = [];
+    for (const r of ready) {
+      const storedRow = r.sameAs ? { ...stored[r.sameAs.row]!, duplicate: true } : r.row >= 0 ? stored[r.row]! : undefined;
+      if (storedRow) {
+        r.source.id = storedRow.id;
+        if (storedRow.duplicate) {
+          r.source.created_at = storedRow.created_at;
+          r.source.conversation_id = storedRow.conversation_id;
+        }
+      }
+      const frame = toMessageFrame(r.source);
+      const text = JSON.stringify(frame);
+      if (!storedRow?.duplicate) deliveries.push(toDelivery(r.source, r.audience, text));
+      const origin = r.item.origin;
+      if (origin) answers.push(() => origin.accepted({ frame, text, stored: storedRow }));
+    }
+    for (const row of presenceRows) {
+      if (row.role !== 'AGENT') continue;
+      const text = presenceFrame(
+        { user_id: row.id, username: row.username, status: row.status, online: row.online === 1, last_seen_at: row.last_seen_at, last_report: row.last_report },
+        clock(),
+      );
+      deliveries.push({ text, audience: { broadcast: 'humans', echo: false, exceptSender: false, monitor: false }, senderId: row.id });
+    }
+    if (deliveries.length > 0) deps.deliver(deliveries);
+    for (const answer of answers) answer();
+    for (const [item, e] of rejected) item.origin?.rejected(e, item.input);
+  }
+
+  function toDelivery(source: FrameSource, audience: Audience, text = JSON.stringify(toMessageFrame(source))): Delivery {
+    const delivery: Delivery = { text, audience, senderId: source.sender_id };
+    if (source.id !== undefined) delivery.id = source.id;
+    if (audience.monitor) delivery.monitorText = monitorFrame(source);
+    return delivery;
+  }
+
+  const queue = createWriteQueue<Item>({
+    flush,
+    maxBatch: deps.maxBatch ?? 1000,
+    onFlushError(err, items) {
+      logger.error({ err, items: items.length }, 'a message batch failed unexpectedly');
+      const error = Errors.unavailable('the message could not be processed; send it again');
+      for (const item of items) if (item.kind === 'message') item.origin?.rejected(error, item.input);
+    },
+  });
+
+  return {
+    /** Queues a message; `origin` hears whether it was accepted. Relayed types are not stored. */
+    submit(sender: Principal, input: MessageInput, origin?: Origin): void {
+      queue.push({ kind: 'message', sender, input, store: STORED_TYPES.has(input.type), at: clock(), origin });
+    },
+
+    /** The same, for callers that wait for the outcome (HTTP routes, the hub's own services). */
+    post(sender: Principal, input: MessageInput): Promise<Accepted> {
+      return new Promise((resolve, reject) => {
+        queue.push({ kind: 'message', sender, input, store: STORED_TYPES.has(input.type), at: clock(), origin: { accepted: resolve, rejected: reject } });
+      });
+    },
+
+    /** Queues a presence change; humans get a PRESENCE frame once it is stored. */
+    presence(userId: number, patch: PresencePatch): void {
+      queue.push({ kind: 'presence', userId, patch, at: clock() });
+    },
+
+    get depth(): number {
+      return queue.depth;
+    },
+
+    drain: () => queue.drain(),
+
+    /** Forgets cached threads (after a dev reset wiped them). */
+    reset(): void {
+      defaultThreads.clear();
+      threadMeta.clear();
+    },
+  };
+}
+export type Pipeline = ReturnType<typeof createPipeline>;

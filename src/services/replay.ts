@@ -1,0 +1,29 @@
+// Resume (`/api/ws?since=<id>`): sends a reconnecting user every stored frame addressed or broadcast
+// to them after `since`, in id order, by the same routing rules as live delivery. Pages are read
+// one at a time and the socket's buffer is allowed to drain in between, so a long absence cannot
+// flood memory. The connection holds live frames back meanwhile and drops those replayed.
+import { audienceOf, reaches } from '../actors/audience.js';
+import type { ConnectionOutlet } from '../actors/connection.js';
+import { monitorFrame, toMessageFrame, type FrameSource } from '../protocol/frames.js';
+import type { MessagesRepo } from '../store/repositories/messages.js';
+import type { Principal } from './directory.js';
+
+export function createReplay(deps: { messages: MessagesRepo; pageSize?: number }) {
+  const pageSize = deps.pageSize ?? 500;
+  return async function replay(user: Principal, since: number, outlet: ConnectionOutlet): Promise<number> {
+    let cursor = since;
+    for (;;) {
+      const rows = await deps.messages.afterId(user, cursor, pageSize);
+      for (const row of rows) {
+        cursor = row.id;
+        const source: FrameSource = { ...row, payload: JSON.parse(row.payload) as unknown };
+        const audience = audienceOf(row);
+        if (reaches(audience, row.sender_id, user)) outlet.send(JSON.stringify(toMessageFrame(source)));
+        if (audience.monitor && user.role === 'ADMIN') outlet.send(monitorFrame(source));
+      }
+      if (rows.length < pageSize || outlet.closed) return cursor;
+      await outlet.whenWritable();
+    }
+  };
+}
+export type Replay = ReturnType<typeof createReplay>;

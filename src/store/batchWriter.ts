@@ -1,0 +1,228 @@
+// One group commit: many messages, presence changes and thread touches in a single transaction,
+// with prepared statements on SQLite and one multi-row INSERT on PostgreSQL. This is the only
+// writer of the `messages` table, so ids grow in commit order and `since=<id>` resume is exact.
+import type BetterSqlite3 from 'better-sqlite3';
+import type { Kysely } from 'kysely';
+import type pg from 'pg';
+import type { Database } from './schema.js';
+
+/** A message row as the hub writes it; every column given. */
+export interface MessageInsert {
+  type: string;
+  sender_id: number;
+  sender_name: string;
+  sender_role: string;
+  target_id: number | null;
+  target_role: string | null;
+  payload: string;
+  level: string | null;
+  content: string;
+  local_id: string | null;
+  conversation_id: number | null;
+  stream_id: string | null;
+  created_at: string;
+}
+
+/** Presence columns of a user; unset fields are left as they are. */
+export interface PresencePatch {
+  status?: string;
+  online?: number;
+  last_seen_at?: string;
+  last_report?: string;
+}
+
+export interface WriteBatch {
+  messages: MessageInsert[];
+  presence: Array<{ userId: number; patch: PresencePatch; at: string }>;
+  threads: Array<{ id: number; at: string }>;
+}
+
+/**
+ * For each message in order: its id, and whether an earlier row with its (sender, local_id) was kept
+ * instead. A batch must not hold one (sender, local_id) twice; the pipeline folds such repeats first.
+ */
+export interface StoredMessage {
+  id: number;
+  created_at: string;
+  conversation_id: number | null;
+  duplicate: boolean;
+}
+
+export interface PresenceRow {
+  id: number;
+  username: string;
+  role: string;
+  status: string;
+  online: number;
+  last_seen_at: string | null;
+  last_report: string | null;
+}
+
+export interface BatchResult {
+  messages: StoredMessage[];
+  /** The users whose presence changed, as stored (a deleted user is simply absent). */
+  presence: PresenceRow[];
+}
+
+export type BatchWriter = (batch: WriteBatch) => Promise<BatchResult>;
+
+const COLUMNS = [
+  'type',
+  'sender_id',
+  'sender_name',
+  'sender_role',
+  'target_id',
+  'target_role',
+  'payload',
+  'level',
+  'content',
+  'local_id',
+  'conversation_id',
+  'stream_id',
+  'created_at',
+] as const satisfies ReadonlyArray<keyof MessageInsert>;
+
+const PRESENCE_UPDATE = `UPDATE users SET
+  status = coalesce(?, status), online = coalesce(?, online), last_seen_at = coalesce(?, last_seen_at),
+  last_report = coalesce(?, last_report), updated_at = ?
+  WHERE id = ? RETURNING id, username, role, status, online, last_seen_at, last_report`;
+
+export function sqliteBatchWriter(db: Kysely<Database>, raw: BetterSqlite3.Database): BatchWriter {
+  // Prepared on first use: the store is opened before migrations have created the tables.
+  let write: ((batch: WriteBatch) => BatchResult) | undefined;
+  const prepare = () => {
+    const insert = raw
+      .prepare(
+        `INSERT INTO messages (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map(() => '?').join(', ')})
+         ON CONFLICT (sender_id, local_id) WHERE local_id IS NOT NULL DO NOTHING RETURNING id`,
+      )
+      .pluck();
+    const existing = raw.prepare('SELECT id, created_at, conversation_id FROM messages WHERE sender_id = ? AND local_id = ?');
+    const updateUser = raw.prepare(PRESENCE_UPDATE);
+    const touch = raw.prepare('UPDATE conversation_threads SET last_message_at = ? WHERE id = ?');
+    return raw.transaction((batch: WriteBatch): BatchResult => {
+      const messages: StoredMessage[] = [];
+      for (const m of batch.messages) {
+        const id = insert.get(COLUMNS.map((c) => m[c])) as number | undefined;
+        if (id !== undefined) {
+          messages.push({ id, created_at: m.created_at, conversation_id: m.conversation_id, duplicate: false });
+        } else {
+          const first = existing.get(m.sender_id, m.local_id) as Omit<StoredMessage, 'duplicate'>;
+          messages.push({ ...first, duplicate: true });
+        }
+      }
+      const presence: PresenceRow[] = [];
+      for (const { userId, patch, at } of batch.presence) {
+        const row = updateUser.get(patch.status ?? null, patch.online ?? null, patch.last_seen_at ?? null, patch.last_report ?? null, at, userId) as
+          | PresenceRow
+          | undefined;
+        if (row) presence.push(row);
+      }
+      for (const { id, at } of batch.threads) touch.run(at, id);
+      return { messages, presence };
+    });
+  };
+
+  // Kysely holds SQLite's one connection for the whole of its own transactions; taking it here
+  // keeps a batch from landing inside (and being rolled back with) someone else's transaction.
+  return (batch) =>
+    db.connection().execute(async () => {
+      write ??= prepare();
+      return write(batch);
+    });
+}
+
+const PG_TYPES: Record<(typeof COLUMNS)[number], string> = {
+  type: 'text',
+  sender_id: 'bigint',
+  sender_name: 'text',
+  sender_role: 'text',
+  target_id: 'bigint',
+  target_role: 'text',
+  payload: 'text',
+  level: 'text',
+  content: 'text',
+  local_id: 'text',
+  conversation_id: 'bigint',
+  stream_id: 'text',
+  created_at: 'text',
+};
+
+// One statement for the whole batch: columns arrive as arrays, rows are inserted in batch order
+// (so ids follow it), and a repeated (sender, local_id) is skipped.
+const PG_INSERT = `INSERT INTO messages (${COLUMNS.join(', ')})
+  SELECT ${COLUMNS.map((c) => `t.${c}`).join(', ')}
+  FROM unnest(${COLUMNS.map((c, i) => `$${i + 1}::${PG_TYPES[c]}[]`).join(', ')}) WITH ORDINALITY AS t(${COLUMNS.join(', ')}, ord)
+  ORDER BY t.ord
+  ON CONFLICT (sender_id, local_id) WHERE local_id IS NOT NULL DO NOTHING
+  RETURNING id, sender_id, local_id`;
+const PG_EXISTING = `SELECT m.id, m.sender_id, m.local_id, m.created_at, m.conversation_id FROM messages m
+  JOIN unnest($1::bigint[], $2::text[]) AS k(sender_id, local_id) ON m.sender_id = k.sender_id AND m.local_id = k.local_id`;
+const PG_PRESENCE = PRESENCE_UPDATE.replace(/\?/g, (() => {
+  let n = 0;
+  return () => `$${++n}`;
+})());
+
+export function postgresBatchWriter(pool: pg.Pool): BatchWriter {
+  return async (batch) => {
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      const messages = await insertMessages(client, batch.messages);
+      const presence: PresenceRow[] = [];
+      for (const { userId, patch, at } of batch.presence) {
+        const result = await client.query<PresenceRow>(PG_PRESENCE, [
+          patch.status ?? null,
+          patch.online ?? null,
+          patch.last_seen_at ?? null,
+          patch.last_report ?? null,
+          at,
+          userId,
+        ]);
+        if (result.rows[0]) presence.push(result.rows[0]);
+      }
+      for (const { id, at } of batch.threads) await client.query('UPDATE conversation_threads SET last_message_at = $1 WHERE id = $2', [at, id]);
+      await client.query('COMMIT');
+      return { messages, presence };
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      client.release();
+    }
+  };
+}
+
+async function insertMessages(client: pg.PoolClient, rows: MessageInsert[]): Promise<StoredMessage[]> {
+  if (rows.length === 0) return [];
+  const inserted = await client.query<{ id: number; sender_id: number; local_id: string | null }>(
+    PG_INSERT,
+    COLUMNS.map((c) => rows.map((r) => r[c])),
+  );
+  const keyOf = (senderId: number, localId: string) => `${senderId}\u0000${localId}`;
+  const byKey = new Map<string, StoredMessage>();
+  // Rows without a local_id are never skipped: their ids, ascending, follow batch order.
+  const plainIds: number[] = [];
+  for (const r of inserted.rows) {
+    if (r.local_id === null) plainIds.push(r.id);
+    else byKey.set(keyOf(r.sender_id, r.local_id), { id: r.id, created_at: '', conversation_id: null, duplicate: false });
+  }
+  plainIds.sort((a, b) => a - b);
+
+  const missing = rows.filter((r) => r.local_id !== null && !byKey.has(keyOf(r.sender_id, r.local_id)));
+  if (missing.length > 0) {
+    const found = await client.query<{ id: number; sender_id: number; local_id: string; created_at: string; conversation_id: number | null }>(PG_EXISTING, [
+      missing.map((r) => r.sender_id),
+      missing.map((r) => r.local_id),
+    ]);
+    for (const r of found.rows) byKey.set(keyOf(r.sender_id, r.local_id), { id: r.id, created_at: r.created_at, conversation_id: r.conversation_id, duplicate: true });
+  }
+
+  let plain = 0;
+  return rows.map((r) => {
+    if (r.local_id === null) return { id: plainIds[plain++]!, created_at: r.created_at, conversation_id: r.conversation_id, duplicate: false };
+    const stored = byKey.get(keyOf(r.sender_id, r.local_id));
+    if (!stored) throw new Error(`message ${r.sender_id}/${r.local_id} was neither inserted nor found`);
+    return stored.duplicate ? stored : { ...stored, created_at: r.created_at, conversation_id: r.conversation_id };
+  });
+}

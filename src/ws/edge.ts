@@ -1,0 +1,241 @@
+// The WebSocket edge: `GET /api/ws?token=` on the uWS app. The upgrade is authenticated before it
+// is accepted (401 JSON otherwise); each socket gets a connection actor and typed user data; each
+// frame is rate-limited, decoded and validated here, then handed to the pipeline as a typed value.
+import type { Logger } from 'pino';
+import uWS from 'uWebSockets.js';
+import { createActor, fromPromise } from 'xstate';
+import { connectionMachine, type ConnectionActor, type ConnectionOutlet, type RouterRef, type Session } from '../actors/connection.js';
+import { CloseCode, Errors, HubError } from '../errors.js';
+import { errorFrame, type AuthResponseFrame, type ClientFrame } from '../protocol/frames.js';
+import { isMachineRole } from '../protocol/roles.js';
+import type { Principal } from '../services/directory.js';
+import type { Pipeline } from '../services/pipeline.js';
+import { decodeFrame } from './inbox.js';
+import { SocketOutlet } from './outlet.js';
+import { TokenBucket } from './tokenBucket.js';
+
+export interface WsLimits {
+  maxFrameBytes: number;
+  rateLimit: number;
+  rateBurst: number;
+  maxBufferedBytes: number;
+  idleTimeoutSeconds: number;
+}
+
+export interface WsEdgeDeps {
+  uwsApp: uWS.TemplatedApp;
+  limits: WsLimits;
+  logger: Logger;
+  router: RouterRef;
+  pipeline: Pipeline;
+  authenticate(credential: string): Promise<Session | undefined>;
+  replay(user: Principal, since: number, outlet: ConnectionOutlet): Promise<number>;
+  /** An AUTH_RESPONSE frame from a human; rejects with a HubError to answer with ERROR. */
+  authResponse(user: Principal, payload: AuthResponseFrame['payload']): Promise<void>;
+  now?: () => number;
+}
+
+/** Per-socket state, typed: nothing is hung on the uWS socket object itself. */
+interface SocketData {
+  actor: ConnectionActor;
+  key: number;
+  since: number | undefined;
+  session?: Session;
+  outlet?: SocketOutlet;
+  /** Frames per second allowed (WS_RATE_LIMIT / WS_RATE_BURST). */
+  rate: TokenBucket;
+  /** Warnings left before an abusive client is closed: one per rejected frame, refilling slowly. */
+  badFrames: TokenBucket;
+  rateStrikes: TokenBucket;
+}
+
+/** Rejected frames a client may send in a burst, and how many per second are forgiven. */
+const STRIKES_BURST = 20;
+const STRIKES_PER_SECOND = 1;
+/** uWS itself refuses frames above this many times WS_MAX_FRAME_BYTES (close 1009), so it never buffers more. */
+const HARD_LIMIT_FACTOR = 2;
+
+const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 503: 'Service Unavailable' };
+
+const SINCE = /^\d{1,16}$/;
+
+export function attachWebSocket(deps: WsEdgeDeps) {
+  const { limits, logger, pipeline } = deps;
+  const now = deps.now ?? Date.now;
+  const connections = new Map<number, ConnectionActor>();
+  let nextKey = 1;
+  let accepting = true;
+
+  const machine = connectionMachine.provide({
+    actors: {
+      authenticate: fromPromise(({ input }: { input: { credential: string } }) => deps.authenticate(input.credential)),
+      replay: fromPromise(({ input }: { input: { user: Principal; since: number; outlet: ConnectionOutlet } }) =>
+        deps.replay(input.user, input.since, input.outlet),
+      ),
+    },
+  });
+
+  function refuseNow(res: uWS.HttpResponse, status: number, message: string): void {
+    res.cork(() => {
+      res
+        .writeStatus(`${status} ${STATUS_TEXT[status] ?? ''}`)
+        .writeHeader('Content-Type', 'application/json')
+        .end(JSON.stringify({ error: message }));
+    });
+  }
+
+  function dispatch(data: SocketData, outlet: SocketOutlet, frame: ClientFrame): void {
+    const user = data.session!.user;
+    if (frame.type === 'AUTH_RESPONSE') {
+      if (isMachineRole(user.role)) {
+        outlet.send(errorFrame('forbidden', 'only human users answer authorization requests', frame.local_id));
+        return;
+      }
+      deps.authResponse(user, frame.payload).catch((err: unknown) => {
+        const error = err instanceof HubError ? err : Errors.unavailable('the answer could not be recorded; send it again');
+        if (!(err instanceof HubError)) logger.error({ err }, 'recording an authorization answer failed');
+        outlet.send(errorFrame(error.kind, error.message, frame.local_id));
+      });
+      return;
+    }
+    pipeline.submit(
+      user,
+      {
+        type: frame.type,
+        payload: frame.payload,
+        target_id: frame.target_id,
+        conversation_id: frame.conversation_id,
+        local_id: frame.local_id,
+        stream_id: 'stream_id' in frame ? frame.stream_id : undefined,
+      },
+      outlet,
+    );
+  }
+
+  deps.uwsApp.ws<SocketData>('/api/ws', {
+    compression: uWS.DISABLED,
+    maxPayloadLength: limits.maxFrameBytes * HARD_LIMIT_FACTOR,
+    // Our own bound (checked after every send) comes first; uWS's is a backstop.
+    maxBackpressure: limits.maxBufferedBytes + limits.maxFrameBytes * HARD_LIMIT_FACTOR,
+    closeOnBackpressureLimit: false,
+    idleTimeout: limits.idleTimeoutSeconds,
+    sendPingsAutomatically: true,
+
+    upgrade(res, req, context) {
+      const key = req.getHeader('sec-websocket-key');
+      const protocol = req.getHeader('sec-websocket-protocol');
+      const extensions = req.getHeader('sec-websocket-extensions');
+      const bearer = /^bearer\s+(\S+)\s*$/i.exec(req.getHeader('authorization'))?.[1];
+      const credential = req.getQuery('token') || bearer || '';
+      const sinceText = req.getQuery('since') ?? '';
+      if (!accepting) return refuseNow(res, 503, 'the hub is shutting down');
+      if (credential === '') return refuseNow(res, 401, 'token is required: connect to /api/ws?token=<JWT or api_token>');
+      if (sinceText !== '' && !SINCE.test(sinceText)) return refuseNow(res, 400, 'since must be a message id (a whole number)');
+      const since = sinceText === '' ? undefined : Number(sinceText);
+
+      let aborted = false;
+      const connKey = nextKey++;
+      const data = {
+        key: connKey,
+        since,
+        rate: new TokenBucket(limits.rateLimit, limits.rateBurst, now),
+        badFrames: new TokenBucket(STRIKES_PER_SECOND, STRIKES_BURST, now),
+        rateStrikes: new TokenBucket(STRIKES_PER_SECOND, STRIKES_BURST, now),
+      } as SocketData;
+      res.onAborted(() => {
+        aborted = true;
+        data.actor.send({ type: 'ABORTED' });
+      });
+      data.actor = createActor(machine, {
+        input: {
+          key: connKey,
+          credential,
+          since,
+          router: deps.router,
+          now,
+          upgrade: {
+            accept(session) {
+              if (aborted) return;
+              data.session = session;
+              res.cork(() => res.upgrade(data, key, protocol, extensions, context));
+            },
+            refuse(status, message) {
+              if (!aborted) refuseNow(res, status, message);
+            },
+          },
+        },
+      });
+      connections.set(connKey, data.actor);
+      data.actor.subscribe({
+        complete: () => connections.delete(connKey),
+        error: (err) => {
+          connections.delete(connKey);
+          logger.error({ err, conn: connKey }, 'connection actor failed');
+          data.outlet?.end(CloseCode.internal, 'internal error');
+        },
+      });
+      data.actor.start();
+    },
+
+    open(ws) {
+      const data = ws.getUserData();
+      const user = data.session!.user;
+      data.outlet = new SocketOutlet(
+        ws,
+        data.key,
+        user,
+        limits.maxBufferedBytes,
+        {
+          slow: () => data.actor.send({ type: 'CLOSE', code: CloseCode.slowConsumer, reason: 'slow consumer: resume with since' }),
+          close: (code, reason) => data.actor.send({ type: 'CLOSE', code, reason }),
+        },
+        data.since !== undefined,
+      );
+      data.actor.send({ type: 'OPENED', outlet: data.outlet });
+      logger.info({ conn: data.key, user: user.username, role: user.role, since: data.since }, 'websocket connected');
+    },
+
+    message(ws, message, isBinary) {
+      const data = ws.getUserData();
+      const outlet = data.outlet;
+      if (!outlet || outlet.closed) return;
+      if (!data.rate.take()) {
+        outlet.send(errorFrame('rate_limited', `more than ${limits.rateLimit} frames per second; slow down`));
+        if (!data.rateStrikes.take()) data.actor.send({ type: 'CLOSE', code: CloseCode.rateLimited, reason: 'rate limit exceeded' });
+        return;
+      }
+      const decoded = decodeFrame(message, isBinary, limits.maxFrameBytes);
+      if (!decoded.ok) {
+        outlet.send(errorFrame(decoded.code, decoded.message, decoded.localId));
+        if (!data.badFrames.take()) data.actor.send({ type: 'CLOSE', code: CloseCode.invalidFrames, reason: 'too many invalid frames' });
+        return;
+      }
+      dispatch(data, outlet, decoded.frame);
+    },
+
+    drain(ws) {
+      ws.getUserData().outlet?.drained();
+    },
+
+    close(ws, code) {
+      const data = ws.getUserData();
+      data.outlet?.markClosed();
+      data.actor.send({ type: 'SOCKET_CLOSED', code });
+      const snapshot = data.actor.getSnapshot();
+      logger.info(
+        { conn: data.key, user: data.session?.user.username, code: snapshot.context.closeCode ?? code, reason: snapshot.context.closeReason },
+        'websocket closed',
+      );
+    },
+  });
+
+  return {
+    /** Live connection actors by key (for inspection and tests). */
+    connections: connections as ReadonlyMap<number, ConnectionActor>,
+    /** Refuses new upgrades from now on (shutdown). */
+    stopAccepting(): void {
+      accepting = false;
+    },
+  };
+}
+export type WsEdge = ReturnType<typeof attachWebSocket>;

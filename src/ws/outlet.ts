@@ -1,0 +1,133 @@
+// The outbound side of one socket: what the router delivers to and what answers the sender (ACK,
+// echo, ERROR). It bounds the socket's outbound buffer: past WS_MAX_BUFFERED_BYTES the socket is
+// cut off as a slow consumer (its frames are stored; it resumes with `since`), so one slow reader
+// never holds memory or delays anyone else. During a resume replay, live frames are held back and
+// sent after it, minus those the replay already sent.
+import type uWS from 'uWebSockets.js';
+import type { ConnectionOutlet } from '../actors/connection.js';
+import { HubError } from '../errors.js';
+import { ackFrame, errorFrame } from '../protocol/frames.js';
+import { isMachineRole } from '../protocol/roles.js';
+import type { Principal } from '../services/directory.js';
+import type { Accepted, MessageInput, Origin } from '../services/pipeline.js';
+
+/** uWS send() result: the frame was dropped because the buffer passed uWS's own limit. */
+const DROPPED = 2;
+
+export interface OutletEvents {
+  /** The buffer passed its bound; the connection must be closed as a slow consumer. */
+  slow(): void;
+  /** The router asks for a close (revocation, shutdown). */
+  close(code: number, reason: string): void;
+}
+
+export class SocketOutlet implements ConnectionOutlet, Origin {
+  private held: Array<{ text: string; id: number | undefined }> | null;
+  private heldBytes = 0;
+  private ended = false;
+  private drainWaiters: Array<() => void> = [];
+  /** Frames sent and cut-offs, for inspection. */
+  sent = 0;
+
+  constructor(
+    private readonly ws: uWS.WebSocket<unknown>,
+    readonly key: number,
+    readonly user: Principal,
+    private readonly maxBufferedBytes: number,
+    private readonly events: OutletEvents,
+    resuming: boolean,
+  ) {
+    this.held = resuming ? [] : null;
+  }
+
+  get closed(): boolean {
+    return this.ended;
+  }
+
+  get bufferedAmount(): number {
+    return this.ended ? 0 : this.ws.getBufferedAmount();
+  }
+
+  deliver(text: string, id?: number): void {
+    if (this.held) {
+      this.held.push({ text, id });
+      this.heldBytes += text.length;
+      if (this.heldBytes > this.maxBufferedBytes) this.cutOff();
+      return;
+    }
+    this.send(text);
+  }
+
+  send(text: string): boolean {
+    if (this.ended) return false;
+    const status = this.ws.send(text, false);
+    this.sent++;
+    if (status === DROPPED || this.ws.getBufferedAmount() > this.maxBufferedBytes) {
+      this.cutOff();
+      return false;
+    }
+    return true;
+  }
+
+  endReplay(lastReplayedId: number): void {
+    const held = this.held ?? [];
+    this.held = null;
+    this.heldBytes = 0;
+    for (const { text, id } of held) if (id === undefined || id > lastReplayedId) this.send(text);
+  }
+
+  whenWritable(): Promise<void> {
+    if (this.ended || this.ws.getBufferedAmount() <= this.maxBufferedBytes / 2) return Promise.resolve();
+    return new Promise((resolve) => this.drainWaiters.push(resolve));
+  }
+
+  /** uWS drain callback. */
+  drained(): void {
+    if (this.ws.getBufferedAmount() > this.maxBufferedBytes / 2) return;
+    this.releaseWaiters();
+  }
+
+  close(code: number, reason: string): void {
+    this.events.close(code, reason);
+  }
+
+  end(code: number, reason: string): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.ws.end(code, reason);
+    this.releaseWaiters();
+  }
+
+  /** uWS close callback: the socket object must not be touched after this. */
+  markClosed(): void {
+    this.ended = true;
+    this.held = null;
+    this.releaseWaiters();
+  }
+
+  // Origin: answers to this socket's own frames.
+  accepted(result: Accepted): void {
+    const localId = result.frame.local_id;
+    if (isMachineRole(this.user.role)) {
+      if (localId !== undefined && result.stored) this.send(ackFrame(localId, result.stored.id, result.frame.timestamp));
+    } else if (result.stored?.duplicate) {
+      // A human's repeat is not delivered again; its own socket still gets the echo it waits for.
+      this.send(result.text);
+    }
+  }
+
+  rejected(error: HubError, input: MessageInput): void {
+    this.send(errorFrame(error.kind, error.message, input.local_id));
+  }
+
+  private cutOff(): void {
+    if (this.ended) return;
+    this.events.slow();
+  }
+
+  private releaseWaiters(): void {
+    const waiters = this.drainWaiters;
+    this.drainWaiters = [];
+    for (const resolve of waiters) resolve();
+  }
+}
