@@ -28,7 +28,7 @@ describeEachDriver('dev mock', (driver) => {
 
   it('inserts a chat row, once per local_id', async () => {
     const agent = await t.createAgent();
-    const body = { sender_username: 'admin', receiver_username: agent.username, content: 'hello agent', local_id: 'l-1', conversation_id: 5 };
+    const body = { sender_username: 'admin', receiver_username: agent.username, content: 'hello agent', local_id: 'l-1' };
     const res = await t.api.post('/api/dev/mock/chat', body, { token: t.adminToken });
     expect(res.status).toBe(201);
     expect(res.body).toEqual({ id: expect.any(Number) });
@@ -37,7 +37,10 @@ describeEachDriver('dev mock', (driver) => {
     expect(again.body).toEqual({ id: res.body.id });
     const rows = await t.hub.store.db.selectFrom('messages').selectAll().where('local_id', '=', 'l-1').execute();
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ type: 'CHAT', sender_id: 1, target_id: agent.id, content: 'hello agent', conversation_id: 5 });
+    expect(rows[0]).toMatchObject({ type: 'CHAT', sender_id: 1, target_id: agent.id, content: 'hello agent' });
+    // Chat between a human and an agent lands in the human's default thread with that agent.
+    const thread = await t.hub.store.db.selectFrom('conversation_threads').selectAll().where('id', '=', rows[0]!.conversation_id!).executeTakeFirstOrThrow();
+    expect(thread).toMatchObject({ owner_user_id: 1, peer_user_id: agent.id, channel_kind: 'agent_direct', is_default: 1 });
     expect(JSON.parse(rows[0]!.payload)).toBe('hello agent');
 
     for (const [payload, status, error] of [
@@ -45,6 +48,7 @@ describeEachDriver('dev mock', (driver) => {
       [{ ...body, receiver_username: 'ghost', local_id: undefined }, 404, 'receiver not found'],
       [{ sender_username: 'admin', receiver_username: agent.username }, 400, 'content is required'],
       [{ ...body, type: 'SYSTEM_LOG' }, 400, 'type must be one of CHAT, AUTH_REQUEST'],
+      [{ ...body, local_id: undefined, conversation_id: 999_999 }, 404, 'conversation 999999 not found'],
     ] as const) {
       const bad = await t.api.post('/api/dev/mock/chat', payload, { token: t.adminToken });
       expect(bad.status, error).toBe(status);

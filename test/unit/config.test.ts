@@ -67,7 +67,7 @@ describe('parseConfig defaults outside production', () => {
   });
 
   it('has WebSocket limits 1048576 / 1000 / 2000 and log level info', () => {
-    expect(config.ws).toEqual({ maxFrameBytes: 1048576, rateLimit: 1000, rateBurst: 2000 });
+    expect(config.ws).toEqual({ maxFrameBytes: 1048576, rateLimit: 1000, rateBurst: 2000, maxBufferedBytes: 4194304, idleTimeoutSeconds: 60 });
     expect(config.logLevel).toBe('info');
   });
 
@@ -227,11 +227,13 @@ describe('parseConfig rejects invalid values, naming the variable', () => {
   });
 
   it('accepts WS_RATE_BURST equal to WS_RATE_LIMIT', () => {
-    expect(parseConfig({ WS_RATE_LIMIT: '50', WS_RATE_BURST: '50' }).ws).toEqual({
-      maxFrameBytes: 1048576,
-      rateLimit: 50,
-      rateBurst: 50,
-    });
+    expect(parseConfig({ WS_RATE_LIMIT: '50', WS_RATE_BURST: '50' }).ws).toMatchObject({ rateLimit: 50, rateBurst: 50 });
+  });
+
+  it('refuses an idle timeout under 8 s and a JWT lifetime over 24 days', () => {
+    expect(problemsOf({ WS_IDLE_TIMEOUT: '4' })).toEqual(['WS_IDLE_TIMEOUT must be at least 8 (seconds)']);
+    expect(problemsOf({ JWT_TOKEN_EXPIRATION: '30d' })).toEqual(['JWT_TOKEN_EXPIRATION must be at most 24 days (24d)']);
+    expect(parseConfig({ JWT_TOKEN_EXPIRATION: '24d', WS_IDLE_TIMEOUT: '8' }).ws.idleTimeoutSeconds).toBe(8);
   });
 
   it('explains a zero WS_RATE_LIMIT correctly', () => {

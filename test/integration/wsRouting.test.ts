@@ -1,0 +1,216 @@
+// WebSocket routing over real sockets (wire.md §5): targeted, broadcast, echo, telemetry to humans,
+// the Butler↔agent monitor, streams, ACK and idempotency, and POST /api/messages delivered live.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describeEachDriver } from '../helpers/db.js';
+import { startTestHub, type TestHub } from '../helpers/hub.js';
+import { connectWs, type Frame, type WsClient } from '../helpers/wsClient.js';
+
+describeEachDriver('websocket routing', (driver) => {
+  let t: TestHub;
+  let open: WsClient[] = [];
+  const connect = async (token: string, query?: Record<string, string | number>) => {
+    const client = await connectWs(t.url, token, query);
+    open.push(client);
+    return client;
+  };
+  /** Proves nothing else is on its way to `client`: a marker sent after reaches it first. */
+  const assertNothingMoreFor = async (client: WsClient, marker: { from: WsClient; to: number }) => {
+    const text = `marker-${Math.random()}`;
+    marker.from.send({ type: 'CHAT', payload: text, target_id: marker.to });
+    await client.nextWhere((f) => f.payload === text, 'the marker');
+    expect(client.pending().filter((f) => f.type !== 'PRESENCE')).toEqual([]);
+  };
+
+  beforeAll(async () => {
+    t = await startTestHub(driver);
+  });
+  afterEach(async () => {
+    await Promise.all(open.map((c) => c.close()));
+    open = [];
+  });
+  afterAll(() => t.stop());
+
+  it('delivers targeted chat to every socket of the target, echoes it to the human sender, and ACKs agents', async () => {
+    const agent = await t.createAgent();
+    const member = await t.createMember();
+    const tab1 = await connect(member.token);
+    const tab2 = await connect(member.token);
+    const a = await connect(agent.api_token);
+
+    a.send({ type: 'CHAT', payload: 'to both tabs', target_id: member.id, local_id: 'a-1', sender_id: 1, sender_name: 'forged', id: 999, timestamp: '2000-01-01T00:00:00.000Z' });
+    const [f1, f2, ack] = await Promise.all([tab1.next('CHAT'), tab2.next('CHAT'), a.next('ACK')]);
+    expect(f1).toEqual(f2);
+    expect(f1).toMatchObject({ type: 'CHAT', payload: 'to both tabs', sender_id: agent.id, sender_name: agent.username, sender_role: 'AGENT', target_id: member.id, local_id: 'a-1' });
+    expect(f1.id).not.toBe(999);
+    expect(f1.timestamp).not.toBe('2000-01-01T00:00:00.000Z');
+    expect(f1.conversation_id).toEqual(expect.any(Number));
+    expect(ack).toEqual({ type: 'ACK', local_id: 'a-1', id: f1.id, timestamp: f1.timestamp });
+
+    tab1.send({ type: 'CHAT', payload: 'reply', target_id: agent.id });
+    const [atAgent, echo1, echo2] = await Promise.all([a.next('CHAT'), tab1.next('CHAT'), tab2.next('CHAT')]);
+    expect(atAgent).toMatchObject({ payload: 'reply', sender_id: member.id, sender_role: 'MEMBER', conversation_id: f1.conversation_id });
+    expect(echo1).toEqual(atAgent);
+    expect(echo2).toEqual(atAgent);
+    // A human sender gets no ACK (the echo confirms); an agent gets no echo of its own chat.
+    await assertNothingMoreFor(a, { from: tab1, to: agent.id });
+    expect(tab1.pending().filter((f) => f.type === 'ACK')).toEqual([]);
+  });
+
+  it('broadcasts untargeted chat to everyone but a machine sender; a human sender gets its echo', async () => {
+    const agent = await t.createAgent();
+    const other = await t.createAgent();
+    const member = await t.createMember();
+    const a = await connect(agent.api_token);
+    const b = await connect(other.api_token);
+    const m = await connect(member.token);
+    const admin = await connect(t.adminToken);
+
+    a.send({ type: 'CHAT', payload: 'hello all' });
+    const got = await Promise.all([b.next('CHAT'), m.next('CHAT'), admin.next('CHAT')]);
+    for (const f of got) expect(f).toMatchObject({ payload: 'hello all', sender_id: agent.id, id: expect.any(Number) });
+    expect(got[0]).not.toHaveProperty('target_id');
+
+    m.send({ type: 'CHAT', payload: 'from a human' });
+    const back = await Promise.all([a.next('CHAT'), b.next('CHAT'), m.next('CHAT'), admin.next('CHAT')]);
+    for (const f of back) expect(f).toMatchObject({ payload: 'from a human', sender_id: member.id });
+    await assertNothingMoreFor(a, { from: m, to: agent.id });
+  });
+
+  it('sends telemetry to human sockets only, stores it and updates presence', async () => {
+    const agent = await t.createAgent();
+    const other = await t.createAgent();
+    const member = await t.createMember();
+    const a = await connect(agent.api_token);
+    const b = await connect(other.api_token);
+    const m = await connect(member.token);
+
+    for (const [type, payload] of [
+      ['SYSTEM_LOG', { level: 'SUCCESS', content: 'deployed' }],
+      ['WEATHER_UPDATE', { location: 'Oslo', temperature_c: -3 }],
+      ['CODE_REVIEW', 'looks fine'],
+      ['SECURITY_ALERT', { severity: 'high', finding: 'secret in repo' }],
+    ] as const) {
+      a.send({ type, payload });
+      const f = await m.next(type);
+      expect(f).toMatchObject({ type, payload, sender_id: agent.id, id: expect.any(Number) });
+    }
+    await assertNothingMoreFor(b, { from: m, to: other.id });
+    const listed = await t.api.get(`/api/messages?agent_id=${agent.username}`, { token: member.token });
+    expect(listed.body.map((x: { type: string }) => x.type)).toEqual(['SECURITY_ALERT', 'CODE_REVIEW', 'WEATHER_UPDATE', 'SYSTEM_LOG']);
+    const status = await t.api.get('/api/users/agents/status', { token: member.token });
+    expect(status.body.find((s: { id: number }) => s.id === agent.id)).toMatchObject({ online: true, status: 'ONLINE', last_report: 'deployed' });
+  });
+
+  it('copies Butler↔agent chat to admins as BUTLER_AGENT_MESSAGE, never to members', async () => {
+    const agent = await t.createAgent();
+    const member = await t.createMember();
+    const a = await connect(agent.api_token);
+    const m = await connect(member.token);
+    const admin = await connect(t.adminToken);
+
+    a.send({ type: 'CHAT', payload: 'report for Butler', target_id: 2, local_id: 'to-butler' });
+    const ack = await a.next('ACK');
+    const copy = await admin.next('BUTLER_AGENT_MESSAGE');
+    expect(copy).toMatchObject({
+      type: 'BUTLER_AGENT_MESSAGE',
+      id: ack.id,
+      payload: { agent_id: agent.id, type: 'CHAT', sender_id: agent.id, sender_role: 'AGENT', sender_name: agent.username, payload: 'report for Butler', id: ack.id },
+    });
+    // Not a thread between a human and a machine: no conversation.
+    expect(copy).not.toHaveProperty('conversation_id');
+    await assertNothingMoreFor(m, { from: a, to: member.id });
+    expect(admin.pending().filter((f) => f.type === 'CHAT')).toEqual([]);
+  });
+
+  it('relays stream chunks unstored, in order, then stores the final CHAT with its stream_id', async () => {
+    const agent = await t.createAgent();
+    const member = await t.createMember();
+    const a = await connect(agent.api_token);
+    const m = await connect(member.token);
+
+    for (const chunk of ['Hel', 'lo ', 'world']) a.send({ type: 'CHAT_STREAM', payload: chunk, target_id: member.id, stream_id: 's-1' });
+    a.send({ type: 'CHAT', payload: 'Hello world', target_id: member.id, stream_id: 's-1', local_id: 'final' });
+    a.send({ type: 'CHAT_STREAM_END', target_id: member.id, stream_id: 's-1' });
+    const end = await m.next('CHAT_STREAM_END');
+    const frames = m.received.filter((f) => f.stream_id === 's-1');
+    expect(frames.map((f) => [f.type, f.payload])).toEqual([
+      ['CHAT_STREAM', 'Hel'],
+      ['CHAT_STREAM', 'lo '],
+      ['CHAT_STREAM', 'world'],
+      ['CHAT', 'Hello world'],
+      ['CHAT_STREAM_END', ''],
+    ]);
+    expect(frames.filter((f) => f.type !== 'CHAT').every((f) => f.id === undefined)).toBe(true);
+    const conversation = frames[3]!.conversation_id;
+    expect(frames.every((f) => f.conversation_id === conversation)).toBe(true);
+    expect(end.conversation_id).toEqual(expect.any(Number));
+
+    const history = await t.api.get(`/api/chat/history/${agent.id}`, { token: member.token });
+    expect(history.body.map((r: Frame) => [r.type, r.payload, r.stream_id])).toEqual([['CHAT', 'Hello world', 's-1']]);
+  });
+
+  it('stores a repeated local_id once: the agent gets the same ACK, the target one frame', async () => {
+    const agent = await t.createAgent();
+    const member = await t.createMember();
+    const a = await connect(agent.api_token);
+    const m = await connect(member.token);
+
+    a.send({ type: 'CHAT', payload: 'once', target_id: member.id, local_id: 'dup' });
+    a.send({ type: 'CHAT', payload: 'once', target_id: member.id, local_id: 'dup' });
+    const [first, second] = [await a.next('ACK'), await a.next('ACK')];
+    expect(second).toEqual(first);
+    a.send({ type: 'CHAT', payload: 'once', target_id: member.id, local_id: 'dup' });
+    expect(await a.next('ACK')).toEqual(first);
+    await m.next('CHAT');
+    await assertNothingMoreFor(m, { from: a, to: member.id });
+    const rows = await t.hub.store.db.selectFrom('messages').select('id').where('sender_id', '=', agent.id).where('local_id', '=', 'dup').execute();
+    expect(rows).toEqual([{ id: first.id }]);
+
+    // A human's repeat is echoed again to its own socket only, with the original id.
+    m.send({ type: 'CHAT', payload: 'human once', target_id: agent.id, local_id: 'h-dup' });
+    const echo = await m.next('CHAT');
+    await a.next('CHAT');
+    m.send({ type: 'CHAT', payload: 'human once', target_id: agent.id, local_id: 'h-dup' });
+    expect(await m.next('CHAT')).toEqual(echo);
+    await assertNothingMoreFor(a, { from: m, to: agent.id });
+  });
+
+  it('delivers POST /api/messages live like the same frame', async () => {
+    const agent = await t.createAgent();
+    const member = await t.createMember();
+    const m = await connect(member.token);
+    const res = await t.api.post('/api/messages', { type: 'SYSTEM_LOG', payload: { level: 'WARNING', content: 'disk 91%' } }, { token: agent.api_token });
+    expect(res.status).toBe(201);
+    const f = await m.next('SYSTEM_LOG');
+    expect(f).toMatchObject({ id: res.body.id, sender_id: agent.id, payload: { level: 'WARNING', content: 'disk 91%' }, timestamp: res.body.timestamp });
+  });
+
+  describe('threads', () => {
+    it('puts chat in the default thread unless the frame names one of the pair, and refuses others', async () => {
+      const agent = await t.createAgent();
+      const member = await t.createMember();
+      const stranger = await t.createMember();
+      const a = await connect(agent.api_token);
+      const m = await connect(member.token);
+
+      const created = await t.api.post('/api/chat/threads', { peer_id: agent.id, title: 'Deploy' }, { token: member.token });
+      expect(created.status).toBe(201);
+      m.send({ type: 'CHAT', payload: 'in Deploy', target_id: agent.id, conversation_id: created.body.id });
+      await m.next('CHAT'); // the echo
+      expect(await a.next('CHAT')).toMatchObject({ payload: 'in Deploy', conversation_id: created.body.id });
+      a.send({ type: 'CHAT', payload: 'answer in Deploy', target_id: member.id, conversation_id: created.body.id, local_id: 'd1' });
+      expect(await m.next('CHAT')).toMatchObject({ payload: 'answer in Deploy', conversation_id: created.body.id });
+      const inThread = await t.api.get(`/api/chat/threads/${created.body.id}/messages`, { token: member.token });
+      expect(inThread.body.map((r: Frame) => r.payload)).toEqual(['in Deploy', 'answer in Deploy']);
+
+      const foreign = await t.api.post('/api/chat/threads', { peer_id: agent.id }, { token: stranger.token });
+      a.send({ type: 'CHAT', payload: 'wrong thread', target_id: member.id, conversation_id: foreign.body.id, local_id: 'bad-thread' });
+      const error = await a.next('ERROR');
+      expect(error).toEqual({ type: 'ERROR', local_id: 'bad-thread', payload: { code: 'bad_request', message: expect.stringContaining(`conversation ${foreign.body.id}`) } });
+      a.send({ type: 'CHAT', payload: 'no such thread', target_id: member.id, conversation_id: 987654, local_id: 'gone' });
+      expect(await a.next('ERROR')).toMatchObject({ local_id: 'gone', payload: { code: 'not_found', message: 'conversation 987654 not found' } });
+      const stored = await t.hub.store.db.selectFrom('messages').select('id').where('content', 'in', ['wrong thread', 'no such thread']).execute();
+      expect(stored).toEqual([]);
+    });
+  });
+});
