@@ -13,12 +13,14 @@ export type ClientFrameType = (typeof ClientFrameTypes)[number];
 export const ServerOnlyFrameTypes = ['ERROR', 'ACK', 'PRESENCE', 'AUTH_REQUEST', 'AUTH_STATUS_UPDATE', 'BUTLER_AGENT_MESSAGE'] as const;
 
 const positiveId = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/;
 // Ids chosen by clients: printable, so they can be stored and logged as they are.
 const token = z
   .string()
   .min(1)
   .max(128)
-  .regex(/^[^\u0000-\u001f\u007f]+$/, 'must not contain control characters');
+  .refine((v) => !CONTROL.test(v), 'must not contain control characters');
 /** Fields every client frame may carry besides its type and payload. */
 const envelope = {
   local_id: token.optional(),
