@@ -1,0 +1,106 @@
+// Resume with `?since=<id>`: stored frames addressed or broadcast to the user are replayed in order
+// by the live routing rules, then live frames follow with no gap and no duplicate, also while
+// messages keep arriving during the replay.
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { describeEachDriver } from '../helpers/db.js';
+import { startTestHub, type TestHub } from '../helpers/hub.js';
+import { connectWs, type Frame, type WsClient } from '../helpers/wsClient.js';
+
+describeEachDriver('websocket resume', (driver) => {
+  let t: TestHub;
+  let open: WsClient[] = [];
+  const connect = async (token: string, query?: Record<string, string | number>) => {
+    const client = await connectWs(t.url, token, query);
+    open.push(client);
+    return client;
+  };
+  const ids = (frames: Frame[]) => frames.filter((f) => f.id !== undefined).map((f) => f.id!);
+  const lastId = async () => Number((await t.hub.store.db.selectFrom('messages').select((eb) => eb.fn.max('id').as('m')).executeTakeFirstOrThrow()).m ?? 0);
+
+  beforeAll(async () => {
+    t = await startTestHub(driver);
+  });
+  afterEach(async () => {
+    await Promise.all(open.map((c) => c.close()));
+    open = [];
+  });
+  afterAll(() => t.stop());
+
+  it('replays what a user missed, by the routing rules, in order', async () => {
+    const agent = await t.createAgent();
+    const other = await t.createAgent();
+    const member = await t.createMember();
+    const bystander = await t.createMember();
+    const since = await lastId();
+    const a = await connect(agent.api_token);
+    const o = await connect(other.api_token);
+    a.send({ type: 'CHAT', payload: 'to member', target_id: member.id, local_id: '1' });
+    a.send({ type: 'CHAT', payload: 'to bystander', target_id: bystander.id, local_id: '2' });
+    a.send({ type: 'SYSTEM_LOG', payload: { level: 'INFO', content: 'telemetry' }, local_id: '3' });
+    a.send({ type: 'CHAT', payload: 'broadcast by agent', local_id: '4' });
+    a.send({ type: 'CHAT', payload: 'agent to Butler', target_id: 2, local_id: '5' });
+    o.send({ type: 'CHAT', payload: 'to agent', target_id: agent.id, local_id: '6' });
+    for (let i = 0; i < 5; i++) await a.next('ACK');
+    await o.next('ACK');
+
+    const m = await connect(member.token, { since });
+    await m.nextWhere((f) => f.payload === 'broadcast by agent', 'the last replayed frame');
+    expect(m.received.filter((f) => f.type !== 'PRESENCE').map((f) => [f.type, f.payload])).toEqual([
+      ['CHAT', 'to member'],
+      ['SYSTEM_LOG', { level: 'INFO', content: 'telemetry' }],
+      ['CHAT', 'broadcast by agent'],
+    ]);
+
+    const admin = await connect(t.adminToken, { since });
+    await admin.next('BUTLER_AGENT_MESSAGE');
+    expect(admin.received.filter((f) => f.type !== 'PRESENCE').map((f) => [f.type, f.payload.content ?? f.payload.payload ?? f.payload])).toEqual([
+      ['SYSTEM_LOG', 'telemetry'],
+      ['CHAT', 'broadcast by agent'],
+      ['BUTLER_AGENT_MESSAGE', 'agent to Butler'],
+    ]);
+
+    // The agent: targeted chat to it, not its own broadcast, no telemetry.
+    const a2 = await connect(agent.api_token, { since });
+    await a2.nextWhere((f) => f.payload === 'to agent', 'the chat to the agent');
+    expect(a2.received.filter((f) => f.type !== 'PRESENCE').map((f) => f.payload)).toEqual(['to agent']);
+    expect(ids(m.received)).toEqual([...ids(m.received)].sort((x, y) => x - y));
+  });
+
+  it('has no gap and no duplicate when messages race the replay', async () => {
+    const agent = await t.createAgent();
+    const member = await t.createMember();
+    const since = await lastId();
+    const a = await connect(agent.api_token);
+    // Enough history that the replay takes several pages.
+    const backlog = 1500;
+    for (let i = 0; i < backlog; i++) a.send({ type: 'CHAT', payload: `old ${i}`, target_id: member.id, local_id: `old-${i}` });
+    await a.nextWhere((f) => f.type === 'ACK' && f.local_id === `old-${backlog - 1}`, 'the last backlog ACK', 20_000);
+
+    // Keep sending while the member reconnects and replays.
+    const racing = 400;
+    let sent = 0;
+    const sendSome = () => {
+      for (let i = 0; i < 20 && sent < racing; i++, sent++) a.send({ type: 'CHAT', payload: `new ${sent}`, target_id: member.id, local_id: `new-${sent}` });
+      if (sent < racing) setImmediate(sendSome);
+    };
+    sendSome();
+    const m = await connect(member.token, { since });
+    await m.nextWhere((f) => f.payload === `new ${racing - 1}`, 'the last racing message', 20_000);
+
+    const got = ids(m.received.filter((f) => f.type === 'CHAT'));
+    const stored = (await t.hub.store.db.selectFrom('messages').select('id').where('target_id', '=', member.id).where('id', '>', since).orderBy('id').execute()).map((r) => r.id);
+    expect(stored).toHaveLength(backlog + racing);
+    expect(got).toEqual(stored);
+  });
+
+  it('replays nothing for a since at or past the newest id, then goes live', async () => {
+    const agent = await t.createAgent();
+    const member = await t.createMember();
+    const m = await connect(member.token, { since: (await lastId()) + 1000 });
+    const a = await connect(agent.api_token);
+    a.send({ type: 'CHAT', payload: 'live', target_id: member.id });
+    const live = await m.next('CHAT');
+    expect(live.payload).toBe('live');
+    expect(m.received.filter((f) => f.type === 'CHAT')).toHaveLength(1);
+  });
+});
