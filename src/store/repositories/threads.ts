@@ -1,5 +1,5 @@
 // Conversation threads: a human's conversations with one machine peer.
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { ChannelKind } from '../../protocol/threads.js';
 import { defaultThreadTitle } from '../../protocol/threads.js';
 import type { Database, ThreadRow } from '../schema.js';
@@ -38,7 +38,8 @@ export function createThreadsRepo(db: Kysely<Database>) {
           created_at: now,
           updated_at: now,
         })
-        .onConflict((oc) => oc.columns(['owner_user_id', 'peer_user_id', 'channel_kind']).where('is_default', '=', 1).doNothing())
+        // The target's WHERE must repeat the partial index's own literal: SQLite cannot match `is_default = ?`.
+        .onConflict((oc) => oc.columns(['owner_user_id', 'peer_user_id', 'channel_kind']).where('is_default', '=', sql.lit(1)).doNothing())
         .execute();
       const row = await findDefault(ownerId, peer.id, kind);
       if (!row) throw new Error(`default thread of ${ownerId}/${peer.id}/${kind} vanished after creation`);
