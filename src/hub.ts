@@ -10,6 +10,7 @@ import { createAgentsService } from './services/agents.js';
 import { createTokenVault } from './services/agentTokens.js';
 import { createAuthService } from './services/auth.js';
 import { bootstrap } from './services/bootstrap.js';
+import { createChatService } from './services/chat.js';
 import { systemClock, type Clock } from './services/clock.js';
 import { createDevMockService } from './services/devMock.js';
 import { createJwtIssuer } from './services/jwt.js';
@@ -21,8 +22,10 @@ import { developmentSecret } from './services/secrets.js';
 import { createUsersService } from './services/users.js';
 import { openStore, type Store } from './store/db.js';
 import { migrate } from './store/migrate.js';
+import { createChatRepo } from './store/repositories/chat.js';
 import { createCredentialsRepo } from './store/repositories/credentials.js';
 import { createMessagesRepo } from './store/repositories/messages.js';
+import { createThreadsRepo } from './store/repositories/threads.js';
 import { createUsersRepo } from './store/repositories/users.js';
 
 export interface HubOptions {
@@ -81,6 +84,7 @@ function createServices(store: Store, options: HubOptions, clock: Clock, jwtSecr
     agents: createAgentsService({ db, users, credentials, vault, clock }),
     messages: createMessagesService({ messages, users, clock }),
     devMock: createDevMockService({ store, users, messages, clock, reinitialise: initialise }),
+    chat: createChatService({ users, threads: createThreadsRepo(db), chat: createChatRepo(db), clock }),
   };
   return { services, presence, initialise };
 }

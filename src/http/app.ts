@@ -7,6 +7,7 @@ import express from 'ultimate-express';
 import { Errors } from '../errors.js';
 import type { AgentsService } from '../services/agents.js';
 import type { AuthService } from '../services/auth.js';
+import type { ChatService } from '../services/chat.js';
 import type { DevMockService } from '../services/devMock.js';
 import type { MessagesService } from '../services/messages.js';
 import type { UsersService } from '../services/users.js';
@@ -17,6 +18,7 @@ import type { RequestGate } from './requestGate.js';
 import { requestLog } from './requestLog.js';
 import { agentRoutes } from './routes/agents.js';
 import { authRoutes } from './routes/auth.js';
+import { chatRoutes } from './routes/chat.js';
 import { devMockRoutes } from './routes/devMock.js';
 import { messageRoutes } from './routes/messages.js';
 import { systemRoutes } from './routes/system.js';
@@ -35,6 +37,7 @@ export interface AppDeps {
     agents: AgentsService;
     messages: MessagesService;
     devMock: DevMockService;
+    chat: ChatService;
   };
 }
 
@@ -65,6 +68,7 @@ export function createApp(deps: AppDeps) {
   agentRoutes(app, { access, agents: services.agents });
   userRoutes(app, { access, users: services.users });
   messageRoutes(app, { access, messages: services.messages });
+  chatRoutes(app, { access, chat: services.chat });
   devMockRoutes(app, { access, devMock: services.devMock, agents: services.agents });
 
   app.use((_req, _res, next) => next(Errors.routeNotFound()));

