@@ -2,7 +2,11 @@
 // and the reverse on stop. main.ts runs it for real; tests run it in-process on port 0.
 import type { Logger } from 'pino';
 import uWS from 'uWebSockets.js';
+import { createActor } from 'xstate';
+import type { ConnectionActor } from './actors/connection.js';
+import { routerMachine } from './actors/router.js';
 import type { Config } from './config.js';
+import { Errors } from './errors.js';
 import { createApp } from './http/app.js';
 import { createRequestGate } from './http/requestGate.js';
 import { listen } from './server.js';
@@ -13,11 +17,15 @@ import { bootstrap } from './services/bootstrap.js';
 import { createChatService } from './services/chat.js';
 import { systemClock, type Clock } from './services/clock.js';
 import { createDevMockService } from './services/devMock.js';
+import { createDirectory } from './services/directory.js';
 import { createJwtIssuer } from './services/jwt.js';
 import { createLoginThrottle } from './services/loginThrottle.js';
 import { createMessagesService } from './services/messages.js';
+import { createLiveSessions } from './services/liveSessions.js';
 import { createPasswordHasher } from './services/passwords.js';
+import { createPipeline, type Pipeline } from './services/pipeline.js';
 import { createPresenceService } from './services/presence.js';
+import { createReplay } from './services/replay.js';
 import { developmentSecret } from './services/secrets.js';
 import { createUsersService } from './services/users.js';
 import { openStore, type Store } from './store/db.js';
@@ -27,6 +35,9 @@ import { createCredentialsRepo } from './store/repositories/credentials.js';
 import { createMessagesRepo } from './store/repositories/messages.js';
 import { createThreadsRepo } from './store/repositories/threads.js';
 import { createUsersRepo } from './store/repositories/users.js';
+import { attachWebSocket } from './ws/edge.js';
+
+type RouterActor = ReturnType<typeof createActor<typeof routerMachine>>;
 
 export interface HubOptions {
   config: Config;
@@ -41,6 +52,12 @@ export interface HubOptions {
 export interface Hub {
   readonly port: number;
   readonly store: Store;
+  /** The router actor (systemId 'router'): its snapshot shows the address table. */
+  readonly router: RouterActor;
+  /** The persist-then-deliver pipeline (its `drain()` waits for everything queued). */
+  readonly pipeline: Pipeline;
+  /** Live connection actors by connection number. */
+  readonly connections: ReadonlyMap<number, ConnectionActor>;
   /** HTTP requests being served right now. */
   inFlightRequests(): number;
   stop(): Promise<void>;
@@ -49,8 +66,38 @@ export interface Hub {
 /** How long shutdown waits for requests in flight before it closes connections anyway. */
 const DRAIN_TIMEOUT_MS = 10_000;
 
+/** The live side: router, pipeline and what services use to reach open sockets. */
+function createLive(store: Store, options: HubOptions, clock: Clock) {
+  const { logger } = options;
+  const users = createUsersRepo(store.db);
+  const directory = createDirectory({ users });
+  // The pipeline delivers through the router, and the router reports presence to the pipeline;
+  // neither calls the other before both exist.
+  const pipeline = createPipeline({
+    store,
+    threads: createThreadsRepo(store.db),
+    directory,
+    clock,
+    logger,
+    deliver: (deliveries) => router.send({ type: 'DELIVER', deliveries }),
+  });
+  const router = createActor(routerMachine, {
+    systemId: 'router',
+    input: {
+      presence: {
+        online: (user) => pipeline.presence(user.id, { status: 'ONLINE', online: 1, last_seen_at: clock(), last_report: 'websocket_connected' }),
+        offline: (user) => pipeline.presence(user.id, { status: 'OFFLINE', online: 0, last_seen_at: clock(), last_report: 'websocket_disconnected' }),
+      },
+    },
+  });
+  router.subscribe({ error: (err) => logger.fatal({ err }, 'the router actor failed') });
+  router.start();
+  return { router, pipeline, directory, sessions: createLiveSessions(router, directory) };
+}
+type Live = ReturnType<typeof createLive>;
+
 /** Repositories and services over one store; `initialise` bootstraps an empty database. */
-function createServices(store: Store, options: HubOptions, clock: Clock, jwtSecret: string) {
+function createServices(store: Store, options: HubOptions, clock: Clock, jwtSecret: string, live: Live) {
   const { config, logger } = options;
   const db = store.db;
   const users = createUsersRepo(db);
@@ -68,7 +115,7 @@ function createServices(store: Store, options: HubOptions, clock: Clock, jwtSecr
     await presence.hubStarted();
   };
 
-  const usersService = createUsersService({ db, users, credentials, passwords, clock });
+  const usersService = createUsersService({ db, users, credentials, passwords, clock, sessions: live.sessions });
   const services = {
     users: usersService,
     auth: createAuthService({
@@ -81,12 +128,18 @@ function createServices(store: Store, options: HubOptions, clock: Clock, jwtSecr
       throttle: createLoginThrottle({ maxFailures: config.auth.loginMaxFailures, windowSeconds: config.auth.loginFailureWindowSeconds }),
       allowSelfRegistration: config.auth.allowSelfRegistration,
     }),
-    agents: createAgentsService({ db, users, credentials, vault, clock }),
-    messages: createMessagesService({ messages, users, clock }),
-    devMock: createDevMockService({ store, users, messages, clock, reinitialise: initialise }),
+    agents: createAgentsService({ db, users, credentials, vault, clock, sessions: live.sessions }),
+    messages: createMessagesService({ messages, users, pipeline: live.pipeline }),
+    devMock: createDevMockService({
+      store,
+      users,
+      pipeline: live.pipeline,
+      sessions: live.sessions,
+      reinitialise: initialise,
+    }),
     chat: createChatService({ users, threads: createThreadsRepo(db), chat: createChatRepo(db), clock }),
   };
-  return { services, presence, initialise };
+  return { services, presence, initialise, replay: createReplay({ messages }) };
 }
 
 export async function startHub(options: HubOptions): Promise<Hub> {
@@ -96,12 +149,27 @@ export async function startHub(options: HubOptions): Promise<Hub> {
 
   const store = openStore(config.db);
   const uwsApp = uWS.App();
+  let live: Live | undefined;
   try {
     const applied = await migrate(store, { dir: options.migrationsDir, logger });
     logger.info({ driver: store.driver, applied: applied.length }, 'store ready');
-    const { services, presence, initialise } = createServices(store, options, clock, jwtSecret);
+    live = createLive(store, options, clock);
+    const { services, presence, initialise, replay } = createServices(store, options, clock, jwtSecret, live);
     await initialise();
 
+    const ws = attachWebSocket({
+      uwsApp,
+      limits: config.ws,
+      logger,
+      router: live.router,
+      pipeline: live.pipeline,
+      authenticate: (credential) => services.auth.session(credential),
+      replay,
+      // Authorization requests come with Butler; until one exists, no action id is known.
+      authResponse: async () => {
+        throw Errors.notFound('authorization request');
+      },
+    });
     const gate = createRequestGate();
     const app = createApp({
       uwsApp,
@@ -113,28 +181,37 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       services,
     });
     const listener = await listen(app, config.server.host, config.server.port);
+    const { router, pipeline } = live;
 
     let stopping: Promise<void> | undefined;
     const stop = async () => {
-      // Fixed order: stop accepting → let requests in flight finish → record the hub's own presence
-      // → close connections → close the store.
+      // Fixed order: stop accepting → close sockets (1001) → let requests in flight finish → commit
+      // everything queued → record the hub's own presence → close connections → close the store.
       listener.stopAccepting();
+      ws.stopAccepting();
+      router.send({ type: 'SHUTDOWN' });
       if (!(await gate.close(options.drainTimeoutMs ?? DRAIN_TIMEOUT_MS))) {
         logger.warn({ inFlight: gate.inFlight }, 'requests still in flight after the drain timeout; closing anyway');
       }
+      await pipeline.drain();
       await presence.hubStopping().catch((err: unknown) => logger.warn({ err }, 'could not record Butler going offline'));
       // uWS flushes a corked response when the current callback returns; close only after that.
       await new Promise((resolve) => setImmediate(resolve));
       uwsApp.close();
+      router.stop();
       await store.close();
     };
     return {
       port: listener.port,
       store,
+      router,
+      pipeline,
+      connections: ws.connections,
       inFlightRequests: () => gate.inFlight,
       stop: () => (stopping ??= stop()),
     };
   } catch (err) {
+    live?.router.stop();
     uwsApp.close();
     await store.close().catch(() => undefined);
     throw err;

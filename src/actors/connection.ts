@@ -26,6 +26,8 @@ export interface UpgradePort {
 export interface ConnectionOutlet extends Endpoint {
   /** Sends now, bypassing the hold of a replay; false when the socket is gone or was cut off. */
   send(text: string): boolean;
+  /** True while the outbound buffer is too full to add more without waiting. */
+  readonly congested: boolean;
   /** Resolves when the socket's outbound buffer has room again (or it closed). */
   whenWritable(): Promise<void>;
   readonly closed: boolean;
@@ -92,7 +94,9 @@ export const connectionMachine = setup({
   guards: {
     authenticated: (_, session: Session | undefined) => session !== undefined,
     resuming: ({ context }) => context.since !== undefined,
-    expired: ({ context }) => context.expiresAt !== undefined && context.now() >= context.expiresAt,
+    // Only whether there is an expiry: the timer measures the lifetime on a monotonic clock, so a
+    // wall clock stepped back must not keep an expired session open.
+    expires: ({ context }) => context.expiresAt !== undefined,
   },
   delays: {
     sessionExpiry: ({ context }) => (context.expiresAt === undefined ? MAX_DELAY : Math.min(MAX_DELAY, Math.max(0, context.expiresAt - context.now()))),
@@ -163,7 +167,7 @@ export const connectionMachine = setup({
       after: {
         // Config caps JWT lifetimes below setTimeout's ceiling, so one timer covers the session.
         sessionExpiry: {
-          guard: 'expired',
+          guard: 'expires',
           target: 'closing',
           actions: assign({ closeCode: CloseCode.tokenExpired, closeReason: 'session expired; log in again' }),
         },

@@ -20,9 +20,11 @@ export function createReplay(deps: { messages: MessagesRepo; pageSize?: number }
         const audience = audienceOf(row);
         if (reaches(audience, row.sender_id, user)) outlet.send(JSON.stringify(toMessageFrame(source)));
         if (audience.monitor && user.role === 'ADMIN') outlet.send(monitorFrame(source));
+        if (outlet.closed) return cursor;
+        // The replay goes at the reader's pace: a long absence must not fill the hub's memory.
+        if (outlet.congested) await outlet.whenWritable();
       }
-      if (rows.length < pageSize || outlet.closed) return cursor;
-      await outlet.whenWritable();
+      if (rows.length < pageSize) return cursor;
     }
   };
 }

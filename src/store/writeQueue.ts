@@ -42,7 +42,11 @@ export function createWriteQueue<T>(options: WriteQueueOptions<T>): WriteQueue<T
       try {
         await options.flush(items);
       } catch (err) {
-        options.onFlushError(err, items);
+        try {
+          options.onFlushError(err, items);
+        } catch {
+          // The error handler failed too; the queue must keep flushing whatever comes next.
+        }
       }
     }
     running = false;

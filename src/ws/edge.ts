@@ -54,6 +54,9 @@ const STRIKES_BURST = 20;
 const STRIKES_PER_SECOND = 1;
 /** uWS itself refuses frames above this many times WS_MAX_FRAME_BYTES (close 1009), so it never buffers more. */
 const HARD_LIMIT_FACTOR = 2;
+/** A socket may hold up to this many times WS_MAX_BUFFERED_BYTES briefly, and the bound itself for the grace period. */
+const BURST_FACTOR = 4;
+const SLOW_CONSUMER_GRACE_MS = 3000;
 
 const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 503: 'Service Unavailable' };
 
@@ -115,8 +118,8 @@ export function attachWebSocket(deps: WsEdgeDeps) {
   deps.uwsApp.ws<SocketData>('/api/ws', {
     compression: uWS.DISABLED,
     maxPayloadLength: limits.maxFrameBytes * HARD_LIMIT_FACTOR,
-    // Our own bound (checked after every send) comes first; uWS's is a backstop.
-    maxBackpressure: limits.maxBufferedBytes + limits.maxFrameBytes * HARD_LIMIT_FACTOR,
+    // Our own bounds (checked after every send) come first; uWS's is a backstop.
+    maxBackpressure: limits.maxBufferedBytes * BURST_FACTOR + limits.maxFrameBytes * HARD_LIMIT_FACTOR,
     closeOnBackpressureLimit: false,
     idleTimeout: limits.idleTimeoutSeconds,
     sendPingsAutomatically: true,
@@ -184,7 +187,7 @@ export function attachWebSocket(deps: WsEdgeDeps) {
         ws,
         data.key,
         user,
-        limits.maxBufferedBytes,
+        { softBytes: limits.maxBufferedBytes, hardBytes: limits.maxBufferedBytes * BURST_FACTOR, graceMs: SLOW_CONSUMER_GRACE_MS },
         {
           slow: () => data.actor.send({ type: 'CLOSE', code: CloseCode.slowConsumer, reason: 'slow consumer: resume with since' }),
           close: (code, reason) => data.actor.send({ type: 'CLOSE', code, reason }),

@@ -1,11 +1,12 @@
 // The outbound side of one socket: what the router delivers to and what answers the sender (ACK,
-// echo, ERROR). It bounds the socket's outbound buffer: past WS_MAX_BUFFERED_BYTES the socket is
-// cut off as a slow consumer (its frames are stored; it resumes with `since`), so one slow reader
-// never holds memory or delays anyone else. During a resume replay, live frames are held back and
+// echo, ERROR). It bounds the socket's outbound buffer: a socket that stays above the soft bound
+// (WS_MAX_BUFFERED_BYTES) for the grace period, or passes the hard bound at any moment, is cut off
+// as a slow consumer (its frames are stored; it resumes with `since`), so one slow reader never
+// holds memory or delays anyone else. The grace lets a healthy reader absorb one large batch. During a resume replay, live frames are held back and
 // sent after it, minus those the replay already sent.
 import type uWS from 'uWebSockets.js';
 import type { ConnectionOutlet } from '../actors/connection.js';
-import { HubError } from '../errors.js';
+import type { HubError } from '../errors.js';
 import { ackFrame, errorFrame } from '../protocol/frames.js';
 import { isMachineRole } from '../protocol/roles.js';
 import type { Principal } from '../services/directory.js';
@@ -21,10 +22,19 @@ export interface OutletEvents {
   close(code: number, reason: string): void;
 }
 
+export interface BufferBounds {
+  /** Bytes a socket may keep queued for longer than `graceMs`. */
+  softBytes: number;
+  /** Bytes a socket may never exceed. */
+  hardBytes: number;
+  graceMs: number;
+}
+
 export class SocketOutlet implements ConnectionOutlet, Origin {
   private held: Array<{ text: string; id: number | undefined }> | null;
   private heldBytes = 0;
   private ended = false;
+  private slowTimer: NodeJS.Timeout | undefined;
   private drainWaiters: Array<() => void> = [];
   /** Frames sent and cut-offs, for inspection. */
   sent = 0;
@@ -33,7 +43,7 @@ export class SocketOutlet implements ConnectionOutlet, Origin {
     private readonly ws: uWS.WebSocket<unknown>,
     readonly key: number,
     readonly user: Principal,
-    private readonly maxBufferedBytes: number,
+    private readonly bounds: BufferBounds,
     private readonly events: OutletEvents,
     resuming: boolean,
   ) {
@@ -52,7 +62,7 @@ export class SocketOutlet implements ConnectionOutlet, Origin {
     if (this.held) {
       this.held.push({ text, id });
       this.heldBytes += text.length;
-      if (this.heldBytes > this.maxBufferedBytes) this.cutOff();
+      if (this.heldBytes > this.bounds.hardBytes) this.cutOff();
       return;
     }
     this.send(text);
@@ -62,9 +72,17 @@ export class SocketOutlet implements ConnectionOutlet, Origin {
     if (this.ended) return false;
     const status = this.ws.send(text, false);
     this.sent++;
-    if (status === DROPPED || this.ws.getBufferedAmount() > this.maxBufferedBytes) {
+    const buffered = this.ws.getBufferedAmount();
+    if (status === DROPPED || buffered > this.bounds.hardBytes) {
       this.cutOff();
       return false;
+    }
+    if (buffered > this.bounds.softBytes && !this.slowTimer) {
+      this.slowTimer = setTimeout(() => {
+        this.slowTimer = undefined;
+        if (!this.ended && this.ws.getBufferedAmount() > this.bounds.softBytes) this.cutOff();
+      }, this.bounds.graceMs);
+      this.slowTimer.unref();
     }
     return true;
   }
@@ -76,15 +94,20 @@ export class SocketOutlet implements ConnectionOutlet, Origin {
     for (const { text, id } of held) if (id === undefined || id > lastReplayedId) this.send(text);
   }
 
+  get congested(): boolean {
+    return !this.ended && this.ws.getBufferedAmount() > this.bounds.softBytes / 2;
+  }
+
   whenWritable(): Promise<void> {
-    if (this.ended || this.ws.getBufferedAmount() <= this.maxBufferedBytes / 2) return Promise.resolve();
+    if (!this.congested) return Promise.resolve();
     return new Promise((resolve) => this.drainWaiters.push(resolve));
   }
 
   /** uWS drain callback. */
   drained(): void {
-    if (this.ws.getBufferedAmount() > this.maxBufferedBytes / 2) return;
-    this.releaseWaiters();
+    const buffered = this.ws.getBufferedAmount();
+    if (buffered <= this.bounds.softBytes) this.stopSlowTimer();
+    if (buffered <= this.bounds.softBytes / 2) this.releaseWaiters();
   }
 
   close(code: number, reason: string): void {
@@ -95,6 +118,7 @@ export class SocketOutlet implements ConnectionOutlet, Origin {
     if (this.ended) return;
     this.ended = true;
     this.ws.end(code, reason);
+    this.stopSlowTimer();
     this.releaseWaiters();
   }
 
@@ -102,6 +126,7 @@ export class SocketOutlet implements ConnectionOutlet, Origin {
   markClosed(): void {
     this.ended = true;
     this.held = null;
+    this.stopSlowTimer();
     this.releaseWaiters();
   }
 
@@ -123,6 +148,11 @@ export class SocketOutlet implements ConnectionOutlet, Origin {
   private cutOff(): void {
     if (this.ended) return;
     this.events.slow();
+  }
+
+  private stopSlowTimer(): void {
+    clearTimeout(this.slowTimer);
+    this.slowTimer = undefined;
   }
 
   private releaseWaiters(): void {
