@@ -13,6 +13,8 @@ export interface TestHub {
   url: string;
   api: ApiClient;
   jwtSecret: string;
+  /** The store settings of this hub's database (DB_DRIVER, DB_PATH or DATABASE_URL). */
+  dbEnv: Record<string, string>;
   logs: Array<Record<string, unknown>>;
   adminToken: string;
   login(username: string, password: string): Promise<string>;
@@ -63,6 +65,7 @@ export async function startTestHub(driver: Driver, env: Record<string, string> =
     url,
     api,
     jwtSecret,
+    dbEnv: database.env,
     logs,
     adminToken,
     login,

@@ -2,8 +2,11 @@
 // ones on kept-alive connections, then close.
 import { request } from 'node:http';
 import { expect, it, vi } from 'vitest';
+import { parseConfig } from '../../src/config.js';
+import { openStore } from '../../src/store/db.js';
 import { describeEachDriver } from '../helpers/db.js';
 import { startTestHub } from '../helpers/hub.js';
+import { connectWs } from '../helpers/wsClient.js';
 
 describeEachDriver('shutdown', (driver) => {
   it('finishes a request that is in flight when stop begins, then refuses new connections', async () => {
@@ -37,5 +40,37 @@ describeEachDriver('shutdown', (driver) => {
     await stopping;
     await expect(fetch(`${t.url}/api/ping`)).rejects.toThrow();
     await t.stop(); // idempotent: drops the test database
+  });
+
+  it('closes sockets with 1001 and loses no acknowledged frame, also with frames still queued', async () => {
+    const t = await startTestHub(driver);
+    const agent = await t.createAgent();
+    const member = await t.createMember();
+    const a = await connectWs(t.url, agent.api_token);
+    const m = await connectWs(t.url, member.token);
+    const total = 500;
+    for (let i = 0; i < total; i++) a.send({ type: 'CHAT', payload: `m${i}`, target_id: member.id, local_id: `q${i}` });
+    await a.next('ACK');
+    const stopping = t.hub.stop();
+    expect((await a.closed()).code).toBe(1001);
+    expect((await m.closed()).code).toBe(1001);
+    await stopping;
+    await expect(connectWs(t.url, agent.api_token)).rejects.toThrow();
+
+    const acked = a.received.filter((f) => f.type === 'ACK').map((f) => f.local_id!);
+    const delivered = m.received.filter((f) => f.type === 'CHAT').map((f) => f.local_id!);
+    const store = openStore(parseConfig(t.dbEnv).db);
+    try {
+      const rows = await store.db.selectFrom('messages').select('local_id').where('sender_id', '=', agent.id).execute();
+      const stored = new Set(rows.map((r) => r.local_id));
+      expect(acked.length).toBeGreaterThan(0);
+      expect(acked.filter((id) => !stored.has(id))).toEqual([]);
+      expect(delivered.filter((id) => !stored.has(id))).toEqual([]);
+      const presence = await store.db.selectFrom('users').select(['online', 'status']).where('id', '=', agent.id).executeTakeFirstOrThrow();
+      expect(presence).toEqual({ online: 0, status: 'OFFLINE' });
+    } finally {
+      await store.close();
+    }
+    await t.stop();
   });
 });

@@ -7,7 +7,9 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
+import { connectWs } from '../helpers/wsClient.js';
 
 const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 // The tsx loader, resolved from the project (the hub's cwd in these tests is a temp folder).
@@ -96,6 +98,43 @@ describe('the hub process', () => {
     expect(await hub.exited).toBe(0);
     expect(hub.lines.map((l) => l['msg'])).toContain('stopped cleanly');
     await expect(fetch(`http://127.0.0.1:${port}/api/ping`)).rejects.toThrow();
+  });
+
+  it('on SIGTERM closes sockets with 1001, stores every acknowledged frame and exits 0', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'hub-start-'));
+    cleanup.push(() => rmSync(cwd, { recursive: true, force: true }));
+    const hub = startProcess(cwd, { SERVER_PORT: '0' });
+    cleanup.push(() => hub.child.kill('SIGKILL'));
+    const ready = await hub.waitFor((l) => typeof l['msg'] === 'string' && (l['msg'] as string).startsWith('hub listening on'));
+    const base = `http://127.0.0.1:${ready['port'] as number}`;
+    const post = async (path: string, body: unknown, token?: string) =>
+      (await fetch(`${base}${path}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+        body: JSON.stringify(body),
+      }).then((r) => r.json())) as Record<string, unknown>;
+    const { token } = (await post('/api/auth/login', { username: 'admin', password: 'admin123' })) as { token: string };
+    const { api_token } = (await post('/api/users/agents', { username: 'stopper' }, token)) as { api_token: string };
+    const agent = await connectWs(base, api_token);
+    const dashboard = await connectWs(base, token);
+
+    // Frames keep going out while the hub is told to stop.
+    const total = 300;
+    for (let i = 0; i < total; i++) agent.send({ type: 'CHAT', payload: `m${i}`, target_id: 1, local_id: `s${i}` });
+    await agent.next('ACK');
+    hub.child.kill('SIGTERM');
+    expect((await agent.closed()).code).toBe(1001);
+    expect((await dashboard.closed()).code).toBe(1001);
+    expect(await hub.exited).toBe(0);
+
+    const acked = agent.received.filter((f) => f.type === 'ACK').map((f) => f.local_id!);
+    const db = new BetterSqlite3(join(cwd, 'data', 'hub.db'), { readonly: true });
+    const stored = new Set((db.prepare('SELECT local_id FROM messages WHERE local_id IS NOT NULL').all() as Array<{ local_id: string }>).map((r) => r.local_id));
+    const agentRow = db.prepare("SELECT online, status, last_report FROM users WHERE username = 'stopper'").get();
+    db.close();
+    expect(acked.length).toBeGreaterThan(0);
+    expect(acked.filter((id) => !stored.has(id))).toEqual([]);
+    expect(agentRow).toEqual({ online: 0, status: 'OFFLINE', last_report: 'websocket_disconnected' });
   });
 
   it('refuses to start in production without its secrets, and says which', async () => {
