@@ -47,8 +47,13 @@ function wsUrl(baseUrl: string, query: Record<string, string | number>): string 
 }
 
 /** Opens a socket; rejects with the refusal's status and JSON body when the upgrade is refused. */
-export function connectWs(baseUrl: string, token: string | undefined, query: Record<string, string | number> = {}): Promise<WsClient> {
-  const socket = new WebSocket(wsUrl(baseUrl, token === undefined ? query : { token, ...query }));
+export function connectWs(
+  baseUrl: string,
+  token: string | undefined,
+  query: Record<string, string | number> = {},
+  options: WebSocket.ClientOptions = {},
+): Promise<WsClient> {
+  const socket = new WebSocket(wsUrl(baseUrl, token === undefined ? query : { token, ...query }), options);
   const received: Frame[] = [];
   const unconsumed: Frame[] = [];
   let waiters: Array<() => void> = [];

@@ -147,3 +147,26 @@ describeEachDriver('websocket sessions', (driver) => {
     expect(table.countOf(member.id)).toBe(0);
   });
 });
+
+describeEachDriver('websocket heartbeat', (driver) => {
+  let t: TestHub;
+  beforeAll(async () => {
+    t = await startTestHub(driver, { WS_IDLE_TIMEOUT: '8' });
+  });
+  afterAll(() => t.stop());
+
+  it('detects a dead socket (pings unanswered) and marks its agent offline', async () => {
+    const agent = await t.createAgent();
+    const member = await t.createMember();
+    const m = await connectWs(t.url, member.token);
+    // A client that never answers pings and sends nothing looks exactly like a dead peer.
+    const silent = await connectWs(t.url, agent.api_token, {}, { autoPong: false });
+    await m.nextWhere((f) => f.type === 'PRESENCE' && f.payload.user_id === agent.id && f.payload.online, 'online');
+    const offline = await m.nextWhere((f) => f.type === 'PRESENCE' && f.payload.user_id === agent.id && !f.payload.online, 'offline after the idle timeout', 25_000);
+    expect(offline.payload).toMatchObject({ status: 'OFFLINE', last_report: 'websocket_disconnected' });
+    await silent.closed(5000);
+    // A client that answers pings stays connected through the same silence.
+    expect(m.socket.readyState).toBe(m.socket.OPEN);
+    await m.close();
+  }, 40_000);
+});
