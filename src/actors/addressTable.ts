@@ -9,6 +9,8 @@ export interface Endpoint {
   /** Unique per endpoint for the life of the hub. */
   readonly key: number;
   readonly user: Principal;
+  /** When its credential was checked (epoch ms); a revocation after that must still reach it. */
+  readonly authenticatedAt?: number;
   /** Sends one serialised frame; `id` is the stored id when the frame has one (resume uses it). */
   deliver(text: string, id?: number): void;
   /** Asks the endpoint to close (revocation, role change, shutdown). */

@@ -33,11 +33,26 @@ export type RouterEvent =
   | { type: 'CLOSE_ALL'; code: number; reason: string }
   | { type: 'SHUTDOWN' };
 
+interface Revocation {
+  at: number;
+  code: number;
+  reason: string;
+}
+
 export interface RouterContext {
   table: AddressTable;
   presence: PresencePort;
   delivered: number;
+  now: () => number;
+  /**
+   * Recent CLOSE_USER orders. A socket whose credential was checked before one of them but which
+   * binds only after it (the upgrade was in flight) is closed on arrival instead of slipping through.
+   */
+  revoked: Map<number, Revocation>;
 }
+
+/** How long a revocation is remembered: far longer than any upgrade takes. */
+const REVOCATION_MEMORY_MS = 60_000;
 
 /** Only agents have presence: humans come and go with their tabs, Butler lives in the hub. */
 const tracksPresence = (user: Principal) => user.role === 'AGENT';
@@ -70,12 +85,18 @@ export const routerMachine = setup({
   types: {
     context: {} as RouterContext,
     events: {} as RouterEvent,
-    input: {} as { presence: PresencePort },
+    input: {} as { presence: PresencePort; now?: () => number },
   },
   actions: {
     bind: ({ context, event }) => {
       if (event.type !== 'BIND') return;
-      if (context.table.bind(event.endpoint) && tracksPresence(event.endpoint.user)) context.presence.online(event.endpoint.user);
+      const { endpoint } = event;
+      const revocation = context.revoked.get(endpoint.user.id);
+      if (revocation && endpoint.authenticatedAt !== undefined && endpoint.authenticatedAt <= revocation.at) {
+        endpoint.close(revocation.code, revocation.reason);
+        return;
+      }
+      if (context.table.bind(endpoint) && tracksPresence(endpoint.user)) context.presence.online(endpoint.user);
     },
     unbind: ({ context, event }) => {
       if (event.type !== 'UNBIND') return;
@@ -90,6 +111,9 @@ export const routerMachine = setup({
     },
     closeUser: ({ context, event }) => {
       if (event.type !== 'CLOSE_USER') return;
+      const now = context.now();
+      for (const [userId, r] of context.revoked) if (now - r.at > REVOCATION_MEMORY_MS) context.revoked.delete(userId);
+      context.revoked.set(event.userId, { at: now, code: event.code, reason: event.reason });
       for (const e of [...(context.table.of(event.userId) ?? [])]) e.close(event.code, event.reason);
     },
     closeAll: ({ context, event }) => {
@@ -100,7 +124,7 @@ export const routerMachine = setup({
   },
 }).createMachine({
   id: 'router',
-  context: ({ input }) => ({ table: new AddressTable(), presence: input.presence, delivered: 0 }),
+  context: ({ input }) => ({ table: new AddressTable(), presence: input.presence, delivered: 0, now: input.now ?? Date.now, revoked: new Map() }),
   initial: 'running',
   states: {
     running: {

@@ -40,6 +40,8 @@ interface SocketData {
   actor: ConnectionActor;
   key: number;
   since: number | undefined;
+  /** When the credential check began (revocations after it still apply). */
+  authStartedAt: number;
   session?: Session;
   outlet?: SocketOutlet;
   /** Frames per second allowed (WS_RATE_LIMIT / WS_RATE_BURST). */
@@ -141,6 +143,7 @@ export function attachWebSocket(deps: WsEdgeDeps) {
       const data = {
         key: connKey,
         since,
+        authStartedAt: now(),
         rate: new TokenBucket(limits.rateLimit, limits.rateBurst, now),
         badFrames: new TokenBucket(STRIKES_PER_SECOND, STRIKES_BURST, now),
         rateStrikes: new TokenBucket(STRIKES_PER_SECOND, STRIKES_BURST, now),
@@ -193,6 +196,7 @@ export function attachWebSocket(deps: WsEdgeDeps) {
           close: (code, reason) => data.actor.send({ type: 'CLOSE', code, reason }),
         },
         data.since !== undefined,
+        data.authStartedAt,
       );
       data.actor.send({ type: 'OPENED', outlet: data.outlet });
       logger.info({ conn: data.key, user: user.username, role: user.role, since: data.since }, 'websocket connected');

@@ -46,6 +46,7 @@ export class SocketOutlet implements ConnectionOutlet, Origin {
     private readonly bounds: BufferBounds,
     private readonly events: OutletEvents,
     resuming: boolean,
+    readonly authenticatedAt: number,
   ) {
     this.held = resuming ? [] : null;
   }

@@ -574,3 +574,25 @@ describe('audienceOf and reaches: the routing rules as a table', () => {
     expect(reaches(audience, users.member.id, { id: 500, role })).toBe(false);
   });
 });
+
+describe('a revocation racing an upgrade', () => {
+  it('closes a socket whose credential was checked before CLOSE_USER but which binds after it', () => {
+    let clock = 1_000;
+    const presence = new FakePresence();
+    const router = createActor(routerMachine, { input: { presence, now: () => clock } }).start();
+    const checkedEarly = Object.assign(new FakeEndpoint(users.agent), { authenticatedAt: 900 });
+    router.send({ type: 'CLOSE_USER', userId: users.agent.id, code: CloseCode.unauthorized, reason: 'api_token rotated' });
+    router.send({ type: 'BIND', endpoint: checkedEarly });
+    expect(checkedEarly.closes).toEqual([{ code: CloseCode.unauthorized, reason: 'api_token rotated' }]);
+    expect(router.getSnapshot().context.table.countOf(users.agent.id)).toBe(0);
+    expect(presence.events).toEqual([]);
+
+    // A credential checked after the revocation (the new token) binds as usual.
+    clock = 1_500;
+    const checkedLater = Object.assign(new FakeEndpoint(users.agent), { authenticatedAt: 1_200 });
+    router.send({ type: 'BIND', endpoint: checkedLater });
+    expect(checkedLater.closes).toEqual([]);
+    expect(router.getSnapshot().context.table.countOf(users.agent.id)).toBe(1);
+    expect(presence.events).toEqual([`online:${users.agent.id}`]);
+  });
+});
