@@ -8,6 +8,7 @@ export const ErrorStatus = {
   not_found: 404,
   conflict: 409,
   payload_too_large: 413,
+  upgrade_required: 426,
   rate_limited: 429,
   internal: 500,
   unavailable: 503,
@@ -54,6 +55,7 @@ const closeCodeOf: Record<ErrorKind, number> = {
   not_found: CloseCode.notFound,
   conflict: CloseCode.policyViolation,
   payload_too_large: CloseCode.tooLarge,
+  upgrade_required: CloseCode.policyViolation,
   rate_limited: CloseCode.policyViolation,
   internal: CloseCode.internal,
   unavailable: CloseCode.goingAway,
@@ -95,6 +97,7 @@ export const Errors = {
   bodyTooLarge: (limit: number) => new HubError('payload_too_large', `request body is larger than ${limit} bytes`),
   rateLimited: (message: string, retryAfterSeconds?: number) => new HubError('rate_limited', message, retryAfterSeconds),
   unavailable: (message: string) => new HubError('unavailable', message),
+  upgradeRequired: () => new HubError('upgrade_required', 'this endpoint speaks WebSocket: connect with a WebSocket client to /api/ws?token=<JWT or api_token>'),
 } as const;
 
 export const INTERNAL_ERROR_BODY = { error: 'Internal server error' } as const;

@@ -12,6 +12,8 @@ export const ROUTES: readonly RouteSpec[] = [
   { method: 'GET', path: '/api/ping', access: 'public' },
   { method: 'POST', path: '/api/auth/login', access: 'public' },
   { method: 'POST', path: '/api/auth/register', access: 'public' },
+  // WebSocket upgrade (credential in the query); a plain HTTP GET gets 426.
+  { method: 'GET', path: '/api/ws', access: 'public' },
   { method: 'GET', path: '/api/messages', access: 'authenticated' },
   { method: 'POST', path: '/api/messages', access: 'authenticated' },
   { method: 'GET', path: '/api/users/agents', access: 'authenticated' },

@@ -19,6 +19,15 @@ describeEachDriver('HTTP edge', (driver) => {
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
   });
 
+  it('answers a plain HTTP request to the WebSocket endpoint with 426 and how to connect', async () => {
+    const res = await t.api.get('/api/ws?token=whatever');
+    expect(res.status).toBe(426);
+    expect(res.headers.get('upgrade')).toBe('websocket');
+    expect(res.body).toEqual({ error: 'this endpoint speaks WebSocket: connect with a WebSocket client to /api/ws?token=<JWT or api_token>' });
+    // The token in the query string is not written to the log.
+    expect(JSON.stringify(t.logs)).not.toContain('whatever');
+  });
+
   it('answers an unknown route with a JSON 404', async () => {
     for (const [method, path] of [['GET', '/api/nope'], ['POST', '/api/ping/x'], ['GET', '/'], ['PUT', '/api/users']] as const) {
       const res = await t.api.request(method, path, { token: t.adminToken });
