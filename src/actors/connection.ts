@@ -47,8 +47,17 @@ export type ConnectionEvent =
   | { type: 'CLOSE'; code: number; reason: string }
   | { type: 'SOCKET_CLOSED'; code: number };
 
+/** Inbound limits of one socket: frames per second, and warnings left before an abuse close. */
+export interface ConnectionMeters {
+  rate: { readonly available: number; take(): boolean };
+  badFrames: { readonly available: number; take(): boolean };
+  rateStrikes: { readonly available: number; take(): boolean };
+}
+
 export interface ConnectionInput {
   key: number;
+  /** Checked by the edge on every frame; held here so a snapshot shows them. */
+  meters: ConnectionMeters;
   credential: string;
   /** Resume from this id (exclusive); absent: live only. */
   since?: number;
@@ -59,6 +68,7 @@ export interface ConnectionInput {
 
 export interface ConnectionContext {
   key: number;
+  meters: ConnectionMeters;
   credential: string;
   since?: number;
   upgrade: UpgradePort;
@@ -114,6 +124,7 @@ export const connectionMachine = setup({
   id: 'connection',
   context: ({ input }) => ({
     key: input.key,
+    meters: input.meters,
     credential: input.credential,
     since: input.since,
     upgrade: input.upgrade,

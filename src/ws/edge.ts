@@ -44,11 +44,8 @@ interface SocketData {
   authStartedAt: number;
   session?: Session;
   outlet?: SocketOutlet;
-  /** Frames per second allowed (WS_RATE_LIMIT / WS_RATE_BURST). */
-  rate: TokenBucket;
-  /** Warnings left before an abusive client is closed: one per rejected frame, refilling slowly. */
-  badFrames: TokenBucket;
-  rateStrikes: TokenBucket;
+  /** Frames per second allowed, and warnings left before an abusive client is closed (also in the actor's context). */
+  meters: { rate: TokenBucket; badFrames: TokenBucket; rateStrikes: TokenBucket };
 }
 
 /** Rejected frames a client may send in a burst, and how many per second are forgiven. */
@@ -144,9 +141,12 @@ export function attachWebSocket(deps: WsEdgeDeps) {
         key: connKey,
         since,
         authStartedAt: now(),
-        rate: new TokenBucket(limits.rateLimit, limits.rateBurst, now),
-        badFrames: new TokenBucket(STRIKES_PER_SECOND, STRIKES_BURST, now),
-        rateStrikes: new TokenBucket(STRIKES_PER_SECOND, STRIKES_BURST, now),
+        meters: {
+          rate: new TokenBucket(limits.rateLimit, limits.rateBurst, now),
+          // One warning per rejected frame, refilling slowly: a burst of mistakes is forgiven, a stream is not.
+          badFrames: new TokenBucket(STRIKES_PER_SECOND, STRIKES_BURST, now),
+          rateStrikes: new TokenBucket(STRIKES_PER_SECOND, STRIKES_BURST, now),
+        },
       } as SocketData;
       res.onAborted(() => {
         aborted = true;
@@ -155,6 +155,7 @@ export function attachWebSocket(deps: WsEdgeDeps) {
       data.actor = createActor(machine, {
         input: {
           key: connKey,
+          meters: data.meters,
           credential,
           since,
           router: deps.router,
@@ -206,15 +207,15 @@ export function attachWebSocket(deps: WsEdgeDeps) {
       const data = ws.getUserData();
       const outlet = data.outlet;
       if (!outlet || outlet.closed) return;
-      if (!data.rate.take()) {
+      if (!data.meters.rate.take()) {
         outlet.send(errorFrame('rate_limited', `more than ${limits.rateLimit} frames per second; slow down`));
-        if (!data.rateStrikes.take()) data.actor.send({ type: 'CLOSE', code: CloseCode.rateLimited, reason: 'rate limit exceeded' });
+        if (!data.meters.rateStrikes.take()) data.actor.send({ type: 'CLOSE', code: CloseCode.rateLimited, reason: 'rate limit exceeded' });
         return;
       }
       const decoded = decodeFrame(message, isBinary, limits.maxFrameBytes);
       if (!decoded.ok) {
         outlet.send(errorFrame(decoded.code, decoded.message, decoded.localId));
-        if (!data.badFrames.take()) data.actor.send({ type: 'CLOSE', code: CloseCode.invalidFrames, reason: 'too many invalid frames' });
+        if (!data.meters.badFrames.take()) data.actor.send({ type: 'CLOSE', code: CloseCode.invalidFrames, reason: 'too many invalid frames' });
         return;
       }
       dispatch(data, outlet, decoded.frame);

@@ -141,6 +141,9 @@ describeEachDriver('websocket sessions', (driver) => {
     expect(agentSnapshot.value).toEqual({ open: 'live' });
     expect(agentSnapshot.context).toMatchObject({ user: { id: agent.id, username: agent.username, role: 'AGENT' }, credential: '' });
     expect(agentSnapshot.context.expiresAt).toBeUndefined();
+    // Rate limit and backpressure state are part of the snapshot.
+    expect(agentSnapshot.context.meters.rate.available).toBeGreaterThan(0);
+    expect(agentSnapshot.context.outlet).toMatchObject({ closed: false, congested: false });
     expect(JSON.stringify(agentSnapshot.context.user)).not.toContain(agent.api_token);
     await a.close();
     await m2.close();

@@ -2,7 +2,8 @@
 // router, resume replay, CLOSE / SOCKET_CLOSED, and JWT expiry under fake timers; fakes for every port.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createActor, fromPromise, waitFor, type Actor } from 'xstate';
-import { connectionMachine, type ConnectionOutlet, type RouterRef, type Session, type UpgradePort } from '../../src/actors/connection.js';
+import { connectionMachine, type ConnectionOutlet, type RouterRef, type Session, type UpgradePort, type ConnectionMeters } from '../../src/actors/connection.js';
+import { TokenBucket } from '../../src/ws/tokenBucket.js';
 import type { RouterEvent } from '../../src/actors/router.js';
 import { CloseCode } from '../../src/errors.js';
 import type { Principal } from '../../src/services/directory.js';
@@ -50,6 +51,13 @@ class FakeRouter implements RouterRef {
     return this.events.map((e) => e.type);
   }
 }
+
+/** The edge checks these per frame; the actor only holds them for inspection. */
+const METERS: ConnectionMeters = {
+  rate: new TokenBucket(10, 10),
+  badFrames: new TokenBucket(1, 20),
+  rateStrikes: new TokenBucket(1, 20),
+};
 
 class FakeOutlet implements ConnectionOutlet {
   readonly key = 77;
@@ -134,7 +142,7 @@ function start(options: HarnessOptions = {}): Harness {
     },
   });
   const actor = createActor(machine, {
-    input: { key: 77, credential: TOKEN, since: options.since, upgrade, router, now: options.now ?? (() => START) },
+    input: { key: 77, meters: METERS, credential: TOKEN, since: options.since, upgrade, router, now: options.now ?? (() => START) },
   }).start();
   return { actor, upgrade, router, authCalls, replayCalls };
 }
