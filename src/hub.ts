@@ -36,6 +36,7 @@ import { createMessagesRepo } from './store/repositories/messages.js';
 import { createThreadsRepo } from './store/repositories/threads.js';
 import { createUsersRepo } from './store/repositories/users.js';
 import { attachWebSocket } from './ws/edge.js';
+import { createSendBatch } from './ws/sendBatch.js';
 
 type RouterActor = ReturnType<typeof createActor<typeof routerMachine>>;
 
@@ -71,6 +72,7 @@ function createLive(store: Store, options: HubOptions, clock: Clock) {
   const { logger } = options;
   const users = createUsersRepo(store.db);
   const directory = createDirectory({ users });
+  const sendBatch = createSendBatch();
   // The pipeline delivers through the router, and the router reports presence to the pipeline;
   // neither calls the other before both exist.
   const pipeline = createPipeline({
@@ -80,6 +82,7 @@ function createLive(store: Store, options: HubOptions, clock: Clock) {
     clock,
     logger,
     deliver: (deliveries) => router.send({ type: 'DELIVER', deliveries }),
+    round: (fn) => sendBatch.run(fn),
   });
   const router = createActor(routerMachine, {
     systemId: 'router',
@@ -92,7 +95,7 @@ function createLive(store: Store, options: HubOptions, clock: Clock) {
   });
   router.subscribe({ error: (err) => logger.fatal({ err }, 'the router actor failed') });
   router.start();
-  return { router, pipeline, directory, sessions: createLiveSessions(router, directory) };
+  return { router, pipeline, directory, sendBatch, sessions: createLiveSessions(router, directory) };
 }
 type Live = ReturnType<typeof createLive>;
 
@@ -163,6 +166,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       logger,
       router: live.router,
       pipeline: live.pipeline,
+      sendBatch: live.sendBatch,
       authenticate: (credential) => services.auth.session(credential),
       replay,
       // Authorization requests come with Butler; until one exists, no action id is known.

@@ -68,6 +68,8 @@ export interface PipelineDeps {
   logger: Logger;
   /** The router's inbox: one call per committed batch. */
   deliver(deliveries: Delivery[]): void;
+  /** Runs one delivery round (the edge corks each socket once per round); default: just runs it. */
+  round?: (fn: () => void) => void;
   maxBatch?: number;
 }
 
@@ -98,6 +100,7 @@ interface ThreadMeta {
 
 export function createPipeline(deps: PipelineDeps) {
   const { store, threads, directory, clock, logger } = deps;
+  const round = deps.round ?? ((fn: () => void) => fn());
   const defaultThreads = new Map<string, number>();
   const threadMeta = new Map<number, ThreadMeta>();
 
@@ -274,9 +277,11 @@ export function createPipeline(deps: PipelineDeps) {
       );
       deliveries.push({ text, audience: { broadcast: 'humans', echo: false, exceptSender: false, monitor: false }, senderId: row.id });
     }
-    if (deliveries.length > 0) deps.deliver(deliveries);
-    for (const answer of answers) answer();
-    for (const [item, e] of rejected) item.origin?.rejected(e, item.input);
+    round(() => {
+      if (deliveries.length > 0) deps.deliver(deliveries);
+      for (const answer of answers) answer();
+      for (const [item, e] of rejected) item.origin?.rejected(e, item.input);
+    });
   }
 
   function toDelivery(source: FrameSource, audience: Audience, text = JSON.stringify(toMessageFrame(source))): Delivery {

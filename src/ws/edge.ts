@@ -12,6 +12,7 @@ import type { Principal } from '../services/directory.js';
 import type { Pipeline } from '../services/pipeline.js';
 import { decodeFrame } from './inbox.js';
 import { SocketOutlet } from './outlet.js';
+import type { SendBatch } from './sendBatch.js';
 import { TokenBucket } from './tokenBucket.js';
 
 export interface WsLimits {
@@ -28,6 +29,8 @@ export interface WsEdgeDeps {
   logger: Logger;
   router: RouterRef;
   pipeline: Pipeline;
+  /** The send rounds the pipeline delivers in (sockets cork once per round). */
+  sendBatch: SendBatch;
   authenticate(credential: string): Promise<Session | undefined>;
   replay(user: Principal, since: number, outlet: ConnectionOutlet): Promise<number>;
   /** An AUTH_RESPONSE frame from a human; rejects with a HubError to answer with ERROR. */
@@ -196,6 +199,7 @@ export function attachWebSocket(deps: WsEdgeDeps) {
           slow: () => data.actor.send({ type: 'CLOSE', code: CloseCode.slowConsumer, reason: 'slow consumer: resume with since' }),
           close: (code, reason) => data.actor.send({ type: 'CLOSE', code, reason }),
         },
+        deps.sendBatch,
         data.since !== undefined,
         data.authStartedAt,
       );

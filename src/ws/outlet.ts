@@ -11,6 +11,7 @@ import { ackFrame, errorFrame } from '../protocol/frames.js';
 import { isMachineRole } from '../protocol/roles.js';
 import type { Principal } from '../services/directory.js';
 import type { Accepted, MessageInput, Origin } from '../services/pipeline.js';
+import type { BatchedSocket, SendBatch } from './sendBatch.js';
 
 /** uWS send() result: the frame was dropped because the buffer passed uWS's own limit. */
 const DROPPED = 2;
@@ -30,8 +31,10 @@ export interface BufferBounds {
   graceMs: number;
 }
 
-export class SocketOutlet implements ConnectionOutlet, Origin {
+export class SocketOutlet implements ConnectionOutlet, Origin, BatchedSocket {
   private held: Array<{ text: string; id: number | undefined }> | null;
+  /** Frames of the current send round, written with one cork when it ends. */
+  private queued: string[] = [];
   private heldBytes = 0;
   private ended = false;
   private slowTimer: NodeJS.Timeout | undefined;
@@ -45,6 +48,7 @@ export class SocketOutlet implements ConnectionOutlet, Origin {
     readonly user: Principal,
     private readonly bounds: BufferBounds,
     private readonly events: OutletEvents,
+    private readonly batch: SendBatch,
     resuming: boolean,
     readonly authenticatedAt: number,
   ) {
@@ -71,8 +75,30 @@ export class SocketOutlet implements ConnectionOutlet, Origin {
 
   send(text: string): boolean {
     if (this.ended) return false;
-    const status = this.ws.send(text, false);
-    this.sent++;
+    if (this.batch.active) {
+      if (this.queued.push(text) === 1) this.batch.enlist(this);
+      return true;
+    }
+    return this.checkBuffer(this.ws.send(text, false));
+  }
+
+  flushQueued(): void {
+    const texts = this.queued;
+    this.queued = [];
+    if (this.ended || texts.length === 0) return;
+    let status = 1;
+    this.ws.cork(() => {
+      for (const text of texts) {
+        status = this.ws.send(text, false);
+        if (status === DROPPED) break;
+      }
+    });
+    this.checkBuffer(status, texts.length);
+  }
+
+  /** Applies the buffer bounds after a send; false when the socket was cut off. */
+  private checkBuffer(status: number, frames = 1): boolean {
+    this.sent += frames;
     const buffered = this.ws.getBufferedAmount();
     if (status === DROPPED || buffered > this.bounds.hardBytes) {
       this.cutOff();
@@ -127,6 +153,7 @@ export class SocketOutlet implements ConnectionOutlet, Origin {
   markClosed(): void {
     this.ended = true;
     this.held = null;
+    this.queued = [];
     this.stopSlowTimer();
     this.releaseWaiters();
   }
