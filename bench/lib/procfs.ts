@@ -1,0 +1,95 @@
+// What the bench reads about a process from /proc (Linux only): resident memory and CPU time.
+// These are read from outside, so the hub needs no instrumentation of its own.
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
+
+/** Clock ticks per second for /proc/<pid>/stat; 100 on every Linux we run on, asked once anyway. */
+const CLK_TCK = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/** VmRSS of a process in KB. */
+export function rssKb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(status);
+  if (!match) throw new Error(`no VmRSS for pid ${pid}`);
+  return Number(match[1]);
+}
+
+/** User + system CPU time of a process (all its threads) in milliseconds. */
+export function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // The command name (field 2) may hold spaces; the fields we want follow its closing parenthesis.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // After the name: state is field 3, so utime (14) and stime (15) are at offsets 11 and 12.
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return (ticks * 1000) / CLK_TCK;
+}
+
+/** CPU use of a process between two points, as a percentage of one core. */
+export class CpuMeter {
+  private readonly cpu0: number;
+  private readonly wall0 = performance.now();
+  constructor(private readonly pid: number) {
+    this.cpu0 = cpuMs(pid);
+  }
+  percent(): number {
+    const wall = performance.now() - this.wall0;
+    return wall > 0 ? (100 * (cpuMs(this.pid) - this.cpu0)) / wall : 0;
+  }
+}
+
+/** Busy and total jiffies of the whole machine, from the first line of /proc/stat. */
+function machineJiffies(): { busy: number; total: number } {
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/).slice(1, 9).map(Number);
+  const total = fields.reduce((a, b) => a + b, 0);
+  const idle = fields[3]! + fields[4]!; // idle + iowait
+  return { busy: total - idle, total };
+}
+
+/**
+ * CPU use of the whole machine (every process and the kernel), in the same unit as CpuMeter (100 =
+ * one core busy). Well above server + generators means something else was running during the run.
+ */
+export class MachineCpuMeter {
+  private readonly start = machineJiffies();
+  percent(): number {
+    const end = machineJiffies();
+    const total = end.total - this.start.total;
+    return total > 0 ? (100 * os.cpus().length * (end.busy - this.start.busy)) / total : 0;
+  }
+}
+
+export interface Machine {
+  cpuModel: string;
+  cores: number;
+  memoryMb: number;
+  node: string;
+  kernel: string;
+  /** The hub's commit, with `+dirty` when src/ has uncommitted changes (others edit it concurrently). */
+  hubCommit: string;
+}
+
+export function machine(): Machine {
+  const cpuinfo = readFileSync('/proc/cpuinfo', 'utf8');
+  let hubCommit = 'unknown';
+  try {
+    hubCommit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+    if (execFileSync('git', ['status', '--porcelain', '--', 'src'], { encoding: 'utf8' }).trim() !== '') hubCommit += '+dirty';
+  } catch {
+    // Not a git checkout: the commit stays unknown.
+  }
+  return {
+    cpuModel: /^model name\s*:\s*(.+)$/m.exec(cpuinfo)?.[1]?.trim() ?? os.cpus()[0]?.model ?? 'unknown',
+    cores: os.cpus().length,
+    memoryMb: Math.round(os.totalmem() / 2 ** 20),
+    node: process.version,
+    kernel: os.release(),
+    hubCommit,
+  };
+}

@@ -1,0 +1,88 @@
+// The printed markdown report and the JSON written beside it.
+import type { ChatRow } from '../phases/chat.js';
+import type { IdleResult } from '../phases/idle.js';
+import type { Plan } from './plan.js';
+import type { Machine } from './procfs.js';
+import type { ProfileSummary } from './profile.js';
+import { formatProfile } from './profile.js';
+import { int, ms } from './stats.js';
+
+export interface Results {
+  startedAt: string;
+  finishedAt?: string;
+  plan: Omit<Plan, 'phases'> & { phases: string[] };
+  machine: Machine;
+  /** Unreported warm-up runs (checked for loss like the rest). */
+  warmups: ChatRow[];
+  chat: ChatRow[];
+  idle?: IdleResult;
+  hubToRawMaxRatio?: number;
+  targets: Array<{ figure: string; measured: number; target: string; met: boolean }>;
+  /** With --profile: the hub's self-time summary over the reported chat runs and over the idle connect burst. */
+  profiles: { chat?: ProfileSummary; idle?: ProfileSummary };
+  failures: string[];
+}
+
+const load = (r: ChatRow) => (r.mode.kind === 'closed' ? `closed loop, window ${r.mode.window}/agent` : `open loop ${int(r.mode.rate)}/s`);
+
+function chatTable(rows: ChatRow[]): string[] {
+  return [
+    '| server | load | sent | sent/s | delivered/s | p50 ms | p99 ms | p99.9 ms | max ms | lost / dup | server CPU % | agents / humans gen CPU % | machine CPU % | ping p99 ms | server RSS MB |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---|---:|---:|---:|',
+    ...rows.map(
+      (r) =>
+        `| ${r.server} | ${load(r)} | ${int(r.sent)} | ${int(r.sendRate)} | **${int(r.deliveredRate)}** | ${ms(r.latency.p50)} | **${ms(r.latency.p99)}** | ${ms(r.latency.p999)} | ${ms(r.latency.max)} | ` +
+        `${r.missing} / ${r.duplicates}${r.problems.length > 0 ? ' ⚠' : ''} | ${int(r.serverCpuPercent)} | ${int(r.agentsCpuPercent)} / ${int(r.humansCpuPercent)} | ${int(r.machineCpuPercent)} | ${ms(r.pingMs.p99)} | ${int(r.serverRssMb)} |`,
+    ),
+  ];
+}
+
+function idleTable(i: IdleResult): string[] {
+  return [
+    '| sockets | connected | still open | connect/s | hub RSS before MB | after 5 % MB | after all MB | **KB / socket** | marginal KB / socket | hub CPU % while connecting | ping p99 ms while connecting |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    `| ${int(i.sockets)} | ${int(i.connected)} | ${int(i.stillOpen)} | ${int(i.connectPerSecond)} | ${i.rssBeforeMb.toFixed(1)} | ${i.rssPrimedMb.toFixed(1)} | ${i.rssAfterMb.toFixed(1)} | ` +
+      `**${i.kbPerSocket.toFixed(1)}** | ${i.marginalKbPerSocket.toFixed(1)} | ${int(i.serverCpuPercentDuringConnect)} | ${ms(i.pingMsDuringConnect.p99)} |`,
+  ];
+}
+
+export function renderMarkdown(r: Results): string {
+  const m = r.machine;
+  const p = r.plan;
+  const out = [
+    `## WebSocket bench (${p.mode}) — ${r.startedAt}`,
+    '',
+    `Machine: ${m.cpuModel}, ${m.cores} cores, ${int(m.memoryMb)} MB, Node ${m.node}, Linux ${m.kernel}; hub at ${m.hubCommit}.`,
+  ];
+  if (r.chat.length > 0) {
+    out.push(
+      '',
+      `### Targeted agent→human CHAT, stored on SQLite (${p.agents} agents → ${p.humans} humans, ${p.payloadBytes}-byte text)`,
+      '',
+      `Latency: generator send call → CHAT received at the human socket. delivered/s counts receipts after the first ${p.rampMs / 1000} s of a closed-loop run.`,
+      '',
+      ...chatTable(r.chat),
+    );
+    if (r.hubToRawMaxRatio !== undefined) out.push('', `Hub / raw uWS relay, max sustained msg/s: **${r.hubToRawMaxRatio.toFixed(2)}**`);
+  }
+  if (r.idle) out.push('', '### Idle agent sockets (each announced once with an acknowledged SYSTEM_LOG)', '', ...idleTable(r.idle));
+  if (r.targets.length > 0) {
+    out.push('', '### Issue 3 targets', '', '| figure | measured | target | met |', '|---|---:|---|---|');
+    for (const t of r.targets) out.push(`| ${t.figure} | ${t.measured < 100 ? t.measured.toFixed(1) : int(t.measured)} | ${t.target} | ${t.met ? 'yes' : '**no**'} |`);
+  }
+  if (r.profiles.chat) out.push('', '### Where the hub spends its time during the chat runs (under --cpu-prof)', '', formatProfile(r.profiles.chat));
+  if (r.profiles.idle) out.push('', '### Where the hub spends its time while idle sockets connect (under --cpu-prof)', '', formatProfile(r.profiles.idle));
+  if (r.failures.length > 0) out.push('', '### FAILURES', '', ...r.failures.map((f) => `- ${f}`));
+  return out.join('\n');
+}
+
+/** The issue's performance targets against what was measured. */
+export function targetsOf(chat: ChatRow[], idle: IdleResult | undefined): Results['targets'] {
+  const targets: Results['targets'] = [];
+  const hubMax = chat.find((r) => r.server === 'hub' && r.mode.kind === 'closed');
+  if (hubMax) targets.push({ figure: 'hub max sustained msg/s', measured: hubMax.deliveredRate, target: '≥ 15,000', met: hubMax.deliveredRate >= 15_000 });
+  const hub5k = chat.find((r) => r.server === 'hub' && r.mode.kind === 'open' && r.mode.rate === 5_000);
+  if (hub5k) targets.push({ figure: 'hub p99 ms at 5,000 msg/s', measured: hub5k.latency.p99, target: '≤ 50 ms', met: hub5k.latency.p99 <= 50 });
+  if (idle) targets.push({ figure: 'hub KB RSS per idle socket', measured: idle.kbPerSocket, target: '≤ 16 KB', met: idle.kbPerSocket <= 16 });
+  return targets;
+}
