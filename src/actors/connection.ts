@@ -31,8 +31,11 @@ export interface ConnectionOutlet extends Endpoint {
   /** Resolves when the socket's outbound buffer has room again (or it closed). */
   whenWritable(): Promise<void>;
   readonly closed: boolean;
-  /** Ends resume: frames held back during the replay go out, skipping ids the replay already sent. */
-  endReplay(lastReplayedId: number): void;
+  /**
+   * Ends resume: frames held back during the replay go out, and from now on frames with an id up to
+   * `lastReadId` (the last row the replay read; 0 for none) are dropped as already sent.
+   */
+  endReplay(lastReadId: number): void;
   /** Closes the socket with this code (the close event follows). */
   end(code: number, reason: string): void;
 }
@@ -117,7 +120,7 @@ export const connectionMachine = setup({
     failUpgrade: ({ context }) => context.upgrade.refuse(503, 'the hub could not check the credential; try again'),
     bind: ({ context }) => context.router.send({ type: 'BIND', endpoint: context.outlet! }),
     unbind: ({ context }) => context.router.send({ type: 'UNBIND', endpoint: context.outlet! }),
-    endReplay: ({ context }) => context.outlet!.endReplay(context.replayedUpTo ?? context.since ?? 0),
+    endReplay: ({ context }) => context.outlet!.endReplay(context.replayedUpTo ?? 0),
     closeSocket: ({ context }) => context.outlet!.end(context.closeCode ?? CloseCode.normal, context.closeReason ?? ''),
   },
 }).createMachine({

@@ -10,21 +10,26 @@ import type { Principal } from './directory.js';
 
 export function createReplay(deps: { messages: MessagesRepo; pageSize?: number }) {
   const pageSize = deps.pageSize ?? 500;
+  /**
+   * Resolves with the id of the last row read (0 when there was none): every frame with an id up to
+   * it that is for this user has been sent, so live frames up to it are duplicates.
+   */
   return async function replay(user: Principal, since: number, outlet: ConnectionOutlet): Promise<number> {
     let cursor = since;
+    let lastRead = 0;
     for (;;) {
       const rows = await deps.messages.afterId(user, cursor, pageSize);
       for (const row of rows) {
-        cursor = row.id;
+        cursor = lastRead = row.id;
         const source: FrameSource = { ...row, payload: JSON.parse(row.payload) as unknown };
         const audience = audienceOf(row);
         if (reaches(audience, row.sender_id, user)) outlet.send(JSON.stringify(toMessageFrame(source)));
         if (audience.monitor && user.role === 'ADMIN') outlet.send(monitorFrame(source));
-        if (outlet.closed) return cursor;
+        if (outlet.closed) return lastRead;
         // The replay goes at the reader's pace: a long absence must not fill the hub's memory.
         if (outlet.congested) await outlet.whenWritable();
       }
-      if (rows.length < pageSize) return cursor;
+      if (rows.length < pageSize) return lastRead;
     }
   };
 }

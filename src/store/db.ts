@@ -7,7 +7,8 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase } from 'kysely';
 import pg from 'pg';
 import type { DbConfig } from '../config.js';
-import { postgresBatchWriter, sqliteBatchWriter, type BatchWriter } from './batchWriter.js';
+import { postgresBatchWriter, type BatchWriter } from './batchWriter.js';
+import { startSqliteWriter } from './sqliteWriter.js';
 import type { Database } from './schema.js';
 
 /** The driver-specific half of the migration runner: apply one script and its record atomically. */
@@ -53,6 +54,8 @@ function openSqlite(path: string): Store {
   raw.pragma('foreign_keys = ON');
   raw.pragma('busy_timeout = 5000');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(raw) }) });
+  // Messages are written by their own thread and connection (group commit); the rest uses this one.
+  const writer = startSqliteWriter(path);
 
   const migrations: MigrationTarget = {
     async ensureTable() {
@@ -78,7 +81,7 @@ function openSqlite(path: string): Store {
     driver: 'sqlite',
     db,
     migrations,
-    writeBatch: sqliteBatchWriter(db, raw),
+    writeBatch: (batch) => writer.write(batch),
     async ping() {
       raw.prepare('SELECT 1').get();
     },
@@ -93,6 +96,7 @@ function openSqlite(path: string): Store {
       })();
     },
     async close() {
+      await writer.close();
       await db.destroy();
     },
   };

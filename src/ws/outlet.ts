@@ -35,6 +35,11 @@ export class SocketOutlet implements ConnectionOutlet, Origin, BatchedSocket {
   private held: Array<{ text: string; id: number | undefined }> | null;
   /** Frames of the current send round, written with one cork when it ends. */
   private queued: string[] = [];
+  /**
+   * The replay's last id. A batch can be committed (and so replayed) before its live delivery
+   * arrives, even after the replay ended; those frames were already sent.
+   */
+  private replayedUpTo = 0;
   private heldBytes = 0;
   private ended = false;
   private slowTimer: NodeJS.Timeout | undefined;
@@ -64,6 +69,7 @@ export class SocketOutlet implements ConnectionOutlet, Origin, BatchedSocket {
   }
 
   deliver(text: string, id?: number): void {
+    if (id !== undefined && id <= this.replayedUpTo) return;
     if (this.held) {
       this.held.push({ text, id });
       this.heldBytes += text.length;
@@ -115,6 +121,7 @@ export class SocketOutlet implements ConnectionOutlet, Origin, BatchedSocket {
   }
 
   endReplay(lastReplayedId: number): void {
+    this.replayedUpTo = lastReplayedId;
     const held = this.held ?? [];
     this.held = null;
     this.heldBytes = 0;

@@ -68,5 +68,5 @@ describeEachDriver('websocket backpressure', (driver) => {
     const all = [...seen, ...resumed.received.filter((f) => f.type === 'SYSTEM_LOG').map((f) => f.id!)];
     expect(all).toEqual(fastLogs.map((f) => f.id));
     await Promise.all([fast.close(), a.close(), resumed.close()]);
-  });
+  }, 60_000);
 });

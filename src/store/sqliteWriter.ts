@@ -1,0 +1,87 @@
+// The main thread's side of the SQLite writer thread: posts each batch and resolves with its
+// result, in order. Runs the thread from TypeScript sources under tsx (development, tests) and from
+// the compiled file otherwise.
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { BatchResult, BatchWriter } from './batchWriter.js';
+import type { WriterReply } from './sqliteWriterThread.js';
+
+export interface SqliteWriter {
+  write: BatchWriter;
+  /** Waits for batches in flight, then stops the thread. */
+  close(): Promise<void>;
+}
+
+/** The thread's entry: the compiled module, or (from sources) a bootstrap that registers tsx first. */
+function threadEntry(): { entry: URL | string; eval: boolean } {
+  if (!fileURLToPath(import.meta.url).endsWith('.ts')) return { entry: new URL('./sqliteWriterThread.js', import.meta.url), eval: false };
+  // Loader hooks given with --import do not reach worker threads on Node 20; register them in the thread.
+  // The ESM build of tsx's API (require.resolve would give the CommonJS one, which cannot register from here).
+  const tsxApi = pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs')).href;
+  const thread = new URL('./sqliteWriterThread.ts', import.meta.url).href;
+  return {
+    entry: `import(${JSON.stringify(tsxApi)}).then(({ register }) => { register(); return import(${JSON.stringify(thread)}); })`,
+    eval: true,
+  };
+}
+
+export function startSqliteWriter(path: string): SqliteWriter {
+  const entry = threadEntry();
+  const pending = new Map<number, { resolve(result: BatchResult): void; reject(err: Error): void }>();
+  let seq = 0;
+  let worker: Worker | undefined;
+  let closing: Promise<void> | undefined;
+  let idleWaiters: Array<() => void> = [];
+
+  const settled = () => {
+    if (pending.size > 0) return;
+    const waiters = idleWaiters;
+    idleWaiters = [];
+    for (const resolve of waiters) resolve();
+  };
+  const failAll = (err: Error) => {
+    for (const p of pending.values()) p.reject(err);
+    pending.clear();
+    settled();
+  };
+
+  const spawn = (): Worker => {
+    const w = new Worker(entry.entry, { workerData: { path }, eval: entry.eval, execArgv: [] });
+    w.on('message', (reply: WriterReply) => {
+      const p = pending.get(reply.seq);
+      if (!p) return;
+      pending.delete(reply.seq);
+      if (reply.ok) p.resolve(reply.result);
+      else p.reject(Object.assign(new Error(reply.message), { code: reply.code }));
+      settled();
+    });
+    // A thread that dies takes its batches with it (they were not committed); the next batch starts a new one.
+    w.on('error', (err) => failAll(err));
+    w.on('exit', (code) => {
+      if (worker === w) worker = undefined;
+      if (pending.size > 0) failAll(new Error(`the SQLite writer thread exited (${code})`));
+    });
+    return w;
+  };
+
+  return {
+    write(batch) {
+      if (closing) return Promise.reject(new Error('the store is closed'));
+      worker ??= spawn();
+      const id = ++seq;
+      return new Promise((resolve, reject) => {
+        pending.set(id, { resolve, reject });
+        worker!.postMessage({ seq: id, batch });
+      });
+    },
+    close() {
+      closing ??= (async () => {
+        if (pending.size > 0) await new Promise<void>((resolve) => idleWaiters.push(resolve));
+        await worker?.terminate();
+        worker = undefined;
+      })();
+      return closing;
+    },
+  };
+}
