@@ -165,6 +165,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       limits: config.ws,
       logger,
       router: live.router,
+      supervisor: live.router,
       pipeline: live.pipeline,
       sendBatch: live.sendBatch,
       authenticate: (credential) => services.auth.session(credential),

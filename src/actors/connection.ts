@@ -85,6 +85,9 @@ export interface ConnectionContext {
   closeReason?: string;
 }
 
+/** Stands in for the upgrade once it is answered, so the request's objects can be collected. */
+const ANSWERED: UpgradePort = { accept: () => undefined, refuse: () => undefined };
+
 /** setTimeout's ceiling (about 24.8 days). */
 const MAX_DELAY = 2 ** 31 - 1;
 
@@ -112,7 +115,10 @@ export const connectionMachine = setup({
     expires: ({ context }) => context.expiresAt !== undefined,
   },
   delays: {
-    sessionExpiry: ({ context }) => (context.expiresAt === undefined ? MAX_DELAY : Math.min(MAX_DELAY, Math.max(0, context.expiresAt - context.now()))),
+    // No expiry (agent tokens): no delay, so XState raises the event at once, the `expires` guard
+    // refuses it and no timer is kept: ten thousand idle agents hold ten thousand fewer timers.
+    sessionExpiry: ({ context }) =>
+      context.expiresAt === undefined ? (undefined as unknown as number) : Math.min(MAX_DELAY, Math.max(0, context.expiresAt - context.now())),
   },
   actions: {
     acceptUpgrade: ({ context }) => context.upgrade.accept({ user: context.user!, expiresAt: context.expiresAt }),
@@ -145,7 +151,11 @@ export const connectionMachine = setup({
             guard: { type: 'authenticated', params: ({ event }) => event.output },
             target: 'upgrading',
             // The credential is not kept past this point: snapshots must not carry secrets.
-            actions: [assign(({ event }) => ({ user: event.output!.user, expiresAt: event.output!.expiresAt, credential: '' })), 'acceptUpgrade'],
+            actions: [
+              assign(({ event }) => ({ user: event.output!.user, expiresAt: event.output!.expiresAt, credential: '' })),
+              'acceptUpgrade',
+              assign({ upgrade: ANSWERED }),
+            ],
           },
           { target: 'refused', actions: [assign({ credential: '' }), 'refuseUpgrade'] },
         ],

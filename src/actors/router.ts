@@ -1,4 +1,5 @@
-// The router actor (systemId 'router'): owns the address table and applies the routing rules to
+// The router actor (systemId 'router'): root of the actor system the connection actors join. It
+// owns the address table and applies the routing rules to
 // every batch the pipeline has committed. One DELIVER event carries a whole batch, so the hot path
 // pays one actor event per group commit, not per message or per recipient; each frame was
 // serialised once and the same string goes to every recipient.

@@ -138,6 +138,8 @@ describeEachDriver('websocket sessions', (driver) => {
     const mine = actors.filter((s) => s.context.user?.id === member.id);
     expect(mine.map((s) => s.value)).toEqual([{ open: 'live' }]);
     const agentSnapshot = actors.find((s) => s.context.user?.id === agent.id)!;
+    // Every connection actor lives in the router's system and can reach it by its system id.
+    for (const c of t.hub.connections.values()) expect(c.system.get('router')).toBe(t.hub.router);
     expect(agentSnapshot.value).toEqual({ open: 'live' });
     expect(agentSnapshot.context).toMatchObject({ user: { id: agent.id, username: agent.username, role: 'AGENT' }, credential: '' });
     expect(agentSnapshot.context.expiresAt).toBeUndefined();
