@@ -6,4 +6,4 @@ if (!file) {
   process.stderr.write('usage: npx tsx bench/profSummary.ts <file.cpuprofile> [top N]\n');
   process.exit(2);
 }
-process.stdout.write(`${formatProfile(summariseProfile(file, process.cwd(), 'the whole process', undefined, n ? Number(n) : 25))}\n`);
+process.stdout.write(`${formatProfile(summariseProfile(file, process.cwd(), 'the whole run', undefined, 'one', n ? Number(n) : 25))}\n`);

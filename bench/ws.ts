@@ -6,10 +6,11 @@ import os from 'node:os';
 import { join, resolve } from 'node:path';
 import { HubApi, createCast } from './lib/api.js';
 import { now } from './lib/clock.js';
-import { parsePlan, type Plan } from './lib/plan.js';
-import { machine } from './lib/procfs.js';
+import { parsePlan, QUIET_CPU, type Plan } from './lib/plan.js';
+import { ForeignCpuMeter, machine } from './lib/procfs.js';
 import { summariseWritten } from './lib/profile.js';
-import { renderMarkdown, targetsOf, type Results } from './lib/report.js';
+import { maxSustained, renderMarkdown, targetsOf, type Results } from './lib/report.js';
+import { sleep } from './lib/net.js';
 import { ADMIN, newJwtSecret, startHub, startRawRelay, type Server } from './lib/servers.js';
 import type { Generator } from './lib/spawn.js';
 import { connectRig, disconnectRig, runChat, startChatGenerators, type ChatRig, type ChatSpec } from './phases/chat.js';
@@ -29,15 +30,26 @@ async function stopAll(): Promise<void> {
   live.servers.clear();
 }
 
-/** The reported runs against one server: the closed-loop maximum, then each open-loop rate. */
+/**
+ * The reported runs against one server: each open-loop rate, then each closed-loop window. The open
+ * loops go first because they add fewer rows: the hub slows down as its messages table grows, and
+ * the latency figures should not be taken on a table the maximum-rate runs have just bloated.
+ */
 function chatSpecs(plan: Plan, kind: Server['kind'], rates: number[]): { warmup: ChatSpec; runs: ChatSpec[] } {
   const base = { drainMs: plan.drainMs, payloadBytes: plan.payloadBytes, rampMs: 0 };
-  const closed = { kind: 'closed' as const, window: plan.window };
+  const closed = (window: number) => ({ kind: 'closed' as const, window });
   return {
-    warmup: { ...base, label: 'warm-up', tag: `${kind}w`, mode: closed, durationMs: plan.warmupMs },
+    warmup: { ...base, label: 'warm-up', tag: `${kind}w`, mode: closed(plan.windows[0]!), durationMs: plan.warmupMs },
     runs: [
-      { ...base, label: 'max sustained (closed loop)', tag: `${kind}c`, mode: closed, durationMs: plan.closedMs, rampMs: plan.rampMs },
       ...rates.map((rate) => ({ ...base, label: `open loop ${rate}/s`, tag: `${kind}o${rate}`, mode: { kind: 'open' as const, rate }, durationMs: plan.openMs })),
+      ...plan.windows.map((w) => ({
+        ...base,
+        label: `closed loop, window ${w}`,
+        tag: `${kind}c${w}`,
+        mode: closed(w),
+        durationMs: plan.closedMs,
+        rampMs: plan.rampMs,
+      })),
     ],
   };
 }
@@ -45,9 +57,17 @@ function chatSpecs(plan: Plan, kind: Server['kind'], rates: number[]): { warmup:
 /** Runs the warm-up and the reported runs; answers when the reported ones ran (epoch ms). */
 async function runChatPhase(rig: ChatRig, plan: Plan, rates: number[], results: Results): Promise<{ from: number; to: number }> {
   const { warmup, runs } = chatSpecs(plan, rig.server.kind, rates);
-  results.warmups.push(await runChat(rig, warmup, log));
+  const first = await runChat(rig, warmup, log);
+  results.warmups.push(first);
+  // The hub's inserts slow down as the messages table grows, so each row says how big it was.
+  let stored = first.sent;
   const from = now();
-  for (const spec of runs) results.chat.push(await runChat(rig, spec, log));
+  for (const spec of runs) {
+    const row = await runChat(rig, spec, log);
+    if (rig.server.kind === 'hub') row.storedBefore = stored;
+    stored += row.sent;
+    results.chat.push(row);
+  }
   return { from, to: now() };
 }
 
@@ -74,7 +94,7 @@ async function hubPhase(plan: Plan, results: Results, gens: { agents: Generator;
   live.servers.delete(hub);
   if (profileDir) {
     const window = { ...measured, exitedAt: now() };
-    results.profiles.chat = summariseWritten(profileDir, join(RESULTS_DIR, 'hub-chat-latest.cpuprofile'), ROOT, 'the reported chat runs', window);
+    results.profiles.chat = summariseWritten(profileDir, join(RESULTS_DIR, 'hub-chat-latest'), ROOT, 'the reported chat runs', window);
   }
 }
 
@@ -92,12 +112,28 @@ async function rawPhase(plan: Plan, results: Results, gens: { agents: Generator;
   live.servers.delete(raw);
 }
 
+/**
+ * Others share this machine (test suites, builds): wait, within bounds, until it is quiet, and
+ * answer how busy it was at the start so the report can say its figures are noisy.
+ */
+async function waitForQuiet(maxWaitMs: number): Promise<number> {
+  const deadline = performance.now() + maxWaitMs;
+  for (;;) {
+    const meter = new ForeignCpuMeter();
+    await sleep(2000);
+    const busy = meter.percent();
+    if (busy <= QUIET_CPU || performance.now() >= deadline) return busy;
+    log(`the machine is busy (${Math.round(busy)} % of a core used by other processes); waiting for it to quieten`);
+  }
+}
+
 async function main(): Promise<number> {
   const plan = parsePlan(process.argv.slice(2));
   const results: Results = {
     startedAt: new Date().toISOString(),
     plan: { ...plan, phases: [...plan.phases] },
     machine: machine(),
+    backgroundCpuPercent: 0,
     warmups: [],
     chat: [],
     profiles: {},
@@ -106,6 +142,7 @@ async function main(): Promise<number> {
   };
   const m = results.machine;
   log(`${plan.mode} run on ${m.cpuModel} (${m.cores} cores), Node ${m.node}, hub ${m.hubCommit}`);
+  results.backgroundCpuPercent = await waitForQuiet(plan.quietWaitMs);
   const workDir = mkdtempSync(join(os.tmpdir(), 'hub-bench-'));
   let keepWorkDir = false;
   try {
@@ -118,10 +155,10 @@ async function main(): Promise<number> {
       live.generators.clear();
     }
     if (plan.phases.has('idle')) {
-      const profile = plan.profile ? { dir: join(workDir, 'idle-profile'), keepAs: join(RESULTS_DIR, 'hub-idle-latest.cpuprofile'), root: ROOT } : undefined;
+      const profile = plan.profile ? { dir: join(workDir, 'idle-profile'), keepAs: join(RESULTS_DIR, 'hub-idle-latest'), root: ROOT } : undefined;
       const idle = await runIdle({ ...plan.idle, dir: join(workDir, 'idle'), jwtSecret: newJwtSecret(), profile }, log, (s) => live.servers.add(s));
       results.idle = idle.result;
-      if (idle.profile) results.profiles.idle = idle.profile;
+      if (idle.profiles) results.profiles.idle = idle.profiles;
     }
   } catch (err) {
     keepWorkDir = true;
@@ -131,8 +168,8 @@ async function main(): Promise<number> {
     await stopAll();
   }
 
-  const hubMax = results.chat.find((r) => r.server === 'hub' && r.mode.kind === 'closed');
-  const rawMax = results.chat.find((r) => r.server === 'raw' && r.mode.kind === 'closed');
+  const hubMax = maxSustained(results.chat, 'hub');
+  const rawMax = maxSustained(results.chat, 'raw');
   if (hubMax && rawMax) results.hubToRawMaxRatio = hubMax.deliveredRate / rawMax.deliveredRate;
   results.targets = targetsOf(results.chat, results.idle);
   for (const row of [...results.warmups, ...results.chat]) for (const p of row.problems) results.failures.push(`${row.server} ${row.label}: ${p}`);

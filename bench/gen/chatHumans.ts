@@ -131,8 +131,12 @@ async function settle(p: HumansSettleParams): Promise<HumansSettleResult> {
   const times = r.receivedAt.view();
   let inWindow = 0;
   let lastAt = 0;
+  const perSecond = new Array<number>(Math.max(0, Math.ceil((p.windowEnd - p.windowStart) / 1000))).fill(0);
   for (const t of times) {
-    if (t >= p.windowStart && t < p.windowEnd) inWindow++;
+    if (t >= p.windowStart && t < p.windowEnd) {
+      inWindow++;
+      perSecond[Math.floor((t - p.windowStart) / 1000)]!++;
+    }
     if (t > lastAt) lastAt = t;
   }
   return {
@@ -143,6 +147,7 @@ async function settle(p: HumansSettleParams): Promise<HumansSettleResult> {
     unexpected,
     samples,
     inWindow,
+    perSecond,
     latency: percentiles(r.latency.view()),
     otherFrames: r.otherFrames,
     closedSockets: closedSockets - r.closedBefore,

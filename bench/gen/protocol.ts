@@ -70,6 +70,8 @@ export interface HumansSettleResult {
   unexpected: number;
   samples: string[];
   inWindow: number;
+  /** Receipts in each second of the window, to show a rate that drifts as the database grows. */
+  perSecond: number[];
   latency: Percentiles;
   /** Frames of other types (PRESENCE...), ignored. */
   otherFrames: number;

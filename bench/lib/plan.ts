@@ -3,6 +3,9 @@ import { parseArgs } from 'node:util';
 
 export type Phase = 'hub' | 'raw' | 'idle';
 
+/** Machine CPU (100 = one core) other processes may use before the run starts without it counting as busy. */
+export const QUIET_CPU = 25;
+
 export interface Plan {
   mode: 'quick' | 'full';
   phases: Set<Phase>;
@@ -10,8 +13,12 @@ export interface Plan {
   profile: boolean;
   humans: number;
   agents: number;
-  /** Closed loop: unacknowledged frames each agent may have in flight. */
-  window: number;
+  /**
+   * Closed loop: unacknowledged frames each agent may have in flight, one run per value. A small
+   * window shows throughput at bounded latency; a large one keeps the server's queue full, which is
+   * what a maximum needs when each group commit's round trip, not CPU, limits the rate.
+   */
+  windows: number[];
   /** Chat text length. */
   payloadBytes: number;
   /** Unreported closed-loop run first: JIT warm-up, default threads created, SQLite pages cached. */
@@ -25,13 +32,15 @@ export interface Plan {
   /** Upper bound for stragglers after the last send (an overloaded server catches up within it, or loses). */
   drainMs: number;
   idle: { sockets: number; generators: number; concurrency: number; settleMs: number };
+  /** How long to wait for other processes to quieten down before starting anyway. */
+  quietWaitMs: number;
 }
 
-const USAGE = `usage: npm run bench:ws -- [--quick] [--profile] [--only hub,raw,idle] [--window N] [--idle-sockets N]
+const USAGE = `usage: npm run bench:ws -- [--quick] [--profile] [--only hub,raw,idle] [--windows N,M] [--idle-sockets N]
   --quick          a run under ~2 minutes (shorter phases, fewer idle sockets)
   --profile        run the hub with --cpu-prof and print its top self-time functions (slows the hub a little)
   --only LIST      phases to run: hub (agent→human chat), raw (the uWS relay reference), idle (idle sockets)
-  --window N       closed-loop frames in flight per agent (default 16)
+  --windows LIST   closed-loop frames in flight per agent, one run each (default 16,256)
   --idle-sockets N idle sockets to open (default 10000)`;
 
 export function parsePlan(argv: string[]): Plan {
@@ -41,7 +50,7 @@ export function parsePlan(argv: string[]): Plan {
       quick: { type: 'boolean', default: false },
       profile: { type: 'boolean', default: false },
       only: { type: 'string' },
-      window: { type: 'string' },
+      windows: { type: 'string' },
       'idle-sockets': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
@@ -65,15 +74,16 @@ export function parsePlan(argv: string[]): Plan {
     profile: values.profile!,
     humans: 20,
     agents: 100,
-    window: positive(values.window, 16),
+    windows: (values.windows ?? '16,256').split(',').map((w) => positive(w.trim(), 16)),
     payloadBytes: 100,
     warmupMs: quick ? 3_000 : 5_000,
-    closedMs: quick ? 8_000 : 30_000,
+    closedMs: quick ? 6_000 : 25_000,
     rampMs: quick ? 2_000 : 3_000,
-    openMs: quick ? 6_000 : 20_000,
+    openMs: quick ? 5_000 : 20_000,
     openRates: [1_000, 5_000, 10_000],
     rawOpenRate: 5_000,
     drainMs: 60_000,
+    quietWaitMs: quick ? 10_000 : 60_000,
     idle: { sockets: positive(values['idle-sockets'], 10_000), generators: 3, concurrency: 64, settleMs: quick ? 2_000 : 5_000 },
   };
 }

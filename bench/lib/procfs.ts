@@ -1,7 +1,7 @@
 // What the bench reads about a process from /proc (Linux only): resident memory and CPU time.
 // These are read from outside, so the hub needs no instrumentation of its own.
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 
 /** Clock ticks per second for /proc/<pid>/stat; 100 on every Linux we run on, asked once anyway. */
@@ -21,9 +21,9 @@ export function rssKb(pid: number): number {
   return Number(match[1]);
 }
 
-/** User + system CPU time of a process (all its threads) in milliseconds. */
-export function cpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+/** User + system CPU time of a process (all its threads), or of one of its threads, in milliseconds. */
+export function cpuMs(pid: number, tid?: number): number {
+  const stat = readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, 'utf8');
   // The command name (field 2) may hold spaces; the fields we want follow its closing parenthesis.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   // After the name: state is field 3, so utime (14) and stime (15) are at offsets 11 and 12.
@@ -41,6 +41,50 @@ export class CpuMeter {
   percent(): number {
     const wall = performance.now() - this.wall0;
     return wall > 0 ? (100 * (cpuMs(this.pid) - this.cpu0)) / wall : 0;
+  }
+}
+
+/** CPU time of each thread of a process, by thread id. */
+function threadCpuMs(pid: number): Map<number, number> {
+  const threads = new Map<number, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      threads.set(Number(tid), cpuMs(pid, Number(tid)));
+    } catch {
+      // The thread ended between readdir and read.
+    }
+  }
+  return threads;
+}
+
+export interface ThreadCpu {
+  /** The main (event-loop) thread, % of one core. */
+  main: number;
+  /** The busiest other threads (worker threads, V8's GC helpers, libuv's pool), % of one core each. */
+  others: Array<{ tid: number; percent: number }>;
+}
+
+/**
+ * CPU use per thread of a process. A Node server's JS runs on its main thread unless it starts
+ * worker threads, so the main thread near 100 % means the event loop is the limit.
+ */
+export class ThreadCpuMeter {
+  private readonly start: Map<number, number>;
+  private readonly wall0 = performance.now();
+  constructor(private readonly pid: number) {
+    this.start = threadCpuMs(pid);
+  }
+  read(): ThreadCpu {
+    const wall = performance.now() - this.wall0;
+    const pct = (ms: number) => (wall > 0 ? (100 * ms) / wall : 0);
+    const others: ThreadCpu['others'] = [];
+    let main = 0;
+    for (const [tid, ms] of threadCpuMs(this.pid)) {
+      const used = pct(ms - (this.start.get(tid) ?? 0));
+      if (tid === this.pid) main = used;
+      else if (used >= 1) others.push({ tid, percent: used });
+    }
+    return { main, others: others.sort((a, b) => b.percent - a.percent).slice(0, 4) };
   }
 }
 
@@ -62,6 +106,57 @@ export class MachineCpuMeter {
     const end = machineJiffies();
     const total = end.total - this.start.total;
     return total > 0 ? (100 * os.cpus().length * (end.busy - this.start.busy)) / total : 0;
+  }
+}
+
+interface ProcSample {
+  ppid: number;
+  cpuMs: number;
+}
+
+/** Every process's parent and CPU time; processes that vanish while being read are skipped. */
+function processTable(): Map<number, ProcSample> {
+  const table = new Map<number, ProcSample>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      table.set(Number(name), { ppid: Number(fields[1]), cpuMs: ((Number(fields[11]) + Number(fields[12])) * 1000) / CLK_TCK });
+    } catch {
+      // Exited between readdir and read.
+    }
+  }
+  return table;
+}
+
+/** Whether `pid` descends from `root` (kernel threads descend from pid 2 and never match). */
+function descendsFrom(pid: number, root: number, table: Map<number, ProcSample>): boolean {
+  for (let p = pid, hops = 0; p > 1 && hops < 64; hops++) {
+    if (p === root) return true;
+    p = table.get(p)?.ppid ?? 0;
+  }
+  return false;
+}
+
+/**
+ * CPU used by user processes that are not the bench or its children (a test suite someone else
+ * runs, say), in % of one core. Kernel threads are left out: their work on our behalf (loopback
+ * TCP, the filesystem journal) is not interference. Processes that both start and end between two
+ * readings are missed.
+ */
+export class ForeignCpuMeter {
+  private readonly start = processTable();
+  private readonly wall0 = performance.now();
+  percent(): number {
+    const end = processTable();
+    const wall = performance.now() - this.wall0;
+    let used = 0;
+    for (const [pid, sample] of end) {
+      if (sample.ppid === 2 || pid === 2 || descendsFrom(pid, process.pid, end)) continue;
+      used += sample.cpuMs - (this.start.get(pid)?.cpuMs ?? 0);
+    }
+    return wall > 0 ? (100 * used) / wall : 0;
   }
 }
 

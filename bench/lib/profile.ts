@@ -21,15 +21,19 @@ interface CpuProfile {
   timeDeltas: number[];
 }
 
-/**
- * The part of a profile to summarise, in wall-clock (epoch ms) times taken by the bench. The profile
- * has its own clock; it ends when the process exits, so `exitedAt` anchors one clock to the other.
- */
+/** The part of a profile to summarise, in wall-clock (epoch ms) times taken by the bench. */
 export interface ProfileWindow {
   from: number;
   to: number;
+  /**
+   * When the bench saw the process exit. The main thread's profile ends then, which anchors the
+   * profiles' monotonic clock (shared by every thread of the process) to wall-clock time.
+   */
   exitedAt: number;
 }
+
+/** Profile clock (µs) minus wall-clock (µs). */
+type ClockOffset = number;
 
 export interface Hotspot {
   name: string;
@@ -41,6 +45,8 @@ export interface Hotspot {
 
 export interface ProfileSummary {
   file: string;
+  /** `main` or `thread <id>` (a worker). */
+  thread: string;
   /** What the summary covers (the measured runs, not start-up and set-up). */
   covers: string;
   busyMs: number;
@@ -77,11 +83,20 @@ function top(map: Map<string, { name: string; where: string; us: number }>, busy
     .map((h) => ({ name: h.name, where: h.where, selfMs: h.us / 1000, share: (100 * h.us) / busyUs }));
 }
 
-export function summariseProfile(file: string, root: string, covers: string, window?: ProfileWindow, n = 25): ProfileSummary {
-  const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+const readProfile = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+
+export function summariseProfile(
+  file: string,
+  root: string,
+  covers: string,
+  window?: { from: number; to: number; offset: ClockOffset },
+  thread = 'main',
+  n = 25,
+): ProfileSummary {
+  const profile = readProfile(file);
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
-  const fromUs = window ? profile.endTime - (window.exitedAt - window.from) * 1000 : -Infinity;
-  const toUs = window ? profile.endTime - (window.exitedAt - window.to) * 1000 : Infinity;
+  const fromUs = window ? window.from * 1000 + window.offset : -Infinity;
+  const toUs = window ? window.to * 1000 + window.offset : Infinity;
   const selfUs = new Map<number, number>();
   // timeDeltas[i] is the time since the previous sample; it is charged to sample i.
   let at = profile.startTime;
@@ -114,12 +129,12 @@ export function summariseProfile(file: string, root: string, covers: string, win
     m.us += us;
     modules.set(mod, m);
   }
-  return { file, covers, busyMs: busyUs / 1000, idleMs: idleUs / 1000, functions: top(functions, busyUs, n), modules: top(modules, busyUs, 15) };
+  return { file, thread, covers, busyMs: busyUs / 1000, idleMs: idleUs / 1000, functions: top(functions, busyUs, n), modules: top(modules, busyUs, 15) };
 }
 
 export function formatProfile(s: ProfileSummary): string {
   const lines = [
-    `${s.file}, ${s.covers}: busy ${(s.busyMs / 1000).toFixed(1)} s, idle ${(s.idleMs / 1000).toFixed(1)} s. ` +
+    `${s.file} (${s.thread} thread), ${s.covers}: busy ${(s.busyMs / 1000).toFixed(1)} s, idle ${(s.idleMs / 1000).toFixed(1)} s. ` +
       'Time in native code (SQLite statements, fsync, socket writes) counts as the self time of the JS function that called it.',
     '',
     '| self % | self ms | function | where |',
@@ -133,11 +148,29 @@ export function formatProfile(s: ProfileSummary): string {
   return lines.join('\n');
 }
 
-/** Finds the one profile --cpu-prof wrote into `dir`, keeps a copy as `keepAs`, and summarises it. */
-export function summariseWritten(dir: string, keepAs: string, root: string, covers: string, window: ProfileWindow): ProfileSummary {
-  const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
-  if (!file) throw new Error(`no profile was written to ${dir}`);
+const MIN_THREAD_BUSY_MS = 500;
+
+/** `CPU.<date>.<time>.<pid>.<thread id>.<seq>.cpuprofile`: thread 0 is the main thread. */
+const threadOf = (file: string) => Number(file.split('.')[4] ?? 0);
+
+/**
+ * Summarises every profile --cpu-prof wrote into `dir` (one per thread that was profiled), main
+ * thread first, keeping a copy of each as `<keepAs>.cpuprofile` / `<keepAs>-thread<id>.cpuprofile`.
+ */
+export function summariseWritten(dir: string, keepAs: string, root: string, covers: string, window: ProfileWindow): ProfileSummary[] {
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.cpuprofile'))
+    .sort((a, b) => threadOf(a) - threadOf(b));
+  const main = files.find((f) => threadOf(f) === 0);
+  if (!main) throw new Error(`no main-thread profile was written to ${dir}`);
+  const offset = readProfile(join(dir, main)).endTime - window.exitedAt * 1000;
   mkdirSync(dirname(keepAs), { recursive: true });
-  copyFileSync(join(dir, file), keepAs);
-  return summariseProfile(keepAs, root, covers, window);
+  const summaries = files.map((f) => {
+    const tid = threadOf(f);
+    const kept = tid === 0 ? `${keepAs}.cpuprofile` : `${keepAs}-thread${tid}.cpuprofile`;
+    copyFileSync(join(dir, f), kept);
+    return summariseProfile(kept, root, covers, { from: window.from, to: window.to, offset }, tid === 0 ? 'main' : `thread ${tid}`);
+  });
+  // Threads that barely ran in the window (tsx's module-loader thread, say) would only add noise.
+  return summaries.filter((s) => s.thread === 'main' || s.busyMs >= MIN_THREAD_BUSY_MS);
 }

@@ -1,7 +1,7 @@
 // The printed markdown report and the JSON written beside it.
 import type { ChatRow } from '../phases/chat.js';
 import type { IdleResult } from '../phases/idle.js';
-import type { Plan } from './plan.js';
+import { QUIET_CPU, type Plan } from './plan.js';
 import type { Machine } from './procfs.js';
 import type { ProfileSummary } from './profile.js';
 import { formatProfile } from './profile.js';
@@ -12,6 +12,8 @@ export interface Results {
   finishedAt?: string;
   plan: Omit<Plan, 'phases'> & { phases: string[] };
   machine: Machine;
+  /** Machine CPU (100 = one core) used by other processes just before the run: high means noisy figures. */
+  backgroundCpuPercent: number;
   /** Unreported warm-up runs (checked for loss like the rest). */
   warmups: ChatRow[];
   chat: ChatRow[];
@@ -19,30 +21,47 @@ export interface Results {
   hubToRawMaxRatio?: number;
   targets: Array<{ figure: string; measured: number; target: string; met: boolean }>;
   /** With --profile: the hub's self-time summary over the reported chat runs and over the idle connect burst. */
-  profiles: { chat?: ProfileSummary; idle?: ProfileSummary };
+  profiles: { chat?: ProfileSummary[]; idle?: ProfileSummary[] };
   failures: string[];
 }
 
-const load = (r: ChatRow) => (r.mode.kind === 'closed' ? `closed loop, window ${r.mode.window}/agent` : `open loop ${int(r.mode.rate)}/s`);
+const TREND_SECONDS = 5;
+
+/** Mean delivered/s per slice of the window: shows whether the rate holds or sags as the database grows. */
+function trend(r: ChatRow): string {
+  const slices: string[] = [];
+  for (let i = 0; i < r.deliveredPerSecond.length; i += TREND_SECONDS) {
+    const part = r.deliveredPerSecond.slice(i, i + TREND_SECONDS);
+    slices.push(int(part.reduce((a, b) => a + b, 0) / part.length));
+  }
+  return slices.join(' → ');
+}
+
+/** Other users' processes' CPU, flagged when enough to have skewed the row. */
+const foreign = (cpu: number) => `${int(cpu)}${cpu > QUIET_CPU ? ' ⚠ noisy' : ''}`;
+
+const load = (r: ChatRow) =>
+  (r.mode.kind === 'closed' ? `closed loop, window ${r.mode.window}/agent` : `open loop ${int(r.mode.rate)}/s`) +
+  (r.storedBefore === undefined ? '' : ` (${Math.round(r.storedBefore / 1000)}k rows stored before)`);
 
 function chatTable(rows: ChatRow[]): string[] {
   return [
-    '| server | load | sent | sent/s | delivered/s | p50 ms | p99 ms | p99.9 ms | max ms | lost / dup | server CPU % | agents / humans gen CPU % | machine CPU % | ping p99 ms | server RSS MB |',
+    '| server | load | sent | sent/s | delivered/s | p50 ms | p99 ms | p99.9 ms | max ms | lost / dup | server CPU % (main thread) | agents / humans gen CPU % | foreign CPU % | ping p99 ms | server RSS MB |',
     '|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---|---:|---:|---:|',
     ...rows.map(
       (r) =>
         `| ${r.server} | ${load(r)} | ${int(r.sent)} | ${int(r.sendRate)} | **${int(r.deliveredRate)}** | ${ms(r.latency.p50)} | **${ms(r.latency.p99)}** | ${ms(r.latency.p999)} | ${ms(r.latency.max)} | ` +
-        `${r.missing} / ${r.duplicates}${r.problems.length > 0 ? ' ⚠' : ''} | ${int(r.serverCpuPercent)} | ${int(r.agentsCpuPercent)} / ${int(r.humansCpuPercent)} | ${int(r.machineCpuPercent)} | ${ms(r.pingMs.p99)} | ${int(r.serverRssMb)} |`,
+        `${r.missing} / ${r.duplicates}${r.problems.length > 0 ? ' ⚠' : ''} | ${int(r.serverCpuPercent)} (${int(r.serverThreads.main)}) | ${int(r.agentsCpuPercent)} / ${int(r.humansCpuPercent)} | ${foreign(r.foreignCpuPercent)} | ${ms(r.pingMs.p99)} | ${int(r.serverRssMb)} |`,
     ),
   ];
 }
 
 function idleTable(i: IdleResult): string[] {
   return [
-    '| sockets | connected | still open | connect/s | hub RSS before MB | after 5 % MB | after all MB | **KB / socket** | marginal KB / socket | hub CPU % while connecting | ping p99 ms while connecting |',
-    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| sockets | connected | still open | connect/s | hub RSS before MB | after 5 % MB | after all MB | **KB / socket** | marginal KB / socket | hub CPU % while connecting | foreign CPU % | ping p99 ms while connecting |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     `| ${int(i.sockets)} | ${int(i.connected)} | ${int(i.stillOpen)} | ${int(i.connectPerSecond)} | ${i.rssBeforeMb.toFixed(1)} | ${i.rssPrimedMb.toFixed(1)} | ${i.rssAfterMb.toFixed(1)} | ` +
-      `**${i.kbPerSocket.toFixed(1)}** | ${i.marginalKbPerSocket.toFixed(1)} | ${int(i.serverCpuPercentDuringConnect)} | ${ms(i.pingMsDuringConnect.p99)} |`,
+      `**${i.kbPerSocket.toFixed(1)}** | ${i.marginalKbPerSocket.toFixed(1)} | ${int(i.serverCpuPercentDuringConnect)} | ${foreign(i.foreignCpuPercent)} | ${ms(i.pingMsDuringConnect.p99)} |`,
   ];
 }
 
@@ -52,7 +71,8 @@ export function renderMarkdown(r: Results): string {
   const out = [
     `## WebSocket bench (${p.mode}) — ${r.startedAt}`,
     '',
-    `Machine: ${m.cpuModel}, ${m.cores} cores, ${int(m.memoryMb)} MB, Node ${m.node}, Linux ${m.kernel}; hub at ${m.hubCommit}.`,
+    `Machine: ${m.cpuModel}, ${m.cores} cores, ${int(m.memoryMb)} MB, Node ${m.node}, Linux ${m.kernel}; hub at ${m.hubCommit}. ` +
+      `Background load before the run: ${int(r.backgroundCpuPercent)} % of a core${r.backgroundCpuPercent > QUIET_CPU ? ' (**busy machine: figures are noisy**)' : ''}.`,
   ];
   if (r.chat.length > 0) {
     out.push(
@@ -63,23 +83,31 @@ export function renderMarkdown(r: Results): string {
       '',
       ...chatTable(r.chat),
     );
-    if (r.hubToRawMaxRatio !== undefined) out.push('', `Hub / raw uWS relay, max sustained msg/s: **${r.hubToRawMaxRatio.toFixed(2)}**`);
+    for (const row of r.chat) {
+      if (row.mode.kind === 'closed') out.push('', `${row.server} closed loop, window ${row.mode.window}: delivered/s in successive ${TREND_SECONDS}-second slices: ${trend(row)}`);
+    }
+    if (r.hubToRawMaxRatio !== undefined) out.push('', `Hub / raw uWS relay, max sustained msg/s (best closed-loop run of each): **${r.hubToRawMaxRatio.toFixed(2)}**`);
   }
   if (r.idle) out.push('', '### Idle agent sockets (each announced once with an acknowledged SYSTEM_LOG)', '', ...idleTable(r.idle));
   if (r.targets.length > 0) {
     out.push('', '### Issue 3 targets', '', '| figure | measured | target | met |', '|---|---:|---|---|');
     for (const t of r.targets) out.push(`| ${t.figure} | ${t.measured < 100 ? t.measured.toFixed(1) : int(t.measured)} | ${t.target} | ${t.met ? 'yes' : '**no**'} |`);
   }
-  if (r.profiles.chat) out.push('', '### Where the hub spends its time during the chat runs (under --cpu-prof)', '', formatProfile(r.profiles.chat));
-  if (r.profiles.idle) out.push('', '### Where the hub spends its time while idle sockets connect (under --cpu-prof)', '', formatProfile(r.profiles.idle));
+  for (const p of r.profiles.chat ?? []) out.push('', `### Where the hub's ${p.thread} thread spends its time during the chat runs (under --cpu-prof)`, '', formatProfile(p));
+  for (const p of r.profiles.idle ?? []) out.push('', `### Where the hub's ${p.thread} thread spends its time while idle sockets connect (under --cpu-prof)`, '', formatProfile(p));
   if (r.failures.length > 0) out.push('', '### FAILURES', '', ...r.failures.map((f) => `- ${f}`));
   return out.join('\n');
+}
+
+/** The best closed-loop run of a server: its maximum sustained rate. */
+export function maxSustained(chat: ChatRow[], server: ChatRow['server']): ChatRow | undefined {
+  return chat.filter((r) => r.server === server && r.mode.kind === 'closed').sort((a, b) => b.deliveredRate - a.deliveredRate)[0];
 }
 
 /** The issue's performance targets against what was measured. */
 export function targetsOf(chat: ChatRow[], idle: IdleResult | undefined): Results['targets'] {
   const targets: Results['targets'] = [];
-  const hubMax = chat.find((r) => r.server === 'hub' && r.mode.kind === 'closed');
+  const hubMax = maxSustained(chat, 'hub');
   if (hubMax) targets.push({ figure: 'hub max sustained msg/s', measured: hubMax.deliveredRate, target: '≥ 15,000', met: hubMax.deliveredRate >= 15_000 });
   const hub5k = chat.find((r) => r.server === 'hub' && r.mode.kind === 'open' && r.mode.rate === 5_000);
   if (hub5k) targets.push({ figure: 'hub p99 ms at 5,000 msg/s', measured: hub5k.latency.p99, target: '≤ 50 ms', met: hub5k.latency.p99 <= 50 });

@@ -3,7 +3,7 @@
 // human sockets live in two generator processes; neither runs in the server's process.
 import type { AgentsConnectParams, AgentsRunParams, AgentsRunResult, ConnectParams, ConnectResult, HumansSettleResult, RunMode } from '../gen/protocol.js';
 import { pingSampler } from '../lib/net.js';
-import { CpuMeter, MachineCpuMeter, rssKb } from '../lib/procfs.js';
+import { CpuMeter, ForeignCpuMeter, MachineCpuMeter, rssKb, ThreadCpuMeter, type ThreadCpu } from '../lib/procfs.js';
 import type { Server } from '../lib/servers.js';
 import { Generator } from '../lib/spawn.js';
 import { percentiles, type Percentiles } from '../lib/stats.js';
@@ -37,22 +37,30 @@ export interface ChatRow {
   sendRate: number;
   /** CHAT frames received by the humans per second, inside the measured window. */
   deliveredRate: number;
+  /** Delivered per second of the measured window. */
+  deliveredPerSecond: number[];
   latency: Percentiles;
   acked: number;
   errors: number;
   missing: number;
   duplicates: number;
   unexpected: number;
+  /** All threads of the server process, % of one core. */
   serverCpuPercent: number;
+  serverThreads: ThreadCpu;
   serverRssMb: number;
   /** CPU of the generator processes over the same interval as the server's (% of one core). */
   agentsCpuPercent: number;
   humansCpuPercent: number;
   /** The whole machine, kernel included (200 = both cores of a 2-core machine busy). */
   machineCpuPercent: number;
+  /** Other users' processes (not the bench's children): above a few % the row is noisy. */
+  foreignCpuPercent: number;
   /** HTTP round trip to the server during the run: a proxy for its event-loop lag. */
   pingMs: Percentiles;
   maxScheduleLagMs: number;
+  /** Hub only: rows in the messages table when the run started. */
+  storedBefore?: number;
   problems: string[];
 }
 
@@ -77,16 +85,20 @@ export async function runChat(rig: ChatRig, spec: ChatSpec, log: (line: string) 
   log(`${server.kind}: ${spec.label} for ${spec.durationMs / 1000}s`);
   await rig.humans.call('arm', { tag: spec.tag, agents: rig.agentCount }, 10_000);
   const cpu = new CpuMeter(server.pid);
+  const threads = new ThreadCpuMeter(server.pid);
   const agentsCpu = new CpuMeter(rig.agents.pid);
   const humansCpu = new CpuMeter(rig.humans.pid);
   const machineCpu = new MachineCpuMeter();
+  const foreignCpu = new ForeignCpuMeter();
   const pings = pingSampler(server.pingUrl);
   const run: AgentsRunParams = { tag: spec.tag, mode: spec.mode, durationMs: spec.durationMs, drainMs: spec.drainMs, payloadBytes: spec.payloadBytes };
   const sent = await rig.agents.call<AgentsRunResult>('run', run, spec.durationMs + spec.drainMs + 30_000);
   const serverCpuPercent = cpu.percent();
+  const serverThreads = threads.read();
   const agentsCpuPercent = agentsCpu.percent();
   const humansCpuPercent = humansCpu.percent();
   const machineCpuPercent = machineCpu.percent();
+  const foreignCpuPercent = foreignCpu.percent();
   const pingMs = percentiles(pings.stop());
   const serverRssMb = rssKb(server.pid) / 1024;
   const windowStart = sent.startedAt + spec.rampMs;
@@ -114,6 +126,7 @@ export async function runChat(rig: ChatRig, spec: ChatSpec, log: (line: string) 
     sent: sent.total,
     sendRate: (sent.total * 1000) / (sent.endedAt - sent.startedAt),
     deliveredRate: (got.inWindow * 1000) / (windowEnd - windowStart),
+    deliveredPerSecond: got.perSecond,
     latency: got.latency,
     acked: sent.acked,
     errors: sent.errors,
@@ -121,17 +134,20 @@ export async function runChat(rig: ChatRig, spec: ChatSpec, log: (line: string) 
     duplicates: got.duplicates,
     unexpected: got.unexpected,
     serverCpuPercent,
+    serverThreads,
     serverRssMb,
     agentsCpuPercent,
     humansCpuPercent,
     machineCpuPercent,
+    foreignCpuPercent,
     pingMs,
     maxScheduleLagMs: sent.maxScheduleLagMs,
     problems,
   };
   log(
     `${server.kind}: ${spec.label}: sent ${sent.total}, delivered ${Math.round(row.deliveredRate)}/s, p50 ${got.latency.p50.toFixed(2)} ms, ` +
-      `p99 ${got.latency.p99.toFixed(2)} ms, server CPU ${Math.round(serverCpuPercent)}%` +
+      `p99 ${got.latency.p99.toFixed(2)} ms, server CPU ${Math.round(serverCpuPercent)}% (main thread ${Math.round(serverThreads.main)}%, ` +
+      `others ${serverThreads.others.map((t) => Math.round(t.percent)).join('/') || '–'})` +
       (problems.length > 0 ? `\n!!! FAILED: ${problems.join('\n!!! ')}` : ''),
   );
   return row;

@@ -5,7 +5,7 @@ import type { IdleConnectParams, IdleConnectResult, IdleStatus } from '../gen/pr
 import { HubApi, registerAgents } from '../lib/api.js';
 import { pingSampler, sleep } from '../lib/net.js';
 import { now } from '../lib/clock.js';
-import { CpuMeter, rssKb } from '../lib/procfs.js';
+import { CpuMeter, ForeignCpuMeter, rssKb } from '../lib/procfs.js';
 import { summariseWritten, type ProfileSummary } from '../lib/profile.js';
 import { ADMIN, startHub, type Server } from '../lib/servers.js';
 import { Generator } from '../lib/spawn.js';
@@ -44,6 +44,8 @@ export interface IdleResult {
   /** (after − primed) / sockets of the bulk burst: what one more socket costs. */
   marginalKbPerSocket: number;
   serverCpuPercentDuringConnect: number;
+  /** Other users' processes during the bulk connect. */
+  foreignCpuPercent: number;
   pingMsDuringConnect: Percentiles;
   problems: string[];
 }
@@ -115,10 +117,12 @@ async function measure(hub: Server, gens: Generator[], tokens: string[], spec: I
 
   log(`idle: hub RSS ${(rssPrimed / 1024).toFixed(1)} MB; connecting ${tokens.length - primeCount} more from ${spec.generators} processes`);
   const cpu = new CpuMeter(hub.pid);
+  const foreignCpu = new ForeignCpuMeter();
   const pings = pingSampler(hub.pingUrl);
   const from = now();
   const bulk = await connectBurst(hub, gens, tokens.slice(primeCount), spec);
   const serverCpu = cpu.percent();
+  const foreignCpuPercent = foreignCpu.percent();
   const connectWindow = { from, to: now() };
   const pingMs = percentiles(pings.stop());
   const connected = prime.connected + bulk.connected;
@@ -150,6 +154,7 @@ async function measure(hub: Server, gens: Generator[], tokens: string[], spec: I
     kbPerSocket: connected > 0 ? (rssAfter - rssBefore) / connected : NaN,
     marginalKbPerSocket: bulk.connected > 0 ? (rssAfter - rssPrimed) / bulk.connected : NaN,
     serverCpuPercentDuringConnect: serverCpu,
+    foreignCpuPercent,
     pingMsDuringConnect: pingMs,
     problems,
   };
@@ -161,7 +166,7 @@ async function measure(hub: Server, gens: Generator[], tokens: string[], spec: I
   return { result, connectWindow };
 }
 
-export async function runIdle(spec: IdleSpec, log: (line: string) => void, track: (s: Server) => void): Promise<{ result: IdleResult; profile?: ProfileSummary }> {
+export async function runIdle(spec: IdleSpec, log: (line: string) => void, track: (s: Server) => void): Promise<{ result: IdleResult; profiles?: ProfileSummary[] }> {
   log(`idle: registering ${spec.sockets} agents`);
   const { tokens, perSecond } = await register(spec, log);
 
@@ -178,8 +183,8 @@ export async function runIdle(spec: IdleSpec, log: (line: string) => void, track
     await hub.stop();
   }
   const result = { ...measured.result, registerPerSecond: perSecond };
-  const profile = spec.profile
+  const profiles = spec.profile
     ? summariseWritten(spec.profile.dir, spec.profile.keepAs, spec.profile.root, `connecting ${spec.sockets} sockets`, { ...measured.connectWindow, exitedAt: now() })
     : undefined;
-  return { result, profile };
+  return { result, profiles };
 }
