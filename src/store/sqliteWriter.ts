@@ -36,6 +36,8 @@ export function startSqliteWriter(path: string): SqliteWriter {
 
   const settled = () => {
     if (pending.size > 0) return;
+    // Idle, the thread must not keep the process alive; with batches in flight it must.
+    worker?.unref();
     const waiters = idleWaiters;
     idleWaiters = [];
     for (const resolve of waiters) resolve();
@@ -65,10 +67,15 @@ export function startSqliteWriter(path: string): SqliteWriter {
     return w;
   };
 
+  // Started now, not on the first batch: loading the thread takes a moment the first message should not wait for.
+  worker = spawn();
+  worker.unref();
+
   return {
     write(batch) {
       if (closing) return Promise.reject(new Error('the store is closed'));
       worker ??= spawn();
+      worker.ref();
       const id = ++seq;
       return new Promise((resolve, reject) => {
         pending.set(id, { resolve, reject });

@@ -36,7 +36,11 @@ describeEachDriver('websocket backpressure', (driver) => {
     const slow = await connectWs(t.url, slowUser.token);
     const fast = await connectWs(t.url, fastUser.token);
     const a = await connectWs(t.url, agent.api_token);
-    const slowActor = [...t.hub.connections.values()].find((c) => c.getSnapshot().context.user?.id === slowUser.id)!;
+    const slowActor = [...t.hub.connections.values()].find((c) => c.getSnapshot().context.user?.id === slowUser.id);
+    if (!slowActor) {
+      const seen = [...t.hub.connections.values()].map((c) => [c.getSnapshot().value, c.getSnapshot().context.user?.id]);
+      throw new Error(`no connection actor for user ${slowUser.id}: ${JSON.stringify(seen)}`);
+    }
 
     // The slow reader stops reading: the kernel buffers fill, then the hub's buffer for it grows.
     (slow.socket as unknown as { _socket: { pause(): void } })._socket.pause();
