@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 export type Phase = 'hub' | 'raw' | 'idle';
 
 /** Machine CPU (100 = one core) other processes may use before the run starts without it counting as busy. */
-export const QUIET_CPU = 25;
+export const QUIET_CPU = 10;
 
 export interface Plan {
   mode: 'quick' | 'full';
