@@ -179,7 +179,9 @@ async function main(): Promise<number> {
   mkdirSync(RESULTS_DIR, { recursive: true });
   const jsonPath = join(RESULTS_DIR, 'ws-latest.json');
   writeFileSync(jsonPath, `${JSON.stringify(results, null, 2)}\n`);
-  process.stdout.write(`${renderMarkdown(results)}\n`);
+  const markdown = renderMarkdown(results);
+  writeFileSync(join(RESULTS_DIR, 'ws-latest.md'), `${markdown}\n`);
+  process.stdout.write(`${markdown}\n`);
   log(`wrote ${jsonPath}`);
   if (keepWorkDir) log(`kept ${workDir} (hub logs and databases) for inspection`);
   else rmSync(workDir, { recursive: true, force: true });
