@@ -15,7 +15,7 @@ import { createTokenVault } from './services/agentTokens.js';
 import { createAuthService } from './services/auth.js';
 import { bootstrap } from './services/bootstrap.js';
 import { createChatService } from './services/chat.js';
-import { systemClock, type Clock } from './services/clock.js';
+import { createSystemClock, type Clock } from './services/clock.js';
 import { createDevMockService } from './services/devMock.js';
 import { createDirectory } from './services/directory.js';
 import { createJwtIssuer } from './services/jwt.js';
@@ -147,7 +147,7 @@ function createServices(store: Store, options: HubOptions, clock: Clock, jwtSecr
 
 export async function startHub(options: HubOptions): Promise<Hub> {
   const { config, logger } = options;
-  const clock = options.clock ?? systemClock;
+  const clock = options.clock ?? createSystemClock();
   const jwtSecret = config.auth.jwtSecret ?? developmentSecret(config.dataDir);
 
   const store = openStore(config.db);

@@ -11,7 +11,7 @@ import { isTelemetryType, monitorFrame, presenceFrame, toMessageFrame, type Fram
 import { LogLevels } from '../protocol/messages.js';
 import { isMachineRole } from '../protocol/roles.js';
 import { channelKindFor } from '../protocol/threads.js';
-import type { MessageInsert, PresencePatch, PresenceRow, StoredMessage, WriteBatch } from '../store/batchWriter.js';
+import type { BatchResult, MessageInsert, PresencePatch, StoredMessage, WriteBatch } from '../store/batchWriter.js';
 import type { Store } from '../store/db.js';
 import type { ThreadsRepo } from '../store/repositories/threads.js';
 import { storableText } from '../store/repositories/like.js';
@@ -231,16 +231,32 @@ export function createPipeline(deps: PipelineDeps) {
     for (const [userId, { patch, at }] of presence) batch.presence.push({ userId, patch, at });
     for (const [id, at] of touched) batch.threads.push({ id, at });
 
-    // 2. One transaction for the whole batch.
-    let stored: StoredMessage[] = [];
-    let presenceRows: PresenceRow[] = [];
-    if (batch.messages.length > 0 || batch.presence.length > 0 || batch.threads.length > 0) {
-      try {
-        const result = await store.writeBatch(batch);
-        stored = result.messages;
-        presenceRows = result.presence;
-      } catch (err) {
-        logger.error({ err, messages: batch.messages.length }, 'storing a batch of messages failed; senders are told to retry');
+    // 2. One transaction for the whole batch. A writer that commits strictly in posting order (the
+    // SQLite thread) is handed the next batch while this one commits, so preparing and committing
+    // overlap; outcomes are still handled in batch order.
+    const needsWrite = batch.messages.length > 0 || batch.presence.length > 0 || batch.threads.length > 0;
+    const write: Promise<BatchResult> = needsWrite ? store.writeBatch(batch) : Promise.resolve({ messages: [], presence: [] });
+    const previous = completing;
+    const completion = write
+      .then(
+        (result) => ({ result }),
+        (err: unknown) => ({ err }),
+      )
+      .then(async (outcome) => {
+        await previous;
+        try {
+          complete(outcome);
+        } catch (err) {
+          logger.error({ err }, 'delivering a committed batch failed');
+        }
+      });
+    completing = completion;
+    outstanding.push(completion);
+    while (outstanding.length >= Math.max(1, store.writeDepth)) await outstanding.shift();
+
+    function complete(outcome: { result?: BatchResult; err?: unknown }): void {
+      if (!outcome.result) {
+        logger.error({ err: outcome.err, messages: batch.messages.length }, 'storing a batch of messages failed; senders are told to retry');
         const error = Errors.unavailable('the message could not be stored; send it again');
         for (const r of ready) if (r.item.store) r.item.origin?.rejected(error, r.item.input);
         for (const [item, e] of rejected) item.origin?.rejected(e, item.input);
@@ -249,39 +265,41 @@ export function createPipeline(deps: PipelineDeps) {
         deps.deliver(relays.map((r) => toDelivery(r.source, r.audience)));
         return;
       }
-    }
+      const stored = outcome.result.messages;
+      const presenceRows = outcome.result.presence;
 
-    // 3. Deliver the batch in order (one router event), then answer each origin.
-    const deliveries: Delivery[] = [];
-    const answers: Array<() => void> = [];
-    for (const r of ready) {
-      const storedRow = r.sameAs ? { ...stored[r.sameAs.row]!, duplicate: true } : r.row >= 0 ? stored[r.row]! : undefined;
-      if (storedRow) {
-        r.source.id = storedRow.id;
-        if (storedRow.duplicate) {
-          r.source.created_at = storedRow.created_at;
-          r.source.conversation_id = storedRow.conversation_id;
+      // 3. Deliver the batch in order (one router event), then answer each origin.
+      const deliveries: Delivery[] = [];
+      const answers: Array<() => void> = [];
+      for (const r of ready) {
+        const storedRow = r.sameAs ? { ...stored[r.sameAs.row]!, duplicate: true } : r.row >= 0 ? stored[r.row]! : undefined;
+        if (storedRow) {
+          r.source.id = storedRow.id;
+          if (storedRow.duplicate) {
+            r.source.created_at = storedRow.created_at;
+            r.source.conversation_id = storedRow.conversation_id;
+          }
         }
+        const frame = toMessageFrame(r.source);
+        const text = JSON.stringify(frame);
+        if (!storedRow?.duplicate) deliveries.push(toDelivery(r.source, r.audience, text));
+        const origin = r.item.origin;
+        if (origin) answers.push(() => origin.accepted({ frame, text, stored: storedRow }));
       }
-      const frame = toMessageFrame(r.source);
-      const text = JSON.stringify(frame);
-      if (!storedRow?.duplicate) deliveries.push(toDelivery(r.source, r.audience, text));
-      const origin = r.item.origin;
-      if (origin) answers.push(() => origin.accepted({ frame, text, stored: storedRow }));
+      for (const row of presenceRows) {
+        if (row.role !== 'AGENT') continue;
+        const text = presenceFrame(
+          { user_id: row.id, username: row.username, status: row.status, online: row.online === 1, last_seen_at: row.last_seen_at, last_report: row.last_report },
+          clock(),
+        );
+        deliveries.push({ text, audience: { broadcast: 'humans', echo: false, exceptSender: false, monitor: false }, senderId: row.id });
+      }
+      round(() => {
+        if (deliveries.length > 0) deps.deliver(deliveries);
+        for (const answer of answers) answer();
+        for (const [item, e] of rejected) item.origin?.rejected(e, item.input);
+      });
     }
-    for (const row of presenceRows) {
-      if (row.role !== 'AGENT') continue;
-      const text = presenceFrame(
-        { user_id: row.id, username: row.username, status: row.status, online: row.online === 1, last_seen_at: row.last_seen_at, last_report: row.last_report },
-        clock(),
-      );
-      deliveries.push({ text, audience: { broadcast: 'humans', echo: false, exceptSender: false, monitor: false }, senderId: row.id });
-    }
-    round(() => {
-      if (deliveries.length > 0) deps.deliver(deliveries);
-      for (const answer of answers) answer();
-      for (const [item, e] of rejected) item.origin?.rejected(e, item.input);
-    });
   }
 
   function toDelivery(source: FrameSource, audience: Audience, text = JSON.stringify(toMessageFrame(source))): Delivery {
@@ -290,6 +308,10 @@ export function createPipeline(deps: PipelineDeps) {
     if (audience.monitor) delivery.monitorText = monitorFrame(source);
     return delivery;
   }
+
+  /** Completion of the newest batch handed to the store; each waits for the one before it. */
+  let completing: Promise<void> = Promise.resolve();
+  const outstanding: Array<Promise<void>> = [];
 
   const queue = createWriteQueue<Item>({
     flush,
@@ -323,7 +345,15 @@ export function createPipeline(deps: PipelineDeps) {
       return queue.depth;
     },
 
-    drain: () => queue.drain(),
+    /** Resolves once everything queued so far is committed, delivered and answered. */
+    async drain(): Promise<void> {
+      for (;;) {
+        await queue.drain();
+        const last = completing;
+        await last;
+        if (last === completing && queue.depth === 0) return;
+      }
+    },
 
     /** Forgets cached threads (after a dev reset wiped them). */
     reset(): void {

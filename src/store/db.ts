@@ -28,6 +28,11 @@ export interface Store {
   readonly migrations: MigrationTarget;
   /** Commits one group of messages and presence changes atomically (the write queue's only path). */
   readonly writeBatch: BatchWriter;
+  /**
+   * Batches that may be handed to writeBatch before the first commits. Ids must follow posting
+   * order: true of SQLite's single writer thread (2), not of PostgreSQL's pool (1).
+   */
+  readonly writeDepth: number;
   /** A trivial query, for readiness checks. */
   ping(): Promise<void>;
   /** Deletes every row of every table but `migrations` and restarts id sequences (dev reset). */
@@ -82,6 +87,7 @@ function openSqlite(path: string): Store {
     db,
     migrations,
     writeBatch: (batch) => writer.write(batch),
+    writeDepth: 2,
     async ping() {
       raw.prepare('SELECT 1').get();
     },
@@ -177,6 +183,7 @@ function openPostgres(url: string): Store {
     db,
     migrations,
     writeBatch: postgresBatchWriter(pool),
+    writeDepth: 1,
     async ping() {
       await pool.query('SELECT 1');
     },
