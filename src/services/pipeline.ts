@@ -78,6 +78,7 @@ const STORED_TYPES = new Set(['CHAT', 'AUTH_REQUEST', 'SYSTEM_LOG', 'WEATHER_UPD
 /** Types that belong to a human↔machine conversation thread. */
 const THREADED_TYPES = new Set(['CHAT', 'CHAT_STREAM', 'CHAT_STREAM_END', 'AUTH_REQUEST']);
 const MAX_CONTENT = 4096;
+const THREAD_TOUCH_MS = 1000;
 const MAX_REPORT = 512;
 
 /** The searchable text and level of a message, for `GET /api/messages` filters. */
@@ -102,6 +103,8 @@ export function createPipeline(deps: PipelineDeps) {
   const { store, threads, directory, clock, logger } = deps;
   const round = deps.round ?? ((fn: () => void) => fn());
   const defaultThreads = new Map<string, number>();
+  /** When each thread's last_message_at was last written (epoch ms). */
+  const threadTouchedAt = new Map<number, number>();
   const threadMeta = new Map<number, ThreadMeta>();
 
   /** The (human, machine) pair of a message, when it has one. */
@@ -229,7 +232,14 @@ export function createPipeline(deps: PipelineDeps) {
       ready.push(entry);
     }
     for (const [userId, { patch, at }] of presence) batch.presence.push({ userId, patch, at });
-    for (const [id, at] of touched) batch.threads.push({ id, at });
+    for (const [id, at] of touched) {
+      // A busy thread's last_message_at is written at most once a second (THREAD_TOUCH_MS): each
+      // write costs the writer about as much as a message, and lists order by it only coarsely.
+      const nowMs = Date.parse(at);
+      if (nowMs - (threadTouchedAt.get(id) ?? -Infinity) < THREAD_TOUCH_MS) continue;
+      threadTouchedAt.set(id, nowMs);
+      batch.threads.push({ id, at });
+    }
 
     // 2. One transaction for the whole batch. A writer that commits strictly in posting order (the
     // SQLite thread) is handed the next batch while this one commits, so preparing and committing
@@ -359,6 +369,7 @@ export function createPipeline(deps: PipelineDeps) {
     reset(): void {
       defaultThreads.clear();
       threadMeta.clear();
+      threadTouchedAt.clear();
     },
   };
 }

@@ -8,8 +8,8 @@ import { connectWs, type WsClient } from '../helpers/wsClient.js';
 describeEachDriver('websocket frame validation', (driver) => {
   let t: TestHub;
   let open: WsClient[] = [];
-  const connect = async (token: string) => {
-    const client = await connectWs(t.url, token);
+  const connect = async (token: string, query?: Record<string, string | number>) => {
+    const client = await connectWs(t.url, token, query);
     open.push(client);
     return client;
   };
@@ -78,7 +78,7 @@ describeEachDriver('websocket frame validation', (driver) => {
   it('refuses frames past the rate limit with ERROR, then closes with 4008', async () => {
     const agent = await t.createAgent();
     const member = await t.createMember();
-    const m = await connect(member.token);
+    const since = Number((await t.hub.store.db.selectFrom('messages').select((eb) => eb.fn.max('id').as('m')).executeTakeFirstOrThrow()).m ?? 0);
     const a = await connect(agent.api_token);
     for (let i = 0; i < 200; i++) a.send({ type: 'CHAT', payload: `n${i}`, target_id: member.id, local_id: `r${i}` });
     expect(await a.closed()).toEqual({ code: 4008, reason: 'rate limit exceeded' });
@@ -92,6 +92,9 @@ describeEachDriver('websocket frame validation', (driver) => {
     expect(rows.length).toBeGreaterThanOrEqual(50);
     expect(rows.length).toBeLessThan(200);
     expect(acked.every((id) => rows.some((r) => r.local_id === id))).toBe(true);
+    // The member, connecting afterwards, gets exactly the accepted ones.
+    const m = await connect(member.token, { since });
     await m.nextWhere((f) => f.local_id === rows.at(-1)!.local_id, 'the last accepted chat');
+    expect(m.received.filter((f) => f.type === 'CHAT').map((f) => f.local_id)).toEqual(rows.map((r) => r.local_id));
   });
 });
