@@ -84,6 +84,7 @@ export const Errors = {
   authHeaderRequired: () => new HubError('unauthorized', 'authorization header required'),
   authHeaderFormat: () => new HubError('unauthorized', 'invalid authorization header format'),
   invalidToken: () => new HubError('unauthorized', 'invalid token'),
+  tokenRequired: () => new HubError('unauthorized', 'token is required: connect to /api/ws?token=<JWT or api_token>'),
   invalidCredentials: () => new HubError('unauthorized', 'invalid credentials'),
   adminRequired: () => new HubError('forbidden', 'admin access required'),
   mockDisabled: () => new HubError('forbidden', 'mock endpoints are disabled in production'),

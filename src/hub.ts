@@ -67,17 +67,29 @@ export interface Hub {
 /** How long shutdown waits for requests in flight before it closes connections anyway. */
 const DRAIN_TIMEOUT_MS = 10_000;
 
+/** One set of repositories over the store, shared by the live side and the services. */
+function createRepos(store: Store) {
+  const db = store.db;
+  return {
+    users: createUsersRepo(db),
+    credentials: createCredentialsRepo(db),
+    messages: createMessagesRepo(db),
+    threads: createThreadsRepo(db),
+    chat: createChatRepo(db),
+  };
+}
+type Repos = ReturnType<typeof createRepos>;
+
 /** The live side: router, pipeline and what services use to reach open sockets. */
-function createLive(store: Store, options: HubOptions, clock: Clock) {
+function createLive(store: Store, repos: Repos, options: HubOptions, clock: Clock) {
   const { logger } = options;
-  const users = createUsersRepo(store.db);
-  const directory = createDirectory({ users });
+  const directory = createDirectory({ users: repos.users });
   const sendBatch = createSendBatch();
   // The pipeline delivers through the router, and the router reports presence to the pipeline;
   // neither calls the other before both exist.
   const pipeline = createPipeline({
     store,
-    threads: createThreadsRepo(store.db),
+    threads: repos.threads,
     directory,
     clock,
     logger,
@@ -99,13 +111,11 @@ function createLive(store: Store, options: HubOptions, clock: Clock) {
 }
 type Live = ReturnType<typeof createLive>;
 
-/** Repositories and services over one store; `initialise` bootstraps an empty database. */
-function createServices(store: Store, options: HubOptions, clock: Clock, jwtSecret: string, live: Live) {
+/** Services over the repositories; `initialise` bootstraps an empty database. */
+function createServices(store: Store, repos: Repos, options: HubOptions, clock: Clock, jwtSecret: string, live: Live) {
   const { config, logger } = options;
   const db = store.db;
-  const users = createUsersRepo(db);
-  const credentials = createCredentialsRepo(db);
-  const messages = createMessagesRepo(db);
+  const { users, credentials, messages } = repos;
   const passwords = createPasswordHasher({ cost: options.passwordCost });
   const vault = createTokenVault(config.auth.tokenSecret ?? jwtSecret);
   const jwt = createJwtIssuer(jwtSecret, config.auth.jwtExpiresInSeconds);
@@ -140,7 +150,7 @@ function createServices(store: Store, options: HubOptions, clock: Clock, jwtSecr
       sessions: live.sessions,
       reinitialise: initialise,
     }),
-    chat: createChatService({ users, threads: createThreadsRepo(db), chat: createChatRepo(db), clock }),
+    chat: createChatService({ users, threads: repos.threads, chat: repos.chat, clock }),
   };
   return { services, presence, initialise, replay: createReplay({ messages }) };
 }
@@ -156,8 +166,9 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   try {
     const applied = await migrate(store, { dir: options.migrationsDir, logger });
     logger.info({ driver: store.driver, applied: applied.length }, 'store ready');
-    live = createLive(store, options, clock);
-    const { services, presence, initialise, replay } = createServices(store, options, clock, jwtSecret, live);
+    const repos = createRepos(store);
+    live = createLive(store, repos, options, clock);
+    const { services, presence, initialise, replay } = createServices(store, repos, options, clock, jwtSecret, live);
     await initialise();
 
     const ws = attachWebSocket({

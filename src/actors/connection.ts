@@ -5,7 +5,7 @@
 // records why. Frames themselves never pass through it: the edge validates and hands them to the
 // pipeline directly, so the hot path pays no event here.
 import { assign, fromPromise, setup, type ActorRefFrom } from 'xstate';
-import { CloseCode } from '../errors.js';
+import { CloseCode, Errors, type HubError } from '../errors.js';
 import type { Principal } from '../services/directory.js';
 import type { Endpoint } from './addressTable.js';
 import type { RouterEvent } from './router.js';
@@ -19,7 +19,7 @@ export interface Session {
 /** The pending HTTP upgrade: accept it, or answer it with an error status. */
 export interface UpgradePort {
   accept(session: Session): void;
-  refuse(status: number, message: string): void;
+  refuse(error: HubError): void;
 }
 
 /** The socket side of an open connection, as the actor and the replay need it. */
@@ -122,8 +122,8 @@ export const connectionMachine = setup({
   },
   actions: {
     acceptUpgrade: ({ context }) => context.upgrade.accept({ user: context.user!, expiresAt: context.expiresAt }),
-    refuseUpgrade: ({ context }) => context.upgrade.refuse(401, 'invalid token'),
-    failUpgrade: ({ context }) => context.upgrade.refuse(503, 'the hub could not check the credential; try again'),
+    refuseUpgrade: ({ context }) => context.upgrade.refuse(Errors.invalidToken()),
+    failUpgrade: ({ context }) => context.upgrade.refuse(Errors.unavailable('the hub could not check the credential; try again')),
     bind: ({ context }) => context.router.send({ type: 'BIND', endpoint: context.outlet! }),
     unbind: ({ context }) => context.router.send({ type: 'UNBIND', endpoint: context.outlet! }),
     endReplay: ({ context }) => context.outlet!.endReplay(context.replayedUpTo ?? 0),

@@ -10,8 +10,6 @@ export type ChatType = (typeof ChatTypes)[number];
 export const ClientFrameTypes = [...ChatTypes, ...TelemetryTypes, 'AUTH_RESPONSE'] as const;
 export type ClientFrameType = (typeof ClientFrameTypes)[number];
 
-export const ServerOnlyFrameTypes = ['ERROR', 'ACK', 'PRESENCE', 'AUTH_REQUEST', 'AUTH_STATUS_UPDATE', 'BUTLER_AGENT_MESSAGE'] as const;
-
 const positiveId = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f]/;

@@ -7,8 +7,8 @@ import type { Logger } from 'pino';
 import { audienceOf, type Audience } from '../actors/audience.js';
 import type { Delivery } from '../actors/router.js';
 import { Errors, HubError } from '../errors.js';
-import { isTelemetryType, monitorFrame, presenceFrame, toMessageFrame, type FrameSource, type MessageFrame } from '../protocol/frames.js';
-import { LogLevels } from '../protocol/messages.js';
+import { ChatTypes, isTelemetryType, monitorFrame, presenceFrame, toMessageFrame, type FrameSource, type MessageFrame } from '../protocol/frames.js';
+import { ChatRowTypes, LogLevels, TelemetryTypes } from '../protocol/messages.js';
 import { isMachineRole } from '../protocol/roles.js';
 import { channelKindFor } from '../protocol/threads.js';
 import type { BatchResult, MessageInsert, PresencePatch, StoredMessage, WriteBatch } from '../store/batchWriter.js';
@@ -74,9 +74,9 @@ export interface PipelineDeps {
 }
 
 /** Types whose rows are kept (the rest is relayed only). */
-const STORED_TYPES = new Set(['CHAT', 'AUTH_REQUEST', 'SYSTEM_LOG', 'WEATHER_UPDATE', 'CODE_REVIEW', 'SECURITY_ALERT']);
+const STORED_TYPES = new Set<string>([...ChatRowTypes, ...TelemetryTypes]);
 /** Types that belong to a human↔machine conversation thread. */
-const THREADED_TYPES = new Set(['CHAT', 'CHAT_STREAM', 'CHAT_STREAM_END', 'AUTH_REQUEST']);
+const THREADED_TYPES = new Set<string>([...ChatTypes, ...ChatRowTypes]);
 const MAX_CONTENT = 4096;
 const THREAD_TOUCH_MS = 1000;
 const MAX_REPORT = 512;
@@ -198,11 +198,12 @@ export function createPipeline(deps: PipelineDeps) {
     const touched = new Map<number, string>();
     const byLocalId = new Map<string, Ready>();
     const rejected: Array<[MessageItem, HubError]> = [];
+    const mergePresence = (userId: number, patch: PresencePatch, at: string) =>
+      presence.set(userId, { patch: { ...presence.get(userId)?.patch, ...patch }, at });
 
     for (const item of items) {
       if (item.kind === 'presence') {
-        const previous = presence.get(item.userId);
-        presence.set(item.userId, { patch: { ...previous?.patch, ...item.patch }, at: item.at });
+        mergePresence(item.userId, item.patch, item.at);
         continue;
       }
       let resolved: Awaited<ReturnType<typeof resolve>>;
@@ -225,8 +226,7 @@ export function createPipeline(deps: PipelineDeps) {
         }
         if (source.conversation_id !== null) touched.set(source.conversation_id, item.at);
         if (item.input.type === 'SYSTEM_LOG' && item.sender.role === 'AGENT') {
-          const previous = presence.get(item.sender.id);
-          presence.set(item.sender.id, { patch: { ...previous?.patch, last_report: source.content.slice(0, MAX_REPORT) }, at: item.at });
+          mergePresence(item.sender.id, { last_report: source.content.slice(0, MAX_REPORT) }, item.at);
         }
       }
       ready.push(entry);
@@ -333,17 +333,17 @@ export function createPipeline(deps: PipelineDeps) {
     },
   });
 
+  function submit(sender: Principal, input: MessageInput, origin?: Origin): void {
+    queue.push({ kind: 'message', sender, input, store: STORED_TYPES.has(input.type), at: clock(), origin });
+  }
+
   return {
     /** Queues a message; `origin` hears whether it was accepted. Relayed types are not stored. */
-    submit(sender: Principal, input: MessageInput, origin?: Origin): void {
-      queue.push({ kind: 'message', sender, input, store: STORED_TYPES.has(input.type), at: clock(), origin });
-    },
+    submit,
 
     /** The same, for callers that wait for the outcome (HTTP routes, the hub's own services). */
     post(sender: Principal, input: MessageInput): Promise<Accepted> {
-      return new Promise((resolve, reject) => {
-        queue.push({ kind: 'message', sender, input, store: STORED_TYPES.has(input.type), at: clock(), origin: { accepted: resolve, rejected: reject } });
-      });
+      return new Promise((resolve, reject) => submit(sender, input, { accepted: resolve, rejected: reject }));
     },
 
     /** Queues a presence change; humans get a PRESENCE frame once it is stored. */

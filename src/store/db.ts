@@ -1,13 +1,12 @@
 // Opens the store: embedded SQLite (better-sqlite3, WAL, durable commits) or PostgreSQL (pg pool),
 // both behind one Kysely query layer. Each driver also provides the few raw operations Kysely
 // cannot express portably: running a migration script atomically and wiping data for dev reset.
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase } from 'kysely';
 import pg from 'pg';
 import type { DbConfig } from '../config.js';
 import { postgresBatchWriter, type BatchWriter } from './batchWriter.js';
+import { openSqliteConnection } from './sqliteConnection.js';
 import { startSqliteWriter } from './sqliteWriter.js';
 import type { Database } from './schema.js';
 
@@ -51,13 +50,7 @@ export function openStore(config: DbConfig): Store {
 }
 
 function openSqlite(path: string): Store {
-  mkdirSync(dirname(path), { recursive: true });
-  const raw = new BetterSqlite3(path);
-  raw.pragma('journal_mode = WAL');
-  // FULL: a commit is on disk before the hub acknowledges it; group commit pays for the fsync.
-  raw.pragma('synchronous = FULL');
-  raw.pragma('foreign_keys = ON');
-  raw.pragma('busy_timeout = 5000');
+  const raw = openSqliteConnection(path);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(raw) }) });
   // Messages are written by their own thread and connection (group commit); the rest uses this one.
   const writer = startSqliteWriter(path);

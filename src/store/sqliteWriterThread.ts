@@ -2,23 +2,18 @@
 // one transaction per batch the main thread posts. With `synchronous=FULL` each commit waits for
 // the disk; here that wait overlaps the main thread's work instead of stopping its event loop.
 import { parentPort, workerData } from 'node:worker_threads';
-import BetterSqlite3 from 'better-sqlite3';
-import { sqliteBatchTransaction, type WriteBatch } from './batchWriter.js';
+import { sqliteBatchTransaction, type BatchResult, type WriteBatch } from './batchWriter.js';
+import { openSqliteConnection } from './sqliteConnection.js';
 
 export interface WriterRequest {
   seq: number;
   batch: WriteBatch;
 }
 
-export type WriterReply = { seq: number; ok: true; result: ReturnType<ReturnType<typeof sqliteBatchTransaction>> } | { seq: number; ok: false; message: string; code?: string };
+export type WriterReply = { seq: number; ok: true; result: BatchResult } | { seq: number; ok: false; message: string; code?: string };
 
 const { path } = workerData as { path: string };
-const raw = new BetterSqlite3(path);
-raw.pragma('journal_mode = WAL');
-raw.pragma('synchronous = FULL');
-raw.pragma('foreign_keys = ON');
-raw.pragma('busy_timeout = 5000');
-const write = sqliteBatchTransaction(raw);
+const write = sqliteBatchTransaction(openSqliteConnection(path));
 
 parentPort!.on('message', ({ seq, batch }: WriterRequest) => {
   let reply: WriterReply;

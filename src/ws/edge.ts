@@ -1,6 +1,7 @@
 // The WebSocket edge: `GET /api/ws?token=` on the uWS app. The upgrade is authenticated before it
 // is accepted (401 JSON otherwise); each socket gets a connection actor and typed user data; each
 // frame is rate-limited, decoded and validated here, then handed to the pipeline as a typed value.
+import { STATUS_CODES } from 'node:http';
 import type { Logger } from 'pino';
 import uWS from 'uWebSockets.js';
 import { createActor, fromPromise, type AnyActorRef } from 'xstate';
@@ -66,8 +67,6 @@ const HARD_LIMIT_FACTOR = 2;
 const BURST_FACTOR = 4;
 const SLOW_CONSUMER_GRACE_MS = 3000;
 
-const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 503: 'Service Unavailable' };
-
 const SINCE = /^\d{1,16}$/;
 
 export function attachWebSocket(deps: WsEdgeDeps) {
@@ -86,12 +85,12 @@ export function attachWebSocket(deps: WsEdgeDeps) {
     },
   });
 
-  function refuseNow(res: uWS.HttpResponse, status: number, message: string): void {
+  function refuseNow(res: uWS.HttpResponse, error: HubError): void {
     res.cork(() => {
       res
-        .writeStatus(`${status} ${STATUS_TEXT[status] ?? ''}`)
+        .writeStatus(`${error.status} ${STATUS_CODES[error.status] ?? ''}`)
         .writeHeader('Content-Type', 'application/json')
-        .end(JSON.stringify({ error: message }));
+        .end(JSON.stringify({ error: error.message }));
     });
   }
 
@@ -139,9 +138,9 @@ export function attachWebSocket(deps: WsEdgeDeps) {
       const bearer = /^bearer\s+(\S+)\s*$/i.exec(req.getHeader('authorization'))?.[1];
       const credential = req.getQuery('token') || bearer || '';
       const sinceText = req.getQuery('since') ?? '';
-      if (!accepting) return refuseNow(res, 503, 'the hub is shutting down');
-      if (credential === '') return refuseNow(res, 401, 'token is required: connect to /api/ws?token=<JWT or api_token>');
-      if (sinceText !== '' && !SINCE.test(sinceText)) return refuseNow(res, 400, 'since must be a message id (a whole number)');
+      if (!accepting) return refuseNow(res, Errors.unavailable('the hub is shutting down'));
+      if (credential === '') return refuseNow(res, Errors.tokenRequired());
+      if (sinceText !== '' && !SINCE.test(sinceText)) return refuseNow(res, Errors.badRequest('since must be a message id (a whole number)'));
       const since = sinceText === '' ? undefined : Number(sinceText);
 
       let aborted = false;
@@ -176,8 +175,8 @@ export function attachWebSocket(deps: WsEdgeDeps) {
               data.session = session;
               res.cork(() => res.upgrade(data, key, protocol, extensions, context));
             },
-            refuse(status, message) {
-              if (!aborted) refuseNow(res, status, message);
+            refuse(error) {
+              if (!aborted) refuseNow(res, error);
             },
           },
         },

@@ -64,10 +64,6 @@ export class SocketOutlet implements ConnectionOutlet, Origin, BatchedSocket {
     return this.ended;
   }
 
-  get bufferedAmount(): number {
-    return this.ended ? 0 : this.ws.getBufferedAmount();
-  }
-
   deliver(text: string, id?: number): void {
     if (id !== undefined && id <= this.replayedUpTo) return;
     if (this.held) {

@@ -5,7 +5,7 @@ import { createActor, fromPromise, waitFor, type Actor } from 'xstate';
 import { connectionMachine, type ConnectionOutlet, type RouterRef, type Session, type UpgradePort, type ConnectionMeters } from '../../src/actors/connection.js';
 import { TokenBucket } from '../../src/ws/tokenBucket.js';
 import type { RouterEvent } from '../../src/actors/router.js';
-import { CloseCode } from '../../src/errors.js';
+import { CloseCode, type HubError } from '../../src/errors.js';
 import type { Principal } from '../../src/services/directory.js';
 
 const TOKEN = 'secret-agent-token-3f9c1d0a7e';
@@ -37,8 +37,8 @@ class FakeUpgrade implements UpgradePort {
   accept(session: Session): void {
     this.accepted.push(session);
   }
-  refuse(status: number, message: string): void {
-    this.refused.push({ status, message });
+  refuse(error: HubError): void {
+    this.refused.push({ status: error.status, message: error.message });
   }
 }
 

@@ -84,13 +84,6 @@ export function createThreadsRepo(db: Kysely<Database>) {
         .returningAll()
         .executeTakeFirst();
     },
-
-    /** Marks threads as having new messages (one statement per thread touched by a committed batch). */
-    async touch(threadIds: Iterable<number>, at: string, trx: Kysely<Database> = db): Promise<void> {
-      for (const id of threadIds) {
-        await trx.updateTable('conversation_threads').set({ last_message_at: at }).where('id', '=', id).execute();
-      }
-    },
   };
 }
 export type ThreadsRepo = ReturnType<typeof createThreadsRepo>;
