@@ -20,6 +20,8 @@ export interface TestHub {
   login(username: string, password: string): Promise<string>;
   createMember(options?: { role?: 'MEMBER' | 'ADMIN' }): Promise<{ id: number; username: string; token: string }>;
   createAgent(username?: string): Promise<{ id: number; username: string; api_token: string }>;
+  /** The newest stored message id (0 when none): a `since` that replays only what follows. */
+  lastMessageId(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -79,6 +81,10 @@ export async function startTestHub(driver: Driver, env: Record<string, string> =
       const res = await api.post('/api/users/agents', { username }, { token: adminToken });
       if (res.status !== 201) throw new Error(`registering ${username} failed: ${res.status} ${JSON.stringify(res.body)}`);
       return { id: res.body.id as number, username, api_token: res.body.api_token as string };
+    },
+    async lastMessageId() {
+      const row = await hub.store.db.selectFrom('messages').select((eb) => eb.fn.max('id').as('m')).executeTakeFirstOrThrow();
+      return Number(row.m ?? 0);
     },
     async stop() {
       await hub.stop();

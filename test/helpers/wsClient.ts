@@ -164,3 +164,20 @@ export async function refusedUpgrade(baseUrl: string, token: string | undefined,
   }
   throw new Error('the upgrade was accepted');
 }
+
+/** The sockets a test file opens, so `afterEach(clients.closeAll)` leaves none behind. */
+export function wsClientPool(baseUrl: () => string) {
+  let open: WsClient[] = [];
+  return {
+    async connect(token: string, query?: Record<string, string | number>): Promise<WsClient> {
+      const client = await connectWs(baseUrl(), token, query);
+      open.push(client);
+      return client;
+    },
+    async closeAll(): Promise<void> {
+      const closing = open;
+      open = [];
+      await Promise.all(closing.map((c) => c.close()));
+    },
+  };
+}

@@ -2,7 +2,6 @@
 // a human's conversation threads (default thread, create, patch, archive, order, ownership), thread
 // messages, and the admin-only Butler↔agent history. Rows go in through the dev mock endpoint.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createThreadsRepo } from '../../src/store/repositories/threads.js';
 import { describeEachDriver } from '../helpers/db.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { CHAT_ACCESS_ROUTES, concrete } from '../helpers/routes.js';
@@ -287,11 +286,11 @@ describeEachDriver('chat', (driver) => {
       const [pinnedIdle, pinnedActive, older, newer, idle] = [await make(), await make(), await make(), await make(), await make()];
       const byDefault = (await t.api.get(`/api/chat/threads?peer_id=${x.id}`, { token: carol.token })).body.find((th: { is_default: boolean }) => th.is_default).id;
       for (const id of [pinnedIdle, pinnedActive]) await t.api.patch(`/api/chat/threads/${id}`, { is_pinned: true }, { token: carol.token });
-      // last_message_at is written by the WebSocket hub when a message lands; here through its repository.
-      const threads = createThreadsRepo(t.hub.store.db);
-      await threads.touch([pinnedActive], '2029-01-01T00:00:00.000Z');
-      await threads.touch([older], '2030-01-01T00:00:00.000Z');
-      await threads.touch([newer], '2031-01-01T00:00:00.000Z');
+      // last_message_at is written by the hub's group commit when a message lands; here directly.
+      const touch = (id: number, at: string) => t.hub.store.db.updateTable('conversation_threads').set({ last_message_at: at }).where('id', '=', id).execute();
+      await touch(pinnedActive, '2029-01-01T00:00:00.000Z');
+      await touch(older, '2030-01-01T00:00:00.000Z');
+      await touch(newer, '2031-01-01T00:00:00.000Z');
       const res = await t.api.get('/api/chat/threads', { token: carol.token });
       const neverActive = [byDefault, idle].sort((a, b) => b - a);
       expect(res.body.map((th: { id: number }) => th.id)).toEqual([pinnedActive, pinnedIdle, newer, older, ...neverActive]);

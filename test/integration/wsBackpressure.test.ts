@@ -32,7 +32,7 @@ describeEachDriver('websocket backpressure', (driver) => {
     const agent = await t.createAgent();
     const slowUser = await t.createMember();
     const fastUser = await t.createMember();
-    const before = Number((await t.hub.store.db.selectFrom('messages').select((eb) => eb.fn.max('id').as('m')).executeTakeFirstOrThrow()).m ?? 0);
+    const before = await t.lastMessageId();
     const slow = await connectWs(t.url, slowUser.token);
     const fast = await connectWs(t.url, fastUser.token);
     const a = await connectWs(t.url, agent.api_token);

@@ -4,26 +4,18 @@
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { describeEachDriver } from '../helpers/db.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
-import { connectWs, type Frame, type WsClient } from '../helpers/wsClient.js';
+import { wsClientPool, type Frame } from '../helpers/wsClient.js';
 
 describeEachDriver('websocket resume', (driver) => {
   let t: TestHub;
-  let open: WsClient[] = [];
-  const connect = async (token: string, query?: Record<string, string | number>) => {
-    const client = await connectWs(t.url, token, query);
-    open.push(client);
-    return client;
-  };
+  const clients = wsClientPool(() => t.url);
+  const connect = clients.connect;
   const ids = (frames: Frame[]) => frames.filter((f) => f.id !== undefined).map((f) => f.id!);
-  const lastId = async () => Number((await t.hub.store.db.selectFrom('messages').select((eb) => eb.fn.max('id').as('m')).executeTakeFirstOrThrow()).m ?? 0);
-
+  
   beforeAll(async () => {
     t = await startTestHub(driver);
   });
-  afterEach(async () => {
-    await Promise.all(open.map((c) => c.close()));
-    open = [];
-  });
+  afterEach(() => clients.closeAll());
   afterAll(() => t.stop());
 
   it('replays what a user missed, by the routing rules, in order', async () => {
@@ -31,7 +23,7 @@ describeEachDriver('websocket resume', (driver) => {
     const other = await t.createAgent();
     const member = await t.createMember();
     const bystander = await t.createMember();
-    const since = await lastId();
+    const since = await t.lastMessageId();
     const a = await connect(agent.api_token);
     const o = await connect(other.api_token);
     a.send({ type: 'CHAT', payload: 'to member', target_id: member.id, local_id: '1' });
@@ -69,7 +61,7 @@ describeEachDriver('websocket resume', (driver) => {
   it('has no gap and no duplicate when messages race the replay', async () => {
     const agent = await t.createAgent();
     const member = await t.createMember();
-    const since = await lastId();
+    const since = await t.lastMessageId();
     const a = await connect(agent.api_token);
     // Enough history that the replay takes several pages.
     const backlog = 1500;
@@ -96,7 +88,7 @@ describeEachDriver('websocket resume', (driver) => {
   it('replays nothing for a since at or past the newest id, then goes live', async () => {
     const agent = await t.createAgent();
     const member = await t.createMember();
-    const m = await connect(member.token, { since: (await lastId()) + 1000 });
+    const m = await connect(member.token, { since: (await t.lastMessageId()) + 1000 });
     const a = await connect(agent.api_token);
     a.send({ type: 'CHAT', payload: 'live', target_id: member.id });
     const live = await m.next('CHAT');

@@ -3,16 +3,12 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { describeEachDriver } from '../helpers/db.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
-import { connectWs, type Frame, type WsClient } from '../helpers/wsClient.js';
+import { wsClientPool, type Frame, type WsClient } from '../helpers/wsClient.js';
 
 describeEachDriver('websocket routing', (driver) => {
   let t: TestHub;
-  let open: WsClient[] = [];
-  const connect = async (token: string, query?: Record<string, string | number>) => {
-    const client = await connectWs(t.url, token, query);
-    open.push(client);
-    return client;
-  };
+  const clients = wsClientPool(() => t.url);
+  const connect = clients.connect;
   /** Proves nothing else is on its way to `client`: a marker sent after reaches it first. */
   const assertNothingMoreFor = async (client: WsClient, marker: { from: WsClient; to: number }) => {
     const text = `marker-${Math.random()}`;
@@ -24,10 +20,7 @@ describeEachDriver('websocket routing', (driver) => {
   beforeAll(async () => {
     t = await startTestHub(driver);
   });
-  afterEach(async () => {
-    await Promise.all(open.map((c) => c.close()));
-    open = [];
-  });
+  afterEach(() => clients.closeAll());
   afterAll(() => t.stop());
 
   it('delivers targeted chat to every socket of the target, echoes it to the human sender, and ACKs agents', async () => {

@@ -5,26 +5,19 @@ import jwt from 'jsonwebtoken';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { describeEachDriver } from '../helpers/db.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
-import { connectWs, refusedUpgrade, type WsClient } from '../helpers/wsClient.js';
+import { connectWs, refusedUpgrade, wsClientPool, type WsClient } from '../helpers/wsClient.js';
 
 describeEachDriver('websocket sessions', (driver) => {
   let t: TestHub;
-  let open: WsClient[] = [];
-  const connect = async (token: string, query?: Record<string, string | number>) => {
-    const client = await connectWs(t.url, token, query);
-    open.push(client);
-    return client;
-  };
+  const clients = wsClientPool(() => t.url);
+  const connect = clients.connect;
   const presenceOf = (client: WsClient, userId: number, online: boolean) =>
     client.nextWhere((f) => f.type === 'PRESENCE' && f.payload.user_id === userId && f.payload.online === online, `PRESENCE of ${userId} online=${online}`);
 
   beforeAll(async () => {
     t = await startTestHub(driver);
   });
-  afterEach(async () => {
-    await Promise.all(open.map((c) => c.close()));
-    open = [];
-  });
+  afterEach(() => clients.closeAll());
   afterAll(() => t.stop());
 
   it('refuses the upgrade with 401 JSON for a missing, bad, expired, rotated or deleted credential', async () => {

@@ -3,25 +3,18 @@
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { describeEachDriver } from '../helpers/db.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
-import { connectWs, type WsClient } from '../helpers/wsClient.js';
+import { wsClientPool } from '../helpers/wsClient.js';
 
 describeEachDriver('websocket frame validation', (driver) => {
   let t: TestHub;
-  let open: WsClient[] = [];
-  const connect = async (token: string, query?: Record<string, string | number>) => {
-    const client = await connectWs(t.url, token, query);
-    open.push(client);
-    return client;
-  };
+  const clients = wsClientPool(() => t.url);
+  const connect = clients.connect;
   const storedCount = async () => Number((await t.hub.store.db.selectFrom('messages').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
 
   beforeAll(async () => {
     t = await startTestHub(driver, { WS_MAX_FRAME_BYTES: '4096', WS_RATE_LIMIT: '50', WS_RATE_BURST: '50' });
   });
-  afterEach(async () => {
-    await Promise.all(open.map((c) => c.close()));
-    open = [];
-  });
+  afterEach(() => clients.closeAll());
   afterAll(() => t.stop());
 
   it('answers every kind of bad frame with an ERROR, stores nothing and keeps the connection', async () => {
@@ -78,7 +71,7 @@ describeEachDriver('websocket frame validation', (driver) => {
   it('refuses frames past the rate limit with ERROR, then closes with 4008', async () => {
     const agent = await t.createAgent();
     const member = await t.createMember();
-    const since = Number((await t.hub.store.db.selectFrom('messages').select((eb) => eb.fn.max('id').as('m')).executeTakeFirstOrThrow()).m ?? 0);
+    const since = await t.lastMessageId();
     const a = await connect(agent.api_token);
     for (let i = 0; i < 200; i++) a.send({ type: 'CHAT', payload: `n${i}`, target_id: member.id, local_id: `r${i}` });
     expect(await a.closed()).toEqual({ code: 4008, reason: 'rate limit exceeded' });
