@@ -59,6 +59,15 @@ const envSchema = z.object({
   BUTLER_BASE_URL: optionalString,
   BUTLER_API_TOKEN: optionalString,
   BUTLER_MODEL: optionalString,
+  BUTLER_TIMEOUT: z.string().default('120s'),
+  BUTLER_STREAM_IDLE_TIMEOUT: z.string().default('30s'),
+  BUTLER_MAX_STEPS: positiveInt(6),
+  BUTLER_MAX_REPLY_CHARS: positiveInt(16_000),
+  BUTLER_HISTORY_WINDOW: positiveInt(20),
+  BUTLER_STREAM_FLUSH_MS: z.preprocess(unsetIfEmpty, z.coerce.number().int().min(0).max(1000).default(50)),
+  BUTLER_AUTH_TIMEOUT: z.string().default('10m'),
+  BUTLER_AGENT_REPLY_TIMEOUT: z.string().default('60s'),
+  BUTLER_AGENT_COMMANDS: z.preprocess(unsetIfEmpty, z.enum(['approval', 'allow', 'deny']).default('approval')),
   CHATPLATFORM_BASE_URL: z.string().default('https://open.feishu.cn'),
   CHATPLATFORM_WS_ENABLED: boolean(false),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -77,6 +86,29 @@ const MAX_SESSION_SECONDS = 24 * 24 * 3600;
 export type DbConfig =
   | { driver: 'sqlite'; path: string }
   | { driver: 'postgres'; url: string };
+
+export interface ButlerConfig {
+  /** The language model; undefined: safe mode (rule-based Butler). */
+  readonly model?: { readonly baseUrl: string; readonly apiToken?: string; readonly name: string };
+  /** A whole answer (every model step and tool call) must finish within this. */
+  readonly turnTimeoutMs: number;
+  /** A model stream that sends nothing for this long is given up. */
+  readonly streamIdleTimeoutMs: number;
+  /** Model calls per answer (tool-call rounds included). */
+  readonly maxSteps: number;
+  /** Longer replies are cut off, and say so. */
+  readonly maxReplyChars: number;
+  /** Recent chat rows given to the model as they are; older ones are summarised. */
+  readonly historyWindow: number;
+  /** Stream deltas are coalesced into one CHAT_STREAM frame per this many ms. */
+  readonly streamFlushMs: number;
+  /** An authorization request not answered within this becomes EXPIRED. */
+  readonly authTimeoutMs: number;
+  /** How long Butler waits for an agent's answer to a directive or question. */
+  readonly agentReplyTimeoutMs: number;
+  /** Commands an agent asks Butler to run on another agent: need an admin's approval, run, or are refused. */
+  readonly agentCommands: 'approval' | 'allow' | 'deny';
+}
 
 export interface Config {
   readonly env: string;
@@ -98,7 +130,7 @@ export interface Config {
     readonly loginFailureWindowSeconds: number;
   };
   readonly http: { readonly corsOrigins: readonly string[]; readonly bodyLimitBytes: number };
-  readonly butler: { readonly baseUrl?: string; readonly apiToken?: string; readonly model?: string };
+  readonly butler: ButlerConfig;
   readonly chatPlatform: { readonly baseUrl: string; readonly wsEnabled: boolean };
   readonly logLevel: string;
   /** Undefined: pretty on a terminal, JSON lines otherwise. */
@@ -175,6 +207,28 @@ export function parseConfig(vars: Record<string, string | undefined>, cwd = proc
   for (const [name, value] of [['BUTLER_BASE_URL', e.BUTLER_BASE_URL], ['CHATPLATFORM_BASE_URL', e.CHATPLATFORM_BASE_URL]] as const) {
     if (value !== undefined && !URL.canParse(value)) problems.push(`${name} must be a URL (got "${value}")`);
   }
+  const durationMs = (name: string, value: string) => {
+    const seconds = parseDurationSeconds(value);
+    if (seconds === undefined) problems.push(`${name} must be a duration such as 30s, 10m or 60 (got "${value}")`);
+    return (seconds ?? 0) * 1000;
+  };
+  const butlerModel = e.BUTLER_BASE_URL && e.BUTLER_MODEL ? { baseUrl: e.BUTLER_BASE_URL, apiToken: e.BUTLER_API_TOKEN, name: e.BUTLER_MODEL } : undefined;
+  if (!butlerModel && (e.BUTLER_BASE_URL || e.BUTLER_MODEL)) {
+    warnings.push('BUTLER_BASE_URL and BUTLER_MODEL are both needed for Butler\'s language model: Butler runs in safe mode (rule-based)');
+  }
+  const butler: ButlerConfig = {
+    model: butlerModel,
+    turnTimeoutMs: durationMs('BUTLER_TIMEOUT', e.BUTLER_TIMEOUT),
+    streamIdleTimeoutMs: durationMs('BUTLER_STREAM_IDLE_TIMEOUT', e.BUTLER_STREAM_IDLE_TIMEOUT),
+    maxSteps: e.BUTLER_MAX_STEPS,
+    maxReplyChars: e.BUTLER_MAX_REPLY_CHARS,
+    historyWindow: e.BUTLER_HISTORY_WINDOW,
+    streamFlushMs: e.BUTLER_STREAM_FLUSH_MS,
+    authTimeoutMs: durationMs('BUTLER_AUTH_TIMEOUT', e.BUTLER_AUTH_TIMEOUT),
+    agentReplyTimeoutMs: durationMs('BUTLER_AGENT_REPLY_TIMEOUT', e.BUTLER_AGENT_REPLY_TIMEOUT),
+    agentCommands: e.BUTLER_AGENT_COMMANDS,
+  };
+  if (butler.authTimeoutMs > MAX_SESSION_SECONDS * 1000) problems.push('BUTLER_AUTH_TIMEOUT must be at most 24 days (24d)');
   if (e.WS_RATE_BURST < e.WS_RATE_LIMIT) problems.push('WS_RATE_BURST must be at least WS_RATE_LIMIT (the bucket must hold one second of traffic)');
   // uWS sends pings on its own and counts idle time in 4-second steps; below 8 s a healthy client
   // on a slow link would be cut off between two pings.
@@ -200,7 +254,7 @@ export function parseConfig(vars: Record<string, string | undefined>, cwd = proc
       corsOrigins: e.CORS_ALLOWED_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean),
       bodyLimitBytes: e.HTTP_BODY_LIMIT_BYTES,
     },
-    butler: { baseUrl: e.BUTLER_BASE_URL, apiToken: e.BUTLER_API_TOKEN, model: e.BUTLER_MODEL },
+    butler,
     chatPlatform: { baseUrl: e.CHATPLATFORM_BASE_URL, wsEnabled: e.CHATPLATFORM_WS_ENABLED },
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT,

@@ -6,7 +6,7 @@ import { createActor } from 'xstate';
 import type { ConnectionActor } from './actors/connection.js';
 import { routerMachine } from './actors/router.js';
 import type { Config } from './config.js';
-import { Errors } from './errors.js';
+import { BUTLER_USERNAME } from './protocol/roles.js';
 import { createApp } from './http/app.js';
 import { createRequestGate } from './http/requestGate.js';
 import { listen } from './server.js';
@@ -14,10 +14,11 @@ import { createAgentsService } from './services/agents.js';
 import { createTokenVault } from './services/agentTokens.js';
 import { createAuthService } from './services/auth.js';
 import { bootstrap } from './services/bootstrap.js';
+import { createButler, type Butler } from './services/butler/index.js';
 import { createChatService } from './services/chat.js';
 import { createSystemClock, type Clock } from './services/clock.js';
 import { createDevMockService } from './services/devMock.js';
-import { createDirectory } from './services/directory.js';
+import { createDirectory, toPrincipal } from './services/directory.js';
 import { createJwtIssuer } from './services/jwt.js';
 import { createLoginThrottle } from './services/loginThrottle.js';
 import { createMessagesService } from './services/messages.js';
@@ -30,6 +31,7 @@ import { developmentSecret } from './services/secrets.js';
 import { createUsersService } from './services/users.js';
 import { openStore, type Store } from './store/db.js';
 import { migrate } from './store/migrate.js';
+import { createAuthorizationsRepo } from './store/repositories/authorizations.js';
 import { createChatRepo } from './store/repositories/chat.js';
 import { createCredentialsRepo } from './store/repositories/credentials.js';
 import { createMessagesRepo } from './store/repositories/messages.js';
@@ -57,6 +59,8 @@ export interface Hub {
   readonly router: RouterActor;
   /** The persist-then-deliver pipeline (its `drain()` waits for everything queued). */
   readonly pipeline: Pipeline;
+  /** Butler: its actor (systemId 'butler'), authorization requests and agent relay. */
+  readonly butler: Butler;
   /** Live connection actors by connection number. */
   readonly connections: ReadonlyMap<number, ConnectionActor>;
   /** HTTP requests being served right now. */
@@ -76,6 +80,7 @@ function createRepos(store: Store) {
     messages: createMessagesRepo(db),
     threads: createThreadsRepo(db),
     chat: createChatRepo(db),
+    authorizations: createAuthorizationsRepo(db),
   };
 }
 type Repos = ReturnType<typeof createRepos>;
@@ -112,7 +117,7 @@ function createLive(store: Store, repos: Repos, options: HubOptions, clock: Cloc
 type Live = ReturnType<typeof createLive>;
 
 /** Services over the repositories; `initialise` bootstraps an empty database. */
-function createServices(store: Store, repos: Repos, options: HubOptions, clock: Clock, jwtSecret: string, live: Live) {
+function createServices(store: Store, repos: Repos, options: HubOptions, clock: Clock, jwtSecret: string, live: Live, afterReset: () => void) {
   const { config, logger } = options;
   const db = store.db;
   const { users, credentials, messages } = repos;
@@ -148,7 +153,10 @@ function createServices(store: Store, repos: Repos, options: HubOptions, clock: 
       users,
       pipeline: live.pipeline,
       sessions: live.sessions,
-      reinitialise: initialise,
+      reinitialise: async () => {
+        await initialise();
+        afterReset();
+      },
     }),
     chat: createChatService({ users, threads: repos.threads, chat: repos.chat, clock }),
   };
@@ -163,13 +171,29 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   const store = openStore(config.db);
   const uwsApp = uWS.App();
   let live: Live | undefined;
+  let butlerRef: Butler | undefined;
   try {
     const applied = await migrate(store, { dir: options.migrationsDir, logger });
     logger.info({ driver: store.driver, applied: applied.length }, 'store ready');
     const repos = createRepos(store);
     live = createLive(store, repos, options, clock);
-    const { services, presence, initialise, replay } = createServices(store, repos, options, clock, jwtSecret, live);
+    const { services, presence, initialise, replay } = createServices(store, repos, options, clock, jwtSecret, live, () => butlerRef?.reset());
     await initialise();
+    const butlerRow = await repos.users.findByUsername(BUTLER_USERNAME);
+    if (!butlerRow) throw new Error('the Butler user is missing after bootstrap');
+    const butler = (butlerRef = createButler({
+      settings: config.butler,
+      butler: toPrincipal(butlerRow),
+      router: live.router,
+      pipeline: live.pipeline,
+      directory: live.directory,
+      users: repos.users,
+      chat: repos.chat,
+      authorizations: repos.authorizations,
+      clock,
+      logger,
+    }));
+    await butler.start();
 
     const ws = attachWebSocket({
       uwsApp,
@@ -181,9 +205,8 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       sendBatch: live.sendBatch,
       authenticate: (credential) => services.auth.session(credential),
       replay,
-      // Authorization requests come with Butler; until one exists, no action id is known.
-      authResponse: async () => {
-        throw Errors.notFound('authorization request');
+      authResponse: async (user, payload) => {
+        await butler.authorizations.respond(user, payload);
       },
     });
     const gate = createRequestGate();
@@ -194,7 +217,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       isProduction: config.isProduction,
       corsOrigins: config.http.corsOrigins,
       bodyLimitBytes: config.http.bodyLimitBytes,
-      services,
+      services: { ...services, authorizations: butler.authorizations },
     });
     const listener = await listen(app, config.server.host, config.server.port);
     const { router, pipeline } = live;
@@ -206,6 +229,8 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       listener.stopAccepting();
       ws.stopAccepting();
       router.send({ type: 'SHUTDOWN' });
+      // Answers in progress end their streams ("the hub is shutting down") before the last commit.
+      await butler.stop();
       if (!(await gate.close(options.drainTimeoutMs ?? DRAIN_TIMEOUT_MS))) {
         logger.warn({ inFlight: gate.inFlight }, 'requests still in flight after the drain timeout; closing anyway');
       }
@@ -222,11 +247,13 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       store,
       router,
       pipeline,
+      butler,
       connections: ws.connections,
       inFlightRequests: () => gate.inFlight,
       stop: () => (stopping ??= stop()),
     };
   } catch (err) {
+    await butlerRef?.stop().catch(() => undefined);
     live?.router.stop();
     uwsApp.close();
     await store.close().catch(() => undefined);

@@ -9,6 +9,8 @@ export interface Endpoint {
   /** Unique per endpoint for the life of the hub. */
   readonly key: number;
   readonly user: Principal;
+  /** Receives only frames addressed to its user, never broadcasts (Butler, which answers what is sent to it). */
+  readonly targetedOnly?: boolean;
   /** When its credential was checked (epoch ms); a revocation after that must still reach it. */
   readonly authenticatedAt?: number;
   /** Sends one serialised frame; `id` is the stored id when the frame has one (resume uses it). */
@@ -29,16 +31,19 @@ export interface AddressSummary {
 
 export class AddressTable {
   private readonly byUser = new Map<number, Set<Endpoint>>();
+  private readonly bound = new Set<Endpoint>();
+  /** Endpoints that receive broadcasts (every socket). */
   readonly all = new Set<Endpoint>();
   readonly humans = new Set<Endpoint>();
   readonly admins = new Set<Endpoint>();
 
   /** Returns true when this is the user's first open endpoint. */
   bind(endpoint: Endpoint): boolean {
-    if (this.all.has(endpoint)) return false;
-    this.all.add(endpoint);
-    if (!isMachineRole(endpoint.user.role)) this.humans.add(endpoint);
-    if (endpoint.user.role === 'ADMIN') this.admins.add(endpoint);
+    if (this.bound.has(endpoint)) return false;
+    this.bound.add(endpoint);
+    if (!endpoint.targetedOnly) this.all.add(endpoint);
+    if (!endpoint.targetedOnly && !isMachineRole(endpoint.user.role)) this.humans.add(endpoint);
+    if (!endpoint.targetedOnly && endpoint.user.role === 'ADMIN') this.admins.add(endpoint);
     let set = this.byUser.get(endpoint.user.id);
     if (!set) this.byUser.set(endpoint.user.id, (set = new Set()));
     set.add(endpoint);
@@ -47,7 +52,8 @@ export class AddressTable {
 
   /** Returns true when this was the user's last open endpoint. */
   unbind(endpoint: Endpoint): boolean {
-    if (!this.all.delete(endpoint)) return false;
+    if (!this.bound.delete(endpoint)) return false;
+    this.all.delete(endpoint);
     this.humans.delete(endpoint);
     this.admins.delete(endpoint);
     const set = this.byUser.get(endpoint.user.id);
@@ -68,9 +74,9 @@ export class AddressTable {
 
   summary(): AddressSummary {
     const byRole: Record<string, number> = {};
-    for (const e of this.all) byRole[e.user.role] = (byRole[e.user.role] ?? 0) + 1;
+    for (const e of this.bound) byRole[e.user.role] = (byRole[e.user.role] ?? 0) + 1;
     const multiSocketUsers: Record<number, number> = {};
     for (const [id, set] of this.byUser) if (set.size > 1) multiSocketUsers[id] = set.size;
-    return { endpoints: this.all.size, users: this.byUser.size, humans: this.humans.size, admins: this.admins.size, byRole, multiSocketUsers };
+    return { endpoints: this.bound.size, users: this.byUser.size, humans: this.humans.size, admins: this.admins.size, byRole, multiSocketUsers };
   }
 }

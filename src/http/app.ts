@@ -7,6 +7,7 @@ import express from 'ultimate-express';
 import { Errors } from '../errors.js';
 import type { AgentsService } from '../services/agents.js';
 import type { AuthService } from '../services/auth.js';
+import type { Authorizations } from '../services/butler/authorizations.js';
 import type { ChatService } from '../services/chat.js';
 import type { DevMockService } from '../services/devMock.js';
 import type { MessagesService } from '../services/messages.js';
@@ -38,6 +39,7 @@ export interface AppDeps {
     messages: MessagesService;
     devMock: DevMockService;
     chat: ChatService;
+    authorizations: Authorizations;
   };
 }
 
@@ -68,7 +70,7 @@ export function createApp(deps: AppDeps) {
   agentRoutes(app, { access, agents: services.agents });
   userRoutes(app, { access, users: services.users });
   messageRoutes(app, { access, messages: services.messages });
-  chatRoutes(app, { access, chat: services.chat });
+  chatRoutes(app, { access, chat: services.chat, authorizations: services.authorizations });
   devMockRoutes(app, { access, devMock: services.devMock, agents: services.agents });
 
   app.use((_req, _res, next) => next(Errors.routeNotFound()));

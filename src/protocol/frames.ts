@@ -2,6 +2,7 @@
 // hub sends. Sender fields, timestamp and id of a client frame are ignored: they are the hub's.
 import { z } from 'zod';
 import type { FrameErrorCode } from '../errors.js';
+import { authResponseBody } from './butler.js';
 import { reportPayload, systemLogPayload, TelemetryTypes, type TelemetryType } from './messages.js';
 
 export const ChatTypes = ['CHAT', 'CHAT_STREAM', 'CHAT_STREAM_END'] as const;
@@ -32,11 +33,7 @@ const streamFrame = z.object({ ...envelope, type: z.literal('CHAT_STREAM'), payl
 const streamEndFrame = z.object({ ...envelope, type: z.literal('CHAT_STREAM_END'), payload: z.string().default(''), stream_id: token });
 const systemLogFrame = z.object({ ...envelope, type: z.literal('SYSTEM_LOG'), payload: systemLogPayload });
 const reportFrame = <T extends Exclude<TelemetryType, 'SYSTEM_LOG'>>(type: T) => z.object({ ...envelope, type: z.literal(type), payload: reportPayload });
-const authResponseFrame = z.object({
-  ...envelope,
-  type: z.literal('AUTH_RESPONSE'),
-  payload: z.object({ action_id: z.string().min(1).max(128), approved: z.boolean() }),
-});
+const authResponseFrame = z.object({ ...envelope, type: z.literal('AUTH_RESPONSE'), payload: authResponseBody });
 
 export const clientFrame = z.discriminatedUnion('type', [
   chatFrame,

@@ -68,6 +68,27 @@ export interface ConversationThreadsTable {
   updated_at: string;
 }
 
+export type AuthorizationStatus = 'PENDING' | 'APPROVED' | 'REJECTED' | 'EXPIRED';
+
+export interface AuthorizationRequestsTable {
+  action_id: string;
+  requester_id: number;
+  conversation_id: number | null;
+  /** The human who must answer; null: any admin. */
+  approver_id: number | null;
+  target_agent_id: number;
+  target_agent_name: string;
+  command: string;
+  reason: string;
+  status: AuthorizationStatus;
+  /** JSON array of the AUTH_REQUEST chat rows' ids. */
+  message_ids: Generated<string>;
+  decided_by: number | null;
+  created_at: string;
+  expires_at: string;
+  decided_at: string | null;
+}
+
 export interface MigrationsTable {
   name: string;
   checksum: string;
@@ -80,6 +101,7 @@ export interface Database {
   machine_credentials: MachineCredentialsTable;
   messages: MessagesTable;
   conversation_threads: ConversationThreadsTable;
+  authorization_requests: AuthorizationRequestsTable;
   migrations: MigrationsTable;
 }
 
@@ -91,3 +113,5 @@ export type NewMessage = Insertable<MessagesTable>;
 export type MachineCredentialRow = Selectable<MachineCredentialsTable>;
 export type ThreadRow = Selectable<ConversationThreadsTable>;
 export type NewThread = Insertable<ConversationThreadsTable>;
+export type AuthorizationRow = Selectable<AuthorizationRequestsTable>;
+export type NewAuthorization = Insertable<AuthorizationRequestsTable>;

@@ -59,11 +59,20 @@ describe('parseConfig defaults outside production', () => {
     expect(config.http.bodyLimitBytes).toBe(1048576);
   });
 
-  it('points the chat platform at open.feishu.cn with WS off, and leaves Butler unset', () => {
+  it('points the chat platform at open.feishu.cn with WS off, and runs Butler in safe mode with its defaults', () => {
     expect(config.chatPlatform).toEqual({ baseUrl: 'https://open.feishu.cn', wsEnabled: false });
-    expect(config.butler.baseUrl).toBeUndefined();
-    expect(config.butler.apiToken).toBeUndefined();
-    expect(config.butler.model).toBeUndefined();
+    expect(config.butler).toEqual({
+      model: undefined,
+      turnTimeoutMs: 120_000,
+      streamIdleTimeoutMs: 30_000,
+      maxSteps: 6,
+      maxReplyChars: 16_000,
+      historyWindow: 20,
+      streamFlushMs: 50,
+      authTimeoutMs: 600_000,
+      agentReplyTimeoutMs: 60_000,
+      agentCommands: 'approval',
+    });
   });
 
   it('has WebSocket limits 1048576 / 1000 / 2000 and log level info', () => {
@@ -195,6 +204,8 @@ describe('parseConfig rejects invalid values, naming the variable', () => {
     [{ JWT_TOKEN_EXPIRATION: 'soon' }, 'JWT_TOKEN_EXPIRATION must be a duration such as 24h, 90m or 3600 (got "soon")'],
     [{ JWT_TOKEN_EXPIRATION: '500ms' }, 'JWT_TOKEN_EXPIRATION must be a duration such as 24h, 90m or 3600 (got "500ms")'],
     [{ BUTLER_BASE_URL: 'not a url' }, 'BUTLER_BASE_URL must be a URL (got "not a url")'],
+    [{ BUTLER_AUTH_TIMEOUT: 'soon' }, 'BUTLER_AUTH_TIMEOUT must be a duration such as 30s, 10m or 60 (got "soon")'],
+    [{ BUTLER_AGENT_COMMANDS: 'maybe' }, 'BUTLER_AGENT_COMMANDS must be one of approval, allow, deny'],
     [{ CHATPLATFORM_BASE_URL: 'feishu' }, 'CHATPLATFORM_BASE_URL must be a URL (got "feishu")'],
     [
       { WS_RATE_LIMIT: '20', WS_RATE_BURST: '10' },
@@ -275,13 +286,17 @@ describe('parseConfig values', () => {
       BUTLER_BASE_URL: ' https://butler.example/v1 ',
       BUTLER_API_TOKEN: 'tok',
       BUTLER_MODEL: 'm1',
+      BUTLER_AUTH_TIMEOUT: '2m',
+      BUTLER_AGENT_REPLY_TIMEOUT: '5',
+      BUTLER_AGENT_COMMANDS: 'allow',
       TOKEN_SECRET: 'token-secret',
     });
     expect(c.server.port).toBe(9000);
     expect(c.auth.jwtExpiresInSeconds).toBe(5400);
     expect(c.ws.maxFrameBytes).toBe(4096);
     expect(c.http.bodyLimitBytes).toBe(2048);
-    expect(c.butler).toEqual({ baseUrl: 'https://butler.example/v1', apiToken: 'tok', model: 'm1' });
+    expect(c.butler.model).toEqual({ baseUrl: 'https://butler.example/v1', apiToken: 'tok', name: 'm1' });
+    expect(c.butler).toMatchObject({ authTimeoutMs: 120_000, agentReplyTimeoutMs: 5000, agentCommands: 'allow' });
     expect(c.auth.tokenSecret).toBe('token-secret');
   });
 
@@ -343,11 +358,11 @@ describe('loadConfig', () => {
         join(dir, '.env'),
         ['# comment', 'SERVER_PORT=9100', 'LOG_LEVEL=debug', 'JWT_TOKEN_EXPIRATION="2h"', 'BUTLER_MODEL=from-file'].join('\n'),
       );
-      const c = loadConfig({ LOG_LEVEL: 'warn', BUTLER_MODEL: 'from-env' }, dir);
+      const c = loadConfig({ LOG_LEVEL: 'warn', BUTLER_MODEL: 'from-env', BUTLER_BASE_URL: 'http://127.0.0.1:1/v1' }, dir);
       expect(c.server.port).toBe(9100);
       expect(c.auth.jwtExpiresInSeconds).toBe(7200);
       expect(c.logLevel).toBe('warn');
-      expect(c.butler.model).toBe('from-env');
+      expect(c.butler.model?.name).toBe('from-env');
     });
   });
 

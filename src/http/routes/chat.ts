@@ -1,14 +1,19 @@
 // Chat over HTTP: history with a peer (any user), a human's conversation threads (humans only,
 // owner-scoped), and the Butler↔agent monitor history (admin).
 import { agentParams, createThreadBody, historyPageQuery, listThreadsQuery, peerParams, updateThreadBody } from '../../protocol/chat.js';
+import { Errors } from '../../errors.js';
 import { idParams } from '../../protocol/http.js';
+import { isMachineRole } from '../../protocol/roles.js';
+import { authRequestsQuery, authResponseBody } from '../../protocol/butler.js';
+import type { Authorizations } from '../../services/butler/authorizations.js';
 import type { ChatService } from '../../services/chat.js';
+import { toPrincipal } from '../../services/directory.js';
 import type { Access } from '../auth.js';
 import { callerOf, route, type Handler, type Routes } from '../context.js';
 import { parseBody, parseWith } from '../validate.js';
 
-export function chatRoutes(app: Routes, deps: { access: Access; chat: ChatService }): void {
-  const { access, chat } = deps;
+export function chatRoutes(app: Routes, deps: { access: Access; chat: ChatService; authorizations: Authorizations }): void {
+  const { access, chat, authorizations } = deps;
 
   // A machine is refused before its input is read, as the admin check is: the answer is about who
   // is asking, whatever they sent.
@@ -21,6 +26,10 @@ export function chatRoutes(app: Routes, deps: { access: Access; chat: ChatServic
     }
   };
   const human = [...access.authenticated, humansOnly];
+  const approvers: Handler[] = [
+    ...access.authenticated,
+    (_req, res, next) => next(isMachineRole(callerOf(res).role) ? Errors.forbidden('only human users answer authorization requests') : undefined),
+  ];
 
   app.get(
     '/api/chat/history/:peer_id',
@@ -71,6 +80,23 @@ export function chatRoutes(app: Routes, deps: { access: Access; chat: ChatServic
     route(async (req, res) => {
       const { agent_id } = parseWith(agentParams, req.params);
       res.json(await chat.butlerAgentHistory(agent_id, parseWith(historyPageQuery, req.query)));
+    }),
+  );
+
+  // Butler's authorization requests: answered by the human they were sent to, or an admin.
+  app.post(
+    '/api/chat/auth/response',
+    ...approvers,
+    route(async (req, res) => {
+      res.json(await authorizations.respond(toPrincipal(callerOf(res)), parseBody(authResponseBody, req.body)));
+    }),
+  );
+
+  app.get(
+    '/api/chat/auth/requests',
+    ...approvers,
+    route(async (req, res) => {
+      res.json(await authorizations.list(toPrincipal(callerOf(res)), parseWith(authRequestsQuery, req.query)));
     }),
   );
 }

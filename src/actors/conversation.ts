@@ -1,0 +1,107 @@
+// One of Butler's conversations (one asker, one thread): its turns are answered one at a time, in
+// order. A message that arrives while Butler is answering waits in the queue and is answered next;
+// past `maxQueued` it is turned away at once. `/cancel` aborts the answer in progress and drops the
+// queue. The answer itself is an invoked promise actor: stopping this actor (the hub stopping)
+// aborts it too. A conversation left idle ends, and Butler forgets it.
+import { assign, fromPromise, setup, type ActorRefFrom } from 'xstate';
+import { TurnCancelled } from '../services/butler/brain.js';
+import type { Asker } from '../services/butler/tools.js';
+import type { Turn } from '../services/butler/turns.js';
+
+export interface ConversationPorts {
+  /** Answers one turn; resolves when its stream has ended. */
+  answer(turn: Turn, asker: Asker, signal: AbortSignal): Promise<void>;
+  /** Tells the asker a message was not queued (the queue is full). */
+  refuse(asker: Asker, queued: number): void;
+  /** An answer rejected instead of ending its stream (a bug: it is logged and the queue goes on). */
+  failed(error: unknown, asker: Asker): void;
+}
+
+export interface ConversationInput {
+  key: string;
+  asker: Asker;
+  ports: ConversationPorts;
+  maxQueued: number;
+  /** How long an idle conversation is kept. */
+  idleMs: number;
+}
+
+export interface ConversationContext extends ConversationInput {
+  queue: Turn[];
+  current: Turn | null;
+  /** Aborts the answer in progress on `/cancel`. */
+  cancel: AbortController | null;
+  answered: number;
+}
+
+export type ConversationEvent = { type: 'TURN'; turn: Turn } | { type: 'CANCEL'; turn: Extract<Turn, { kind: 'message' }> };
+
+export const conversationMachine = setup({
+  types: {
+    context: {} as ConversationContext,
+    events: {} as ConversationEvent,
+    input: {} as ConversationInput,
+  },
+  actors: {
+    answer: fromPromise<void, { turn: Turn; asker: Asker; ports: ConversationPorts; cancel: AbortSignal }>(({ input, signal }) =>
+      input.ports.answer(input.turn, input.asker, AbortSignal.any([signal, input.cancel])),
+    ),
+  },
+  delays: {
+    idle: ({ context }) => context.idleMs,
+  },
+  guards: {
+    queueFull: ({ context }) => context.queue.length >= context.maxQueued,
+    hasQueued: ({ context }) => context.queue.length > 0,
+  },
+  actions: {
+    start: assign(({ event }) => {
+      const turn = event.type === 'CANCEL' ? { ...event.turn, cancelled: { inProgress: false, dropped: 0 } } : (event as { turn: Turn }).turn;
+      return { current: turn };
+    }),
+    enqueue: assign({ queue: ({ context, event }) => [...context.queue, (event as { turn: Turn }).turn] }),
+    takeNext: assign({ current: ({ context }) => context.queue[0] ?? null, queue: ({ context }) => context.queue.slice(1) }),
+    armCancel: assign({ cancel: () => new AbortController() }),
+    finishTurn: assign({ current: null, cancel: null, answered: ({ context }) => context.answered + 1 }),
+    reportFailure: ({ context, event }) => context.ports.failed((event as { error?: unknown }).error, context.asker),
+    refuseBusy: ({ context }) => context.ports.refuse(context.asker, context.queue.length),
+    /** Stops the answer in progress; the cancel message itself is answered next, saying what it stopped. */
+    cancelAll: assign(({ context, event }) => {
+      context.cancel?.abort(new TurnCancelled('cancelled by the asker'));
+      const turn = (event as Extract<ConversationEvent, { type: 'CANCEL' }>).turn;
+      return { queue: [{ ...turn, cancelled: { inProgress: true, dropped: context.queue.length } }] };
+    }),
+  },
+}).createMachine({
+  id: 'conversation',
+  context: ({ input }) => ({ ...input, queue: [], current: null, cancel: null, answered: 0 }),
+  initial: 'idle',
+  states: {
+    idle: {
+      after: { idle: 'done' },
+      on: {
+        TURN: { target: 'answering', actions: 'start' },
+        CANCEL: { target: 'answering', actions: 'start' },
+      },
+    },
+    answering: {
+      entry: 'armCancel',
+      invoke: {
+        src: 'answer',
+        input: ({ context }) => ({ turn: context.current!, asker: context.asker, ports: context.ports, cancel: context.cancel!.signal }),
+        onDone: { target: 'next', actions: 'finishTurn' },
+        onError: { target: 'next', actions: ['reportFailure', 'finishTurn'] },
+      },
+      on: {
+        TURN: [{ guard: 'queueFull', actions: 'refuseBusy' }, { actions: 'enqueue' }],
+        CANCEL: { actions: 'cancelAll' },
+      },
+    },
+    next: {
+      always: [{ guard: 'hasQueued', target: 'answering', actions: 'takeNext' }, { target: 'idle' }],
+    },
+    done: { type: 'final' },
+  },
+});
+
+export type ConversationActor = ActorRefFrom<typeof conversationMachine>;

@@ -1,0 +1,189 @@
+// Butler assembled: its actor (systemId 'butler') in the router's actor system, its endpoint in the
+// router's address table, and what its answers are made of (model or safe mode, tools, relay,
+// authorizations, history). `start` binds it and re-arms pending authorization requests; `stop`
+// aborts answers in progress and waits for each to end its stream.
+import type { Logger } from 'pino';
+import { createActor } from 'xstate';
+import type { Endpoint } from '../../actors/addressTable.js';
+import { butlerMachine } from '../../actors/butler.js';
+import type { ConversationPorts } from '../../actors/conversation.js';
+import type { routerMachine } from '../../actors/router.js';
+import type { ButlerConfig } from '../../config.js';
+import type { MessageFrame } from '../../protocol/frames.js';
+import type { AuthorizationsRepo } from '../../store/repositories/authorizations.js';
+import type { ChatRepo } from '../../store/repositories/chat.js';
+import type { UsersRepo } from '../../store/repositories/users.js';
+import type { Clock } from '../clock.js';
+import { toPrincipal, type Directory, type Principal } from '../directory.js';
+import type { Pipeline } from '../pipeline.js';
+import { createAuthorizations } from './authorizations.js';
+import { createBrain } from './brain.js';
+import { createHistory } from './history.js';
+import { createOpenAiModel, type LanguageModel } from './model.js';
+import { createAgentRelay } from './relay.js';
+import { openReplyStream } from './replyStream.js';
+import { createToolbox, type AgentDirectory } from './tools.js';
+
+type RouterActor = ReturnType<typeof createActor<typeof routerMachine>>;
+
+export interface ButlerDeps {
+  settings: ButlerConfig;
+  butler: Principal;
+  router: RouterActor;
+  pipeline: Pipeline;
+  directory: Directory;
+  users: UsersRepo;
+  chat: ChatRepo;
+  authorizations: AuthorizationsRepo;
+  clock: Clock;
+  logger: Logger;
+  /** Replaces the OpenAI-compatible client (tests of the brain alone). */
+  model?: LanguageModel;
+}
+
+/** Agents listed to the model or in safe mode at most; the rest are counted. */
+const MAX_LISTED_AGENTS = 200;
+/** How long stopping waits for answers to end their streams. */
+const STOP_WAIT_MS = 5000;
+
+// The router serialises each frame once; the only frames Butler acts on are stored CHATs, whose
+// text starts with this (toMessageFrame puts `type` first). Other frames are not even parsed.
+const CHAT_PREFIX = '{"type":"CHAT",';
+
+export function createButler(deps: ButlerDeps) {
+  const { settings, butler, router, pipeline, directory, users, logger } = deps;
+  const log = logger.child({ component: 'butler' });
+
+  const isOnline = (id: number) => router.getSnapshot().context.table.countOf(id) > 0;
+  const agents: AgentDirectory = {
+    async list() {
+      const { rows, total } = await users.list({ roles: ['AGENT'], offset: 0, limit: MAX_LISTED_AGENTS });
+      const list = rows.map((r) => ({
+        id: r.id,
+        name: r.username,
+        online: isOnline(r.id),
+        status: isOnline(r.id) ? 'ONLINE' : 'OFFLINE',
+        last_report: r.last_report,
+        last_seen_at: r.last_seen_at,
+        agent_kind: r.agent_kind,
+        description: r.description,
+      }));
+      return { agents: list, total };
+    },
+    async find(id) {
+      await directory.load([id]);
+      return directory.peek(id);
+    },
+    async findByName(name) {
+      const exact = await users.findByUsername(name);
+      if (exact) return toPrincipal(exact);
+      const { rows } = await users.list({ roles: ['AGENT'], q: name, offset: 0, limit: 20 });
+      const match = rows.find((r) => r.username.toLowerCase() === name.toLowerCase());
+      return match && toPrincipal(match);
+    },
+    isOnline,
+  };
+
+  const relay = createAgentRelay({ pipeline, butler, timeoutMs: settings.agentReplyTimeoutMs });
+  const authorizations = createAuthorizations({
+    repo: deps.authorizations,
+    users,
+    pipeline,
+    butler,
+    clock: deps.clock,
+    logger: log,
+    timeoutMs: settings.authTimeoutMs,
+    onDecided(request) {
+      // The outcome is a turn of the conversation that asked, answered to whoever asked.
+      void agents
+        .find(request.requester_id)
+        .then((requester) => {
+          if (requester) actor.send({ type: 'DECIDED', request, requester });
+          else log.warn({ actionId: request.action_id }, 'the requester of a decided authorization request no longer exists');
+        })
+        .catch((err: unknown) => log.error({ err, actionId: request.action_id }, 'could not hand a decision to Butler'));
+    },
+  });
+  const toolbox = createToolbox({ agents, relay, authorizations, agentCommands: settings.agentCommands, logger: log });
+  const model = deps.model ?? (settings.model && createOpenAiModel({ ...settings.model, idleTimeoutMs: settings.streamIdleTimeoutMs }));
+  const streamDeps = { pipeline, butler, logger: log, flushMs: settings.streamFlushMs, maxChars: settings.maxReplyChars };
+  const brain = createBrain({
+    model,
+    toolbox,
+    relay,
+    history: createHistory({ chat: deps.chat, butlerId: butler.id, window: settings.historyWindow }),
+    openStream: (target) => openReplyStream(streamDeps, target),
+    settings,
+    logger: log,
+  });
+
+  /** Answers in progress, so stopping can wait for each to end its stream. */
+  const running = new Set<Promise<void>>();
+  const ports: ConversationPorts = {
+    answer(turn, asker, signal) {
+      const answer = brain.answer(turn, asker, signal);
+      running.add(answer);
+      void answer.finally(() => running.delete(answer)).catch(() => undefined);
+      return answer;
+    },
+    refuse(asker, queued) {
+      const stream = openReplyStream(streamDeps, { to: asker.principal, conversationId: asker.conversationId });
+      void stream.finish(`I am still working through ${queued} earlier messages in this conversation; send this one again once I have answered them (or send /cancel).`);
+    },
+    failed(err, asker) {
+      log.error({ err, asker: asker.principal.id }, 'a Butler answer failed without ending its stream');
+    },
+  };
+
+  const actor = createActor(butlerMachine, {
+    systemId: 'butler',
+    // Butler joins the router's actor system, as connection actors do.
+    parent: router,
+    input: { butler, ports, claimAnswer: (frame) => relay.claim(frame) },
+  });
+  actor.subscribe({ error: (err) => log.fatal({ err }, 'the Butler actor failed') });
+
+  const endpoint: Endpoint = {
+    key: 0,
+    user: butler,
+    targetedOnly: true,
+    deliver(text) {
+      if (!text.startsWith(CHAT_PREFIX)) return;
+      actor.send({ type: 'INBOUND', frame: JSON.parse(text) as MessageFrame });
+    },
+    // Butler lives as long as the hub: revocations and resets do not unbind it.
+    close() {},
+  };
+
+  return {
+    actor,
+    authorizations,
+    relay,
+
+    async start(): Promise<void> {
+      actor.start();
+      router.send({ type: 'BIND', endpoint });
+      const pending = await authorizations.start();
+      log.info({ mode: model ? 'model' : 'safe', model: model?.name, pendingAuthorizations: pending }, `Butler is running (${model ? `model ${model.name}` : 'safe mode: no language model configured'})`);
+    },
+
+    /** After a dev reset: conversations, open requests and expiry timers belong to wiped data. */
+    reset(): void {
+      authorizations.stop();
+      relay.cancelAll('the hub was reset');
+      actor.send({ type: 'RESET' });
+    },
+
+    async stop(): Promise<void> {
+      authorizations.stop();
+      router.send({ type: 'UNBIND', endpoint });
+      actor.send({ type: 'SHUTDOWN' });
+      relay.cancelAll('the hub is shutting down');
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([Promise.allSettled([...running]), new Promise((resolve) => (timer = setTimeout(resolve, STOP_WAIT_MS)))]);
+      clearTimeout(timer);
+      actor.stop();
+    },
+  };
+}
+export type Butler = ReturnType<typeof createButler>;

@@ -1,0 +1,64 @@
+// Authorization requests (Butler's commands waiting for a human). Decisions are conditional
+// updates on `status = 'PENDING'`, so two answers racing each other cannot both win.
+import type { Kysely } from 'kysely';
+import type { AuthorizationRow, AuthorizationStatus, Database, NewAuthorization } from '../schema.js';
+
+export interface AuthorizationQuery {
+  /** Requests this user may answer or asked for; undefined: every request (admins). */
+  visibleTo?: number;
+  status?: AuthorizationStatus;
+  limit: number;
+  beforeCreatedAt?: string;
+}
+
+export function createAuthorizationsRepo(db: Kysely<Database>) {
+  return {
+    async insert(row: NewAuthorization): Promise<void> {
+      await db.insertInto('authorization_requests').values(row).execute();
+    },
+
+    async find(actionId: string): Promise<AuthorizationRow | undefined> {
+      return db.selectFrom('authorization_requests').selectAll().where('action_id', '=', actionId).executeTakeFirst();
+    },
+
+    async setMessageIds(actionId: string, ids: readonly number[]): Promise<void> {
+      await db.updateTable('authorization_requests').set({ message_ids: JSON.stringify(ids) }).where('action_id', '=', actionId).execute();
+    },
+
+    /** Moves a PENDING request to `status`; false when it was no longer pending. */
+    async decide(actionId: string, status: Exclude<AuthorizationStatus, 'PENDING'>, decidedBy: number | null, at: string): Promise<boolean> {
+      const result = await db
+        .updateTable('authorization_requests')
+        .set({ status, decided_by: decidedBy, decided_at: at })
+        .where('action_id', '=', actionId)
+        .where('status', '=', 'PENDING')
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+
+    async pending(): Promise<AuthorizationRow[]> {
+      return db.selectFrom('authorization_requests').selectAll().where('status', '=', 'PENDING').orderBy('expires_at').execute();
+    },
+
+    async list(query: AuthorizationQuery): Promise<AuthorizationRow[]> {
+      let builder = db.selectFrom('authorization_requests').selectAll();
+      if (query.visibleTo !== undefined) {
+        const id = query.visibleTo;
+        builder = builder.where((eb) => eb.or([eb('approver_id', '=', id), eb('requester_id', '=', id)]));
+      }
+      if (query.status) builder = builder.where('status', '=', query.status);
+      if (query.beforeCreatedAt) builder = builder.where('created_at', '<', query.beforeCreatedAt);
+      return builder.orderBy('created_at', 'desc').orderBy('action_id').limit(query.limit).execute();
+    },
+
+    /** Rewrites the status inside the stored AUTH_REQUEST rows, so history and resume show the decision. */
+    async markMessages(ids: readonly number[], payload: (stored: string) => string): Promise<void> {
+      if (ids.length === 0) return;
+      const rows = await db.selectFrom('messages').select(['id', 'payload']).where('id', 'in', [...ids]).execute();
+      for (const row of rows) {
+        await db.updateTable('messages').set({ payload: payload(row.payload) }).where('id', '=', row.id).execute();
+      }
+    },
+  };
+}
+export type AuthorizationsRepo = ReturnType<typeof createAuthorizationsRepo>;
