@@ -92,7 +92,7 @@ export const butlerMachine = setup({
       if (context.conversations.get(event.key) === event.actor) context.conversations.delete(event.key);
     },
     stopAll: ({ context }) => {
-      for (const conversation of context.conversations.values()) conversation.stop();
+      for (const conversation of context.conversations.values()) conversation.send({ type: 'END' });
       context.conversations.clear();
     },
   },
@@ -120,7 +120,7 @@ export const butlerMachine = setup({
       },
     },
     // Answers in progress were aborted (each ends its stream saying so); nothing new starts.
-    stopped: {},
+    stopped: { type: 'final' },
   },
 });
 

@@ -34,7 +34,11 @@ export interface ConversationContext extends ConversationInput {
   answered: number;
 }
 
-export type ConversationEvent = { type: 'TURN'; turn: Turn } | { type: 'CANCEL'; turn: Extract<Turn, { kind: 'message' }> };
+export type ConversationEvent =
+  | { type: 'TURN'; turn: Turn }
+  | { type: 'CANCEL'; turn: Extract<Turn, { kind: 'message' }> }
+  /** Butler is stopping or was reset: the answer in progress is aborted (it still ends its stream). */
+  | { type: 'END' };
 
 export const conversationMachine = setup({
   types: {
@@ -76,6 +80,7 @@ export const conversationMachine = setup({
   id: 'conversation',
   context: ({ input }) => ({ ...input, queue: [], current: null, cancel: null, answered: 0 }),
   initial: 'idle',
+  on: { END: '.done' },
   states: {
     idle: {
       after: { idle: 'done' },

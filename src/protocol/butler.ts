@@ -8,7 +8,7 @@ export type AuthorizationStatusName = (typeof AuthorizationStatuses)[number];
 /** `POST /api/chat/auth/response` and the payload of an `AUTH_RESPONSE` frame. */
 export const authResponseBody = z.object({
   action_id: z.string().trim().min(1, 'action_id is required').max(128),
-  approved: z.boolean({ error: 'approved must be true or false' }),
+  approved: z.boolean(),
 });
 export type AuthResponseInput = z.infer<typeof authResponseBody>;
 

@@ -5,7 +5,7 @@ import { Writable } from 'node:stream';
 import { parseConfig } from '../../src/config.js';
 import { startHub, type Hub } from '../../src/hub.js';
 import { createLogger } from '../../src/logger.js';
-import { createTestDatabase, type Driver } from './db.js';
+import { createTestDatabase, type Driver, type TestDatabase } from './db.js';
 import { apiClient, type ApiClient } from './http.js';
 
 export interface TestHub {
@@ -22,15 +22,21 @@ export interface TestHub {
   createAgent(username?: string): Promise<{ id: number; username: string; api_token: string }>;
   /** The newest stored message id (0 when none): a `since` that replays only what follows. */
   lastMessageId(): Promise<number>;
+  /** Stops this hub and starts a new one on the same database and secrets (same admin); the new one owns the database. */
+  restart(env?: Record<string, string>): Promise<TestHub>;
   stop(): Promise<void>;
 }
 
 let counter = 0;
 export const uniqueName = (prefix: string) => `${prefix}-${process.pid}-${++counter}-${randomBytes(2).toString('hex')}`;
 
-export async function startTestHub(driver: Driver, env: Record<string, string> = {}): Promise<TestHub> {
-  const database = await createTestDatabase(driver);
-  const jwtSecret = randomBytes(32).toString('hex');
+export async function startTestHub(
+  driver: Driver,
+  env: Record<string, string> = {},
+  reuse?: { database: TestDatabase; jwtSecret: string },
+): Promise<TestHub> {
+  const database = reuse?.database ?? (await createTestDatabase(driver));
+  const jwtSecret = reuse?.jwtSecret ?? randomBytes(32).toString('hex');
   const config = parseConfig({
     SERVER_HOST: '127.0.0.1',
     SERVER_PORT: '0',
@@ -85,6 +91,10 @@ export async function startTestHub(driver: Driver, env: Record<string, string> =
     async lastMessageId() {
       const row = await hub.store.db.selectFrom('messages').select((eb) => eb.fn.max('id').as('m')).executeTakeFirstOrThrow();
       return Number(row.m ?? 0);
+    },
+    async restart(nextEnv = env) {
+      await hub.stop();
+      return startTestHub(driver, nextEnv, { database, jwtSecret });
     },
     async stop() {
       await hub.stop();

@@ -182,7 +182,6 @@ export function createButler(deps: ButlerDeps) {
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([Promise.allSettled([...running]), new Promise((resolve) => (timer = setTimeout(resolve, STOP_WAIT_MS)))]);
       clearTimeout(timer);
-      actor.stop();
     },
   };
 }
