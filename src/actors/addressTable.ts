@@ -9,8 +9,11 @@ export interface Endpoint {
   /** Unique per endpoint for the life of the hub. */
   readonly key: number;
   readonly user: Principal;
-  /** Receives only frames addressed to its user, never broadcasts (Butler, which answers what is sent to it). */
-  readonly targetedOnly?: boolean;
+  /**
+   * An agent inside the hub (Butler): it receives only frames addressed to its user, never
+   * broadcasts or dev-mock records, and is not counted as a socket.
+   */
+  readonly inHub?: boolean;
   /** When its credential was checked (epoch ms); a revocation after that must still reach it. */
   readonly authenticatedAt?: number;
   /** Sends one serialised frame; `id` is the stored id when the frame has one (resume uses it). */
@@ -41,9 +44,9 @@ export class AddressTable {
   bind(endpoint: Endpoint): boolean {
     if (this.bound.has(endpoint)) return false;
     this.bound.add(endpoint);
-    if (!endpoint.targetedOnly) this.all.add(endpoint);
-    if (!endpoint.targetedOnly && !isMachineRole(endpoint.user.role)) this.humans.add(endpoint);
-    if (!endpoint.targetedOnly && endpoint.user.role === 'ADMIN') this.admins.add(endpoint);
+    if (!endpoint.inHub) this.all.add(endpoint);
+    if (!endpoint.inHub && !isMachineRole(endpoint.user.role)) this.humans.add(endpoint);
+    if (!endpoint.inHub && endpoint.user.role === 'ADMIN') this.admins.add(endpoint);
     let set = this.byUser.get(endpoint.user.id);
     if (!set) this.byUser.set(endpoint.user.id, (set = new Set()));
     set.add(endpoint);

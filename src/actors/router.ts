@@ -18,6 +18,8 @@ export interface Delivery {
   id?: number;
   /** The BUTLER_AGENT_MESSAGE copy for admins, when `audience.monitor`. */
   monitorText?: string;
+  /** Only sockets receive it: an in-hub endpoint (Butler) does not act on records. */
+  socketsOnly?: boolean;
 }
 
 /** Presence as the router sees it: a user's first endpoint opened, or its last one closed. */
@@ -62,6 +64,7 @@ function deliverOne(table: AddressTable, d: Delivery): number {
   const a = d.audience;
   let sent = 0;
   const send = (e: Endpoint) => {
+    if (d.socketsOnly && e.inHub) return;
     e.deliver(d.text, d.id);
     sent++;
   };

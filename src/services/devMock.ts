@@ -43,13 +43,14 @@ export function createDevMockService(deps: {
       if (!sender) throw Errors.notFound('sender');
       const receiver = await users.findByUsername(input.receiver_username);
       if (!receiver) throw Errors.notFound('receiver');
-      // Through the pipeline like any chat, so open dashboards see it arrive.
+      // Through the pipeline like any chat, so open dashboards see it arrive; Butler leaves it be.
       const { stored } = await pipeline.post(toPrincipal(sender), {
         type: input.type,
         payload: input.content,
         target_id: receiver.id,
         conversation_id: input.conversation_id,
         local_id: input.local_id,
+        recordOnly: true,
       });
       return { id: stored!.id, duplicate: stored!.duplicate };
     },

@@ -40,6 +40,8 @@ export interface MessageInput {
   conversation_id?: number;
   local_id?: string;
   stream_id?: string;
+  /** A record only (dev mock inserts): delivered to sockets, but Butler does not act on it. */
+  recordOnly?: boolean;
 }
 
 interface MessageItem {
@@ -292,7 +294,7 @@ export function createPipeline(deps: PipelineDeps) {
         }
         const frame = toMessageFrame(r.source);
         const text = JSON.stringify(frame);
-        if (!storedRow?.duplicate) deliveries.push(toDelivery(r.source, r.audience, text));
+        if (!storedRow?.duplicate) deliveries.push(toDelivery(r.source, r.audience, text, r.item.input.recordOnly));
         const origin = r.item.origin;
         if (origin) answers.push(() => origin.accepted({ frame, text, stored: storedRow }));
       }
@@ -312,8 +314,9 @@ export function createPipeline(deps: PipelineDeps) {
     }
   }
 
-  function toDelivery(source: FrameSource, audience: Audience, text = JSON.stringify(toMessageFrame(source))): Delivery {
+  function toDelivery(source: FrameSource, audience: Audience, text = JSON.stringify(toMessageFrame(source)), recordOnly = false): Delivery {
     const delivery: Delivery = { text, audience, senderId: source.sender_id };
+    if (recordOnly) delivery.socketsOnly = true;
     if (source.id !== undefined) delivery.id = source.id;
     if (audience.monitor) delivery.monitorText = monitorFrame(source);
     return delivery;

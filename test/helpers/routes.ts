@@ -6,6 +6,8 @@ export interface RouteSpec {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   path: string;
   access: Access;
+  /** The 403 text a machine gets from a 'human' route, when it is not the threads' one. */
+  machineRefusal?: string;
 }
 
 export const ROUTES: readonly RouteSpec[] = [
@@ -46,6 +48,8 @@ export const CHAT_ACCESS_ROUTES: readonly RouteSpec[] = [
   { method: 'PATCH', path: '/api/chat/threads/:id', access: 'human' },
   { method: 'GET', path: '/api/chat/threads/:id/messages', access: 'human' },
   { method: 'GET', path: '/api/chat/butler-agent/:agent_id', access: 'admin' },
+  { method: 'POST', path: '/api/chat/auth/response', access: 'human', machineRefusal: 'only human users answer authorization requests' },
+  { method: 'GET', path: '/api/chat/auth/requests', access: 'human', machineRefusal: 'only human users answer authorization requests' },
 ];
 
 /**

@@ -423,7 +423,7 @@ describeEachDriver('chat', (driver) => {
 
     it(route.access === 'human' ? 'serves humans, refuses machines with 403' : 'serves an admin only', async () => {
       const path = concrete(route.path, x.id);
-      const refused = route.access === 'human' ? 'only human users have conversation threads' : 'admin access required';
+      const refused = route.access === 'human' ? (route.machineRefusal ?? 'only human users have conversation threads') : 'admin access required';
       const refusedTokens = route.access === 'human' ? [x.api_token] : [alice.token, x.api_token];
       const servedTokens = route.access === 'human' ? [alice.token, t.adminToken] : [t.adminToken];
       for (const token of refusedTokens) {

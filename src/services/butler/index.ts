@@ -146,7 +146,7 @@ export function createButler(deps: ButlerDeps) {
   const endpoint: Endpoint = {
     key: 0,
     user: butler,
-    targetedOnly: true,
+    inHub: true,
     deliver(text) {
       if (!text.startsWith(CHAT_PREFIX)) return;
       actor.send({ type: 'INBOUND', frame: JSON.parse(text) as MessageFrame });
