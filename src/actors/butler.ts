@@ -4,7 +4,7 @@
 // turns stay in order. Agents' answers to Butler's own requests go to the relay instead of
 // starting a conversation, and decisions on authorization requests become turns of the
 // conversation that asked.
-import { createActor, setup, type AnyActorRef } from 'xstate';
+import { createActor, enqueueActions, setup, type AnyActorRef } from 'xstate';
 import { BUTLER_STREAM_PREFIX, CANCEL_COMMAND } from '../protocol/butler.js';
 import type { MessageFrame } from '../protocol/frames.js';
 import type { Role } from '../protocol/roles.js';
@@ -58,7 +58,9 @@ export const butlerMachine = setup({
     input: {} as ButlerInput,
   },
   actions: {
-    receive: ({ context, event, self }) => {
+    // Conversations hear of a turn through sendTo, which XState delivers after this step: a turn
+    // never runs inside the router's delivery or Butler's own transition.
+    receive: enqueueActions(({ context, event, self, enqueue }) => {
       if (event.type !== 'INBOUND') return;
       const { frame } = event;
       // Butler answers stored CHAT addressed to it; chunks of an agent's stream end in such a CHAT.
@@ -74,27 +76,25 @@ export const butlerMachine = setup({
       const text = typeof frame.payload === 'string' ? frame.payload : JSON.stringify(frame.payload);
       const asker: Asker = { principal: senderOf(frame), conversationId: frame.conversation_id ?? null };
       const turn = { kind: 'message' as const, message: { id: frame.id, text, sender: asker.principal, conversationId: asker.conversationId } };
-      const conversation = conversationFor(context, asker, self);
       context.turns++;
-      if (text.trim() === CANCEL_COMMAND) conversation.send({ type: 'CANCEL', turn });
-      else conversation.send({ type: 'TURN', turn });
-    },
-    decided: ({ context, event, self }) => {
+      enqueue.sendTo(conversationFor(context, asker, self), text.trim() === CANCEL_COMMAND ? { type: 'CANCEL', turn } : { type: 'TURN', turn });
+    }),
+    decided: enqueueActions(({ context, event, self, enqueue }) => {
       if (event.type !== 'DECIDED') return;
       const asker: Asker = { principal: event.requester, conversationId: event.request.conversation_id };
       const turn: Turn = { kind: 'decision', request: event.request };
       context.turns++;
-      conversationFor(context, asker, self).send({ type: 'TURN', turn });
-    },
+      enqueue.sendTo(conversationFor(context, asker, self), { type: 'TURN', turn });
+    }),
     forget: ({ context, event }) => {
       if (event.type !== 'CONVERSATION_ENDED') return;
       // A newer conversation under the same key stays.
       if (context.conversations.get(event.key) === event.actor) context.conversations.delete(event.key);
     },
-    stopAll: ({ context }) => {
-      for (const conversation of context.conversations.values()) conversation.send({ type: 'END' });
+    stopAll: enqueueActions(({ context, enqueue }) => {
+      for (const conversation of context.conversations.values()) enqueue.sendTo(conversation, { type: 'END' });
       context.conversations.clear();
-    },
+    }),
   },
 }).createMachine({
   id: 'butler',

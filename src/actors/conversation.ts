@@ -69,9 +69,10 @@ export const conversationMachine = setup({
     finishTurn: assign({ current: null, cancel: null, answered: ({ context }) => context.answered + 1 }),
     reportFailure: ({ context, event }) => context.ports.failed((event as { error?: unknown }).error, context.asker),
     refuseBusy: ({ context }) => context.ports.refuse(context.asker, context.queue.length),
-    /** Stops the answer in progress; the cancel message itself is answered next, saying what it stopped. */
-    cancelAll: assign(({ context, event }) => {
-      context.cancel?.abort(new TurnCancelled('cancelled by the asker'));
+    /** Aborts the answer in progress; it ends its stream saying so. */
+    abortCurrent: ({ context }) => context.cancel?.abort(new TurnCancelled('cancelled by the asker')),
+    /** The queue is dropped; the cancel message itself is answered next, saying what it stopped. */
+    replaceQueue: assign(({ context, event }) => {
       const turn = (event as Extract<ConversationEvent, { type: 'CANCEL' }>).turn;
       return { queue: [{ ...turn, cancelled: { inProgress: true, dropped: context.queue.length } }] };
     }),
@@ -99,7 +100,7 @@ export const conversationMachine = setup({
       },
       on: {
         TURN: [{ guard: 'queueFull', actions: 'refuseBusy' }, { actions: 'enqueue' }],
-        CANCEL: { actions: 'cancelAll' },
+        CANCEL: { actions: ['abortCurrent', 'replaceQueue'] },
       },
     },
     next: {

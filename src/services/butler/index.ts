@@ -149,7 +149,9 @@ export function createButler(deps: ButlerDeps) {
     inHub: true,
     deliver(text) {
       if (!text.startsWith(CHAT_PREFIX)) return;
-      actor.send({ type: 'INBOUND', frame: JSON.parse(text) as MessageFrame });
+      const frame = JSON.parse(text) as MessageFrame;
+      // Not inside the router's delivery: Butler's work starts once the delivery round is over.
+      queueMicrotask(() => actor.send({ type: 'INBOUND', frame }));
     },
     // Butler lives as long as the hub: revocations and resets do not unbind it.
     close() {},

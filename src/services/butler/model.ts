@@ -110,6 +110,8 @@ export function createOpenAiModel(settings: ModelSettings): LanguageModel {
             if (part.function?.arguments) call.arguments += part.function.arguments;
           }
         }
+        // The client ends an aborted stream quietly, as if it were complete; it was not.
+        if (controller.signal.aborted) throw signal.aborted ? signal.reason : new ModelError(`the language model sent nothing for ${seconds(settings.idleTimeoutMs)}`);
         const toolCalls = calls.filter(Boolean).map((c, i) => ({ ...c, id: c.id || `call_${i}` }));
         return { text, toolCalls };
       } catch (err) {
