@@ -93,7 +93,7 @@ describe('tool definitions', () => {
   it('offers exactly list_agents, command_agent and ask_agent with JSON-schema parameters', () => {
     const tools = toolDefinitions();
     expect(tools.map((t) => (t as { function: { name: string } }).function.name)).toEqual(['list_agents', 'command_agent', 'ask_agent']);
-    const command = tools[1] as { function: { parameters: { required: string[]; properties: Record<string, unknown> } } };
+    const command = tools[1] as unknown as { function: { parameters: { required: string[]; properties: Record<string, unknown> } } };
     expect(command.function.parameters.required).toEqual(['target_agent_id', 'command']);
     expect(Object.keys(command.function.parameters.properties)).toEqual(['target_agent_id', 'command', 'reasoning']);
   });
