@@ -3,6 +3,7 @@
 // messages keep arriving during the replay.
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { describeEachDriver } from '../helpers/db.js';
+import { nextAnswer } from '../helpers/butler.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { wsClientPool, type Frame } from '../helpers/wsClient.js';
 
@@ -34,6 +35,8 @@ describeEachDriver('websocket resume', (driver) => {
     o.send({ type: 'CHAT', payload: 'to agent', target_id: agent.id, local_id: '6' });
     for (let i = 0; i < 5; i++) await a.next('ACK');
     await o.next('ACK');
+    // Butler answers the agent (a stored CHAT, copied to admins too).
+    const butlerAnswer = await nextAnswer(a);
 
     const m = await connect(member.token, { since });
     await m.nextWhere((f) => f.payload === 'broadcast by agent', 'the last replayed frame');
@@ -44,17 +47,21 @@ describeEachDriver('websocket resume', (driver) => {
     ]);
 
     const admin = await connect(t.adminToken, { since });
-    await admin.next('BUTLER_AGENT_MESSAGE');
+    await admin.nextWhere((f) => f.type === 'BUTLER_AGENT_MESSAGE' && f.payload.sender_id === 2, "the copy of Butler's answer");
     expect(admin.received.filter((f) => f.type !== 'PRESENCE').map((f) => [f.type, f.payload.content ?? f.payload.payload ?? f.payload])).toEqual([
       ['SYSTEM_LOG', 'telemetry'],
       ['CHAT', 'broadcast by agent'],
       ['BUTLER_AGENT_MESSAGE', 'agent to Butler'],
+      ['BUTLER_AGENT_MESSAGE', butlerAnswer.text],
     ]);
 
-    // The agent: targeted chat to it, not its own broadcast, no telemetry.
+    // The agent: targeted chat to it (from the other agent and Butler's stored answer), not its own
+    // broadcast, no telemetry.
     const a2 = await connect(agent.api_token, { since });
     await a2.nextWhere((f) => f.payload === 'to agent', 'the chat to the agent');
-    expect(a2.received.filter((f) => f.type !== 'PRESENCE').map((f) => f.payload)).toEqual(['to agent']);
+    await a2.nextWhere((f) => f.id === butlerAnswer.final.id, "Butler's stored answer");
+    expect(a2.received.filter((f) => f.type !== 'PRESENCE').map((f) => f.payload).sort()).toEqual(['to agent', butlerAnswer.text].sort());
+    expect(ids(a2.received)).toEqual([...ids(a2.received)].sort((x, y) => x - y));
     expect(ids(m.received)).toEqual([...ids(m.received)].sort((x, y) => x - y));
   });
 
