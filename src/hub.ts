@@ -15,6 +15,7 @@ import { createTokenVault } from './services/agentTokens.js';
 import { createAuthService } from './services/auth.js';
 import { bootstrap } from './services/bootstrap.js';
 import { createChatService } from './services/chat.js';
+import { createConnector, type Connector } from './services/connector/index.js';
 import { createSystemClock, type Clock } from './services/clock.js';
 import { createDevMockService } from './services/devMock.js';
 import { createDirectory } from './services/directory.js';
@@ -59,6 +60,8 @@ export interface Hub {
   readonly pipeline: Pipeline;
   /** Live connection actors by connection number. */
   readonly connections: ReadonlyMap<number, ConnectionActor>;
+  /** The chat-platform connector (lifecycle service, live connection, platform identities). */
+  readonly connector: Connector;
   /** HTTP requests being served right now. */
   inFlightRequests(): number;
   stop(): Promise<void>;
@@ -128,6 +131,17 @@ function createServices(store: Store, repos: Repos, options: HubOptions, clock: 
     await presence.hubStarted();
   };
 
+  const connector = createConnector({
+    db,
+    users,
+    threads: repos.threads,
+    pipeline: live.pipeline,
+    router: live.router,
+    clock,
+    logger,
+    platform: config.chatPlatform,
+    secret: config.auth.tokenSecret ?? jwtSecret,
+  });
   const usersService = createUsersService({ db, users, credentials, passwords, clock, sessions: live.sessions });
   const services = {
     users: usersService,
@@ -148,11 +162,15 @@ function createServices(store: Store, repos: Repos, options: HubOptions, clock: 
       users,
       pipeline: live.pipeline,
       sessions: live.sessions,
-      reinitialise: initialise,
+      reinitialise: async () => {
+        await initialise();
+        await connector.reload();
+      },
     }),
     chat: createChatService({ users, threads: repos.threads, chat: repos.chat, clock }),
+    connector: connector.service,
   };
-  return { services, presence, initialise, replay: createReplay({ messages }) };
+  return { services, presence, initialise, connector, replay: createReplay({ messages }) };
 }
 
 export async function startHub(options: HubOptions): Promise<Hub> {
@@ -163,13 +181,17 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   const store = openStore(config.db);
   const uwsApp = uWS.App();
   let live: Live | undefined;
+  let connector: Connector | undefined;
   try {
     const applied = await migrate(store, { dir: options.migrationsDir, logger });
     logger.info({ driver: store.driver, applied: applied.length }, 'store ready');
     const repos = createRepos(store);
     live = createLive(store, repos, options, clock);
-    const { services, presence, initialise, replay } = createServices(store, repos, options, clock, jwtSecret, live);
+    const created = createServices(store, repos, options, clock, jwtSecret, live);
+    const { services, presence, initialise, replay } = created;
+    connector = created.connector;
     await initialise();
+    await connector.start();
 
     const ws = attachWebSocket({
       uwsApp,
@@ -198,6 +220,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     });
     const listener = await listen(app, config.server.host, config.server.port);
     const { router, pipeline } = live;
+    const liveConnector = connector;
 
     let stopping: Promise<void> | undefined;
     const stop = async () => {
@@ -205,11 +228,14 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       // everything queued → record the hub's own presence → close connections → close the store.
       listener.stopAccepting();
       ws.stopAccepting();
+      // No more platform events in; answers still queued for the platform are logged as not sent.
+      liveConnector.stop();
       router.send({ type: 'SHUTDOWN' });
       if (!(await gate.close(options.drainTimeoutMs ?? DRAIN_TIMEOUT_MS))) {
         logger.warn({ inFlight: gate.inFlight }, 'requests still in flight after the drain timeout; closing anyway');
       }
       await pipeline.drain();
+      await liveConnector.settled();
       await presence.hubStopping().catch((err: unknown) => logger.warn({ err }, 'could not record Butler going offline'));
       // uWS flushes a corked response when the current callback returns; close only after that.
       await new Promise((resolve) => setImmediate(resolve));
@@ -223,10 +249,12 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       router,
       pipeline,
       connections: ws.connections,
+      connector: liveConnector,
       inFlightRequests: () => gate.inFlight,
       stop: () => (stopping ??= stop()),
     };
   } catch (err) {
+    connector?.stop();
     live?.router.stop();
     uwsApp.close();
     await store.close().catch(() => undefined);

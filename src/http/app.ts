@@ -8,6 +8,7 @@ import { Errors } from '../errors.js';
 import type { AgentsService } from '../services/agents.js';
 import type { AuthService } from '../services/auth.js';
 import type { ChatService } from '../services/chat.js';
+import type { ConnectorService } from '../services/connector/service.js';
 import type { DevMockService } from '../services/devMock.js';
 import type { MessagesService } from '../services/messages.js';
 import type { UsersService } from '../services/users.js';
@@ -19,6 +20,7 @@ import { requestLog } from './requestLog.js';
 import { agentRoutes } from './routes/agents.js';
 import { authRoutes } from './routes/auth.js';
 import { chatRoutes } from './routes/chat.js';
+import { connectorRoutes } from './routes/connector.js';
 import { devMockRoutes } from './routes/devMock.js';
 import { messageRoutes } from './routes/messages.js';
 import { systemRoutes } from './routes/system.js';
@@ -38,6 +40,7 @@ export interface AppDeps {
     messages: MessagesService;
     devMock: DevMockService;
     chat: ChatService;
+    connector: ConnectorService;
   };
 }
 
@@ -69,6 +72,7 @@ export function createApp(deps: AppDeps) {
   userRoutes(app, { access, users: services.users });
   messageRoutes(app, { access, messages: services.messages });
   chatRoutes(app, { access, chat: services.chat });
+  connectorRoutes(app, { access, connector: services.connector });
   devMockRoutes(app, { access, devMock: services.devMock, agents: services.agents });
 
   app.use((_req, _res, next) => next(Errors.routeNotFound()));

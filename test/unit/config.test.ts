@@ -60,7 +60,7 @@ describe('parseConfig defaults outside production', () => {
   });
 
   it('points the chat platform at open.feishu.cn with WS off, and leaves Butler unset', () => {
-    expect(config.chatPlatform).toEqual({ baseUrl: 'https://open.feishu.cn', wsEnabled: false });
+    expect(config.chatPlatform).toEqual({ baseUrl: 'https://open.feishu.cn', wsEnabled: false, timeoutMs: 10_000 });
     expect(config.butler.baseUrl).toBeUndefined();
     expect(config.butler.apiToken).toBeUndefined();
     expect(config.butler.model).toBeUndefined();
@@ -196,6 +196,7 @@ describe('parseConfig rejects invalid values, naming the variable', () => {
     [{ JWT_TOKEN_EXPIRATION: '500ms' }, 'JWT_TOKEN_EXPIRATION must be a duration such as 24h, 90m or 3600 (got "500ms")'],
     [{ BUTLER_BASE_URL: 'not a url' }, 'BUTLER_BASE_URL must be a URL (got "not a url")'],
     [{ CHATPLATFORM_BASE_URL: 'feishu' }, 'CHATPLATFORM_BASE_URL must be a URL (got "feishu")'],
+    [{ CHATPLATFORM_TIMEOUT_MS: '0' }, 'CHATPLATFORM_TIMEOUT_MS must be at least 1'],
     [
       { WS_RATE_LIMIT: '20', WS_RATE_BURST: '10' },
       'WS_RATE_BURST must be at least WS_RATE_LIMIT (the bucket must hold one second of traffic)',
