@@ -281,9 +281,10 @@ export function createConnectorRuntime(deps: RuntimeDeps) {
       butlerChatPrefix = '';
     },
 
-    /** Waits until queued inbound events are handled and their log entries written. */
+    /** Waits until queued inbound events and outbound answers are handled and their log entries written. */
     async settled(): Promise<void> {
       await inbound;
+      await active?.queue.drained();
       await log.flushed();
     },
   };
