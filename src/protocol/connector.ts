@@ -55,18 +55,22 @@ function snakeCased(input: unknown, names: readonly string[]): unknown {
 }
 
 /** Every field optional: POST fills defaults, PATCH changes only what it names. Unknown keys are ignored. */
-export const connectorFieldsBody = z.preprocess(
-  (v) => snakeCased(v, Object.keys(fieldSchemas)),
-  z.object(Object.fromEntries(Object.entries(fieldSchemas).map(([k, s]) => [k, s.optional()])) as { [K in ConnectorFieldName]: z.ZodOptional<(typeof fieldSchemas)[K]> }),
+export const connectorFieldsBody = z.object(
+  Object.fromEntries(Object.entries(fieldSchemas).map(([k, s]) => [k, s.optional()])) as { [K in ConnectorFieldName]: z.ZodOptional<(typeof fieldSchemas)[K]> },
 );
 export type ConnectorFieldsInput = z.output<typeof connectorFieldsBody>;
 
 export const enableBody = z.object({ enabled: z.boolean() });
 
-export const testMessageBody = z.preprocess(
-  (v) => snakeCased(v, ['target_chat_id']),
-  z.object({ target_chat_id: text(128).pipe(z.string().min(1)).optional(), text: z.string().trim().min(1).max(4000).optional() }),
-);
+export const testMessageBody = z.object({ target_chat_id: text(128).pipe(z.string().min(1)).optional(), text: z.string().trim().min(1).max(4000).optional() });
+
+/**
+ * A connector request body with camelCase keys renamed, before it is parsed (so a 400 names the
+ * field in snake_case and finds its value).
+ */
+export function snakeCaseBody(body: unknown): unknown {
+  return snakeCased(body, [...Object.keys(fieldSchemas), 'target_chat_id']);
+}
 export type TestMessageInput = z.output<typeof testMessageBody>;
 
 export const logsQuery = z.object({

@@ -1,6 +1,6 @@
 // The chat-platform connector, admin only, under /api/integrations/chatplatform and its alias
 // /api/integrations/feishu (the older dashboards use it); both answer the same.
-import { connectorFieldsBody, enableBody, logsQuery, testMessageBody } from '../../protocol/connector.js';
+import { connectorFieldsBody, enableBody, logsQuery, snakeCaseBody, testMessageBody } from '../../protocol/connector.js';
 import { idParams } from '../../protocol/http.js';
 import type { ConnectorService } from '../../services/connector/service.js';
 import type { Access } from '../auth.js';
@@ -32,7 +32,7 @@ export function connectorRoutes(app: Routes, deps: { access: Access; connector: 
       base,
       ...access.admin,
       route(async (req, res) => {
-        res.status(201).json(await connector.create(parseBody(connectorFieldsBody, req.body)));
+        res.status(201).json(await connector.create(parseBody(connectorFieldsBody, snakeCaseBody(req.body))));
       }),
     );
 
@@ -41,7 +41,7 @@ export function connectorRoutes(app: Routes, deps: { access: Access; connector: 
       ...access.admin,
       route(async (req, res) => {
         const { id } = parseWith(idParams, req.params);
-        res.json(await connector.update(id, parseBody(connectorFieldsBody, req.body)));
+        res.json(await connector.update(id, parseBody(connectorFieldsBody, snakeCaseBody(req.body))));
       }),
     );
 
@@ -59,7 +59,7 @@ export function connectorRoutes(app: Routes, deps: { access: Access; connector: 
       ...access.admin,
       route(async (req, res) => {
         const { id } = parseWith(idParams, req.params);
-        res.json(await connector.testMessage(id, parseBody(testMessageBody, req.body)));
+        res.json(await connector.testMessage(id, parseBody(testMessageBody, snakeCaseBody(req.body))));
       }),
     );
 
