@@ -186,5 +186,14 @@ describeEachDriver('chat-platform connector, live', (driver) => {
       await t.hub.pipeline.drain();
       expect(fake.sends.length).toBe(before);
     });
+
+    it('drops and logs an event that still arrives for it', async () => {
+      const { header, event } = messageEvent({ chatId: 'oc_dm_kim', openId: 'ou_kim', text: 'late' }) as { header: object; event: { message: { message_id: string } } };
+      // The event as the SDK hands it over: header and event flattened into one object.
+      t.hub.connector.receive(connectorId, { ...header, ...event });
+      await t.hub.connector.settled();
+      expect(await storedByLocalId(event.message.message_id)).toHaveLength(0);
+      expect((await logEntries())[0]).toMatchObject({ level: 'WARNING', action: 'inbound_dropped', detail: 'event for a connector that is not enabled: dropped' });
+    });
   });
 });

@@ -72,6 +72,11 @@ export function createConnector(deps: ConnectorDeps) {
     stop(): void {
       runtime.shutdown();
     },
+    /**
+     * Where platform events enter (the long connection calls it): `event` as the SDK hands over an
+     * `im.message.receive_v1`. Dropped and logged unless that connector is the enabled one.
+     */
+    receive: (connectorId: number, event: unknown) => runtime.receive(connectorId, event),
     /** Resolves once inbound events received so far are handled. */
     settled: () => runtime.settled(),
   };

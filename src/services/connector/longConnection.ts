@@ -117,9 +117,8 @@ export function createLongConnection(deps: LongConnectionDeps) {
       logger,
       loggerLevel: lark.LoggerLevel.warn,
     }).register({
-      'im.message.receive_v1': async (event: unknown) => {
-        if (gen === generation) deps.onMessage(event);
-      },
+      // Even a stopped connection's late event goes on: the runtime logs why it drops it.
+      'im.message.receive_v1': async (event: unknown) => deps.onMessage(event),
     });
     const created = new lark.WSClient({
       appId: credentials.appId,

@@ -255,6 +255,9 @@ export function createConnectorRuntime(deps: RuntimeDeps) {
 
     stop,
 
+    /** The inbound hand-off: a platform event for a connector, queued and handled in order. */
+    receive,
+
     /** New settings of the running connector (filters, rate limit) apply from the next message. */
     reconfigure(config: ConnectorConfig): void {
       if (!active || active.config.id !== config.id) return;
