@@ -59,6 +59,8 @@ export const connectorFieldsBody = z.object(
   Object.fromEntries(Object.entries(fieldSchemas).map(([k, s]) => [k, s.optional()])) as { [K in ConnectorFieldName]: z.ZodOptional<(typeof fieldSchemas)[K]> },
 );
 export type ConnectorFieldsInput = z.output<typeof connectorFieldsBody>;
+/** Every field, with its value: a connector's settings. */
+export type ConnectorFields = Required<ConnectorFieldsInput>;
 
 export const enableBody = z.object({ enabled: z.boolean() });
 
@@ -84,25 +86,11 @@ export const logsQuery = z.object({
 export type LogsQuery = z.output<typeof logsQuery>;
 
 /** The connector as clients see it: secrets masked, `has_<secret>` saying whether one is set. */
-export interface ConnectorView {
+export interface ConnectorView extends ConnectorFields {
   id: number;
-  connector_name: string;
-  app_id: string;
-  app_secret: string;
   has_app_secret: boolean;
-  verification_token: string;
   has_verification_token: boolean;
-  encrypt_key: string;
   has_encrypt_key: boolean;
-  allow_dm: boolean;
-  allow_group_mention: boolean;
-  mention_required: boolean;
-  prefix_command: string;
-  ignore_bot_messages: boolean;
-  rate_limit_per_minute: number;
-  allowed_chat_ids: string[];
-  user_whitelist: string[];
-  callback_url: string;
   state: ConnectorState;
   enabled: boolean;
   callback_verified: boolean;

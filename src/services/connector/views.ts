@@ -1,27 +1,13 @@
 // Connector rows ↔ the connector as the hub uses it (secrets decrypted, lists parsed) ↔ the masked
 // view clients get. Secrets leave this module only masked.
 import { allowedActions, type ConnectorState } from '../../machines/connector.js';
-import { maskSecret, SecretFields, type ConnectorFieldsInput, type ConnectorView, type SecretField } from '../../protocol/connector.js';
+import { maskSecret, SecretFields, type ConnectorFields, type ConnectorFieldsInput, type ConnectorView, type SecretField } from '../../protocol/connector.js';
 import type { ConnectorPatch } from '../../store/repositories/connectors.js';
 import type { ConnectorRow, NewConnector } from '../../store/schema.js';
 import type { SecretBox } from '../secrets.js';
 
-export interface ConnectorSettings {
-  connector_name: string;
-  app_id: string;
-  app_secret: string;
-  verification_token: string;
-  encrypt_key: string;
-  allow_dm: boolean;
-  allow_group_mention: boolean;
-  mention_required: boolean;
-  prefix_command: string;
-  ignore_bot_messages: boolean;
-  rate_limit_per_minute: number;
-  allowed_chat_ids: string[];
-  user_whitelist: string[];
-  callback_url: string;
-}
+/** A connector's settings, secrets in the clear (they never leave this module so). */
+export type ConnectorSettings = ConnectorFields;
 
 export interface ConnectorConfig extends ConnectorSettings {
   id: number;

@@ -1,18 +1,11 @@
 // Connector rows (one current at a time) and their log. Every change of a row checks the version it
 // was read at and bumps it, so of two admins racing only one write lands.
-import { sql, type Kysely } from 'kysely';
-import type { ConnectorLogRow, ConnectorRow, ConnectorsTable, Database, NewConnector } from '../schema.js';
+import { sql, type Insertable, type Kysely } from 'kysely';
+import type { ConnectorLogRow, ConnectorLogsTable, ConnectorRow, ConnectorsTable, Database, NewConnector } from '../schema.js';
 
 export type ConnectorPatch = Partial<Omit<ConnectorsTable, 'id' | 'version' | 'created_at' | 'is_current'>> & { updated_at: string };
 
-export interface NewConnectorLog {
-  connector_id: number;
-  level: string;
-  action: string;
-  detail: string;
-  trace_id: string | null;
-  created_at: string;
-}
+export type NewConnectorLog = Omit<Insertable<ConnectorLogsTable>, 'id'>;
 
 export function createConnectorsRepo(db: Kysely<Database>) {
   return {
