@@ -171,6 +171,24 @@ describeEachDriver('chat-platform connector, live', (driver) => {
     expect((await logEntries()).find((e) => e.action === 'connection' && e.detail.includes('reconnecting'))).toBeDefined();
   });
 
+  it('does not open a long connection for an app_id of the wrong form, and says why', async () => {
+    fake.registerApp('cli_not-hex', APP_SECRET);
+    const other = await t.api.post(BASE, { app_id: 'cli_not-hex', app_secret: APP_SECRET }, { token: t.adminToken });
+    expect((await t.api.post(`${BASE}/${other.body.id}/verify-callback`, {}, { token: t.adminToken })).body.ok).toBe(true);
+    expect((await t.api.patch(`${BASE}/${other.body.id}/enable`, { enabled: true }, { token: t.adminToken })).body.state).toBe('enabled');
+    await t.hub.connector.settled();
+    const entries = (await t.api.get(`${BASE}/${other.body.id}/logs`, { token: t.adminToken })).body.items;
+    expect(entries.find((e: { action: string }) => e.action === 'connection')).toMatchObject({ level: 'ERROR', detail: expect.stringContaining('app_id must be "cli_"') });
+    // Back to the connector the other tests use.
+    const opened = fake.connectionsOpened;
+    const again = await t.api.post(BASE, { app_id: APP_ID, app_secret: APP_SECRET }, { token: t.adminToken });
+    await t.api.post(`${BASE}/${again.body.id}/verify-callback`, {}, { token: t.adminToken });
+    await t.api.patch(`${BASE}/${again.body.id}/enable`, { enabled: true }, { token: t.adminToken });
+    connectorId = again.body.id;
+    await fake.waitForConnections(opened + 1);
+    await connected();
+  });
+
   describe('when disabled', () => {
     it('closes the long connection and sends no more answers', async () => {
       const { messageId } = await deliver(messageEvent({ chatId: 'oc_dm_kim', openId: 'ou_kim', text: 'last one' }));

@@ -15,7 +15,8 @@ export interface LongConnectionCredentials {
   encryptKey?: string;
 }
 
-export type LongConnectionState = 'stopped' | 'connecting' | 'connected' | 'waiting';
+/** `refused`: not opened at all (the credentials cannot work); `waiting`: before the next try. */
+export type LongConnectionState = 'stopped' | 'refused' | 'connecting' | 'connected' | 'waiting';
 
 export interface LongConnectionDeps {
   baseUrl: string;
@@ -135,7 +136,7 @@ export function createLongConnection(deps: LongConnectionDeps) {
         setState('connected', 'long connection established');
         watch(credentials, gen, created);
       },
-      onError: (err) => retry(credentials, gen, `long connection failed: ${err.message.replace(/AppSecret=\S+/g, '')}`),
+      onError: (err) => retry(credentials, gen, `long connection failed: ${err.message}`),
     });
     client = created;
     await created.start({ eventDispatcher: dispatcher });
@@ -148,7 +149,7 @@ export function createLongConnection(deps: LongConnectionDeps) {
       const gen = ++generation;
       failures = 0;
       if (!APP_ID_PATTERN.test(credentials.appId)) {
-        setState('stopped', 'long connection not started: app_id must be "cli_" followed by 16 hexadecimal digits');
+        setState('refused', 'long connection not opened: app_id must be "cli_" followed by 16 hexadecimal digits');
         return;
       }
       open(credentials, gen).catch((err: unknown) => retry(credentials, gen, `long connection failed: ${(err as Error).message}`));

@@ -201,7 +201,7 @@ export function createConnectorRuntime(deps: RuntimeDeps) {
 
   function connectionState(connectorId: number) {
     return (state: LongConnectionState, detail: string) => {
-      const level = state === 'connected' ? 'SUCCESS' : state === 'waiting' ? 'WARNING' : 'INFO';
+      const level = state === 'connected' ? 'SUCCESS' : state === 'waiting' ? 'WARNING' : state === 'refused' ? 'ERROR' : 'INFO';
       void log.write(connectorId, level, 'connection', detail);
     };
   }
