@@ -70,6 +70,7 @@ const envSchema = z.object({
   BUTLER_AGENT_COMMANDS: z.preprocess(unsetIfEmpty, z.enum(['approval', 'allow', 'deny']).default('approval')),
   CHATPLATFORM_BASE_URL: z.string().default('https://open.feishu.cn'),
   CHATPLATFORM_WS_ENABLED: boolean(false),
+  CHATPLATFORM_TIMEOUT_MS: positiveInt(10_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   LOG_FORMAT: z.preprocess(unsetIfEmpty, z.enum(['json', 'pretty']).optional()),
   HTTP_BODY_LIMIT_BYTES: positiveInt(1024 * 1024),
@@ -131,7 +132,12 @@ export interface Config {
   };
   readonly http: { readonly corsOrigins: readonly string[]; readonly bodyLimitBytes: number };
   readonly butler: ButlerConfig;
-  readonly chatPlatform: { readonly baseUrl: string; readonly wsEnabled: boolean };
+  readonly chatPlatform: {
+    readonly baseUrl: string;
+    readonly wsEnabled: boolean;
+    /** Deadline of one call to the platform's HTTP API (verify, send). */
+    readonly timeoutMs: number;
+  };
   readonly logLevel: string;
   /** Undefined: pretty on a terminal, JSON lines otherwise. */
   readonly logFormat: 'json' | 'pretty' | undefined;
@@ -255,7 +261,7 @@ export function parseConfig(vars: Record<string, string | undefined>, cwd = proc
       bodyLimitBytes: e.HTTP_BODY_LIMIT_BYTES,
     },
     butler,
-    chatPlatform: { baseUrl: e.CHATPLATFORM_BASE_URL, wsEnabled: e.CHATPLATFORM_WS_ENABLED },
+    chatPlatform: { baseUrl: e.CHATPLATFORM_BASE_URL, wsEnabled: e.CHATPLATFORM_WS_ENABLED, timeoutMs: e.CHATPLATFORM_TIMEOUT_MS },
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT,
     ws: {

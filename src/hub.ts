@@ -16,6 +16,7 @@ import { createAuthService } from './services/auth.js';
 import { bootstrap } from './services/bootstrap.js';
 import { createButler, type Butler } from './services/butler/index.js';
 import { createChatService } from './services/chat.js';
+import { createConnector, type Connector } from './services/connector/index.js';
 import { createSystemClock, type Clock } from './services/clock.js';
 import { createDevMockService } from './services/devMock.js';
 import { createDirectory, toPrincipal } from './services/directory.js';
@@ -63,6 +64,8 @@ export interface Hub {
   readonly butler: Butler;
   /** Live connection actors by connection number. */
   readonly connections: ReadonlyMap<number, ConnectionActor>;
+  /** The chat-platform connector (lifecycle service, live connection, platform identities). */
+  readonly connector: Connector;
   /** HTTP requests being served right now. */
   inFlightRequests(): number;
   stop(): Promise<void>;
@@ -133,6 +136,17 @@ function createServices(store: Store, repos: Repos, options: HubOptions, clock: 
     await presence.hubStarted();
   };
 
+  const connector = createConnector({
+    db,
+    users,
+    threads: repos.threads,
+    pipeline: live.pipeline,
+    router: live.router,
+    clock,
+    logger,
+    platform: config.chatPlatform,
+    secret: config.auth.tokenSecret ?? jwtSecret,
+  });
   const usersService = createUsersService({ db, users, credentials, passwords, clock, sessions: live.sessions });
   const services = {
     users: usersService,
@@ -156,11 +170,13 @@ function createServices(store: Store, repos: Repos, options: HubOptions, clock: 
       reinitialise: async () => {
         await initialise();
         afterReset();
+        await connector.reload();
       },
     }),
     chat: createChatService({ users, threads: repos.threads, chat: repos.chat, clock }),
+    connector: connector.service,
   };
-  return { services, presence, initialise, replay: createReplay({ messages }) };
+  return { services, presence, initialise, connector, replay: createReplay({ messages }) };
 }
 
 export async function startHub(options: HubOptions): Promise<Hub> {
@@ -172,12 +188,15 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   const uwsApp = uWS.App();
   let live: Live | undefined;
   let butlerRef: Butler | undefined;
+  let connector: Connector | undefined;
   try {
     const applied = await migrate(store, { dir: options.migrationsDir, logger });
     logger.info({ driver: store.driver, applied: applied.length }, 'store ready');
     const repos = createRepos(store);
     live = createLive(store, repos, options, clock);
-    const { services, presence, initialise, replay } = createServices(store, repos, options, clock, jwtSecret, live, () => butlerRef?.reset());
+    const created = createServices(store, repos, options, clock, jwtSecret, live, () => butlerRef?.reset());
+    const { services, presence, initialise, replay } = created;
+    connector = created.connector;
     await initialise();
     const butlerRow = await repos.users.findByUsername(BUTLER_USERNAME);
     if (!butlerRow) throw new Error('the Butler user is missing after bootstrap');
@@ -194,6 +213,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       logger,
     }));
     await butler.start();
+    await connector.start();
 
     const ws = attachWebSocket({
       uwsApp,
@@ -221,6 +241,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     });
     const listener = await listen(app, config.server.host, config.server.port);
     const { router, pipeline } = live;
+    const liveConnector = connector;
 
     let stopping: Promise<void> | undefined;
     const stop = async () => {
@@ -228,6 +249,8 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       // everything queued → record the hub's own presence → close connections → close the store.
       listener.stopAccepting();
       ws.stopAccepting();
+      // No more platform events in; answers still queued for the platform are logged as not sent.
+      liveConnector.stop();
       router.send({ type: 'SHUTDOWN' });
       // Answers in progress end their streams ("the hub is shutting down") before the last commit.
       await butler.stop();
@@ -235,6 +258,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
         logger.warn({ inFlight: gate.inFlight }, 'requests still in flight after the drain timeout; closing anyway');
       }
       await pipeline.drain();
+      await liveConnector.settled();
       await presence.hubStopping().catch((err: unknown) => logger.warn({ err }, 'could not record Butler going offline'));
       // uWS flushes a corked response when the current callback returns; close only after that.
       await new Promise((resolve) => setImmediate(resolve));
@@ -249,11 +273,13 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       pipeline,
       butler,
       connections: ws.connections,
+      connector: liveConnector,
       inFlightRequests: () => gate.inFlight,
       stop: () => (stopping ??= stop()),
     };
   } catch (err) {
     await butlerRef?.stop().catch(() => undefined);
+    connector?.stop();
     live?.router.stop();
     uwsApp.close();
     await store.close().catch(() => undefined);

@@ -9,6 +9,7 @@ import type { AgentsService } from '../services/agents.js';
 import type { AuthService } from '../services/auth.js';
 import type { Authorizations } from '../services/butler/authorizations.js';
 import type { ChatService } from '../services/chat.js';
+import type { ConnectorService } from '../services/connector/service.js';
 import type { DevMockService } from '../services/devMock.js';
 import type { MessagesService } from '../services/messages.js';
 import type { UsersService } from '../services/users.js';
@@ -20,6 +21,7 @@ import { requestLog } from './requestLog.js';
 import { agentRoutes } from './routes/agents.js';
 import { authRoutes } from './routes/auth.js';
 import { chatRoutes } from './routes/chat.js';
+import { connectorRoutes } from './routes/connector.js';
 import { devMockRoutes } from './routes/devMock.js';
 import { messageRoutes } from './routes/messages.js';
 import { systemRoutes } from './routes/system.js';
@@ -40,6 +42,7 @@ export interface AppDeps {
     devMock: DevMockService;
     chat: ChatService;
     authorizations: Authorizations;
+    connector: ConnectorService;
   };
 }
 
@@ -71,6 +74,7 @@ export function createApp(deps: AppDeps) {
   userRoutes(app, { access, users: services.users });
   messageRoutes(app, { access, messages: services.messages });
   chatRoutes(app, { access, chat: services.chat, authorizations: services.authorizations });
+  connectorRoutes(app, { access, connector: services.connector });
   devMockRoutes(app, { access, devMock: services.devMock, agents: services.agents });
 
   app.use((_req, _res, next) => next(Errors.routeNotFound()));

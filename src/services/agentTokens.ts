@@ -1,8 +1,9 @@
 // Agent api_tokens: 256-bit random strings. The store keeps an HMAC (to find the agent by token)
 // and an AES-256-GCM copy (only the dev endpoint decrypts it), never the token itself, so a copy
 // of the database alone hands out no working token. Both keys are derived from one secret.
-import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
+import { createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import type { StoredMachineToken } from '../store/repositories/credentials.js';
+import { createSecretBox } from './secrets.js';
 
 export const MIN_TOKEN_LENGTH = 16;
 
@@ -13,7 +14,7 @@ export function tokenHint(token: string): string {
 export function createTokenVault(secret: string) {
   const derive = (info: string) => Buffer.from(hkdfSync('sha256', secret, 'agent-hub', info, 32));
   const lookupKey = derive('agent-token-lookup');
-  const encryptionKey = derive('agent-token-encryption');
+  const box = createSecretBox(secret, 'agent-token-encryption');
 
   function lookup(token: string): string {
     return createHmac('sha256', lookupKey).update(token).digest('base64url');
@@ -26,17 +27,10 @@ export function createTokenVault(secret: string) {
     },
     lookup,
     seal(token: string): StoredMachineToken {
-      const iv = randomBytes(12);
-      const cipher = createCipheriv('aes-256-gcm', encryptionKey, iv);
-      const body = Buffer.concat([cipher.update(token, 'utf8'), cipher.final()]);
-      const sealed = Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url');
-      return { lookup: lookup(token), cipher: `v1.${sealed}`, hint: tokenHint(token) };
+      return { lookup: lookup(token), cipher: box.seal(token), hint: tokenHint(token) };
     },
     open(cipherText: string): string {
-      const raw = Buffer.from(cipherText.replace(/^v1\./, ''), 'base64url');
-      const decipher = createDecipheriv('aes-256-gcm', encryptionKey, raw.subarray(0, 12));
-      decipher.setAuthTag(raw.subarray(12, 28));
-      return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
+      return box.open(cipherText);
     },
   };
 }

@@ -1,6 +1,7 @@
-// Development convenience: without JWT_SECRET the hub generates one and keeps it in the data
-// folder, so sessions survive a restart. Production never gets here (config refuses to start).
-import { randomBytes } from 'node:crypto';
+// Secrets of the hub itself: the development JWT secret (generated and kept in the data folder, so
+// sessions survive a restart; production never gets there, config refuses to start without one),
+// and the box that encrypts secrets kept at rest.
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -17,3 +18,26 @@ export function developmentSecret(dataDir: string, name = 'jwt-secret'): string 
   writeFileSync(file, `${secret}\n`, { mode: 0o600 });
   return secret;
 }
+
+/**
+ * AES-256-GCM for secrets kept at rest (agent tokens, connector credentials). Each purpose gets its
+ * own key, derived from the hub's secret, so one leaked purpose key opens nothing else.
+ */
+export function createSecretBox(secret: string, purpose: string) {
+  const key = Buffer.from(hkdfSync('sha256', secret, 'agent-hub', purpose, 32));
+  return {
+    seal(text: string): string {
+      const iv = randomBytes(12);
+      const cipher = createCipheriv('aes-256-gcm', key, iv);
+      const body = Buffer.concat([cipher.update(text, 'utf8'), cipher.final()]);
+      return `v1.${Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url')}`;
+    },
+    open(sealed: string): string {
+      const raw = Buffer.from(sealed.replace(/^v1\./, ''), 'base64url');
+      const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12));
+      decipher.setAuthTag(raw.subarray(12, 28));
+      return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
+    },
+  };
+}
+export type SecretBox = ReturnType<typeof createSecretBox>;

@@ -89,6 +89,55 @@ export interface AuthorizationRequestsTable {
   decided_at: string | null;
 }
 
+export interface ConnectorsTable {
+  id: Generated<number>;
+  connector_name: string;
+  app_id: string;
+  /** AES-256-GCM text of each secret (null when not set). */
+  app_secret_cipher: string | null;
+  verification_token_cipher: string | null;
+  encrypt_key_cipher: string | null;
+  allow_dm: number;
+  allow_group_mention: number;
+  mention_required: number;
+  prefix_command: string;
+  ignore_bot_messages: number;
+  rate_limit_per_minute: number;
+  /** JSON arrays of strings. */
+  allowed_chat_ids: string;
+  user_whitelist: string;
+  callback_url: string;
+  state: string;
+  is_current: Generated<number>;
+  version: Generated<number>;
+  last_verified_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ConnectorLogsTable {
+  id: Generated<number>;
+  connector_id: number;
+  level: string;
+  action: string;
+  detail: string;
+  trace_id: string | null;
+  created_at: string;
+}
+
+export interface PlatformIdentitiesTable {
+  user_id: number;
+  platform_user_id: string;
+  created_at: string;
+}
+
+export interface PlatformThreadsTable {
+  thread_id: number;
+  user_id: number;
+  chat_id: string;
+  last_message_at: string;
+}
+
 export interface MigrationsTable {
   name: string;
   checksum: string;
@@ -102,6 +151,10 @@ export interface Database {
   messages: MessagesTable;
   conversation_threads: ConversationThreadsTable;
   authorization_requests: AuthorizationRequestsTable;
+  connectors: ConnectorsTable;
+  connector_logs: ConnectorLogsTable;
+  platform_identities: PlatformIdentitiesTable;
+  platform_threads: PlatformThreadsTable;
   migrations: MigrationsTable;
 }
 
@@ -115,3 +168,6 @@ export type ThreadRow = Selectable<ConversationThreadsTable>;
 export type NewThread = Insertable<ConversationThreadsTable>;
 export type AuthorizationRow = Selectable<AuthorizationRequestsTable>;
 export type NewAuthorization = Insertable<AuthorizationRequestsTable>;
+export type ConnectorRow = Selectable<ConnectorsTable>;
+export type NewConnector = Insertable<ConnectorsTable>;
+export type ConnectorLogRow = Selectable<ConnectorLogsTable>;

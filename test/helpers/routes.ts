@@ -59,3 +59,20 @@ export const CHAT_ACCESS_ROUTES: readonly RouteSpec[] = [
 export function concrete(path: string, agentId = 1): string {
   return path.replace(':id', '1').replace(':username', 'Butler').replace(':peer_id', '2').replace(':agent_id', String(agentId));
 }
+
+/**
+ * The chat-platform connector (admin only), under both of its prefixes. Walked by
+ * test/integration/connector.test.ts, which creates the connector the :id routes need (the access
+ * matrix's production check wants every admin GET to answer 200 on a fresh hub, where no connector
+ * exists for /logs to read).
+ */
+export const CONNECTOR_ROUTES: readonly RouteSpec[] = ['/api/integrations/chatplatform', '/api/integrations/feishu'].flatMap((base): RouteSpec[] => [
+  { method: 'GET', path: base, access: 'admin' },
+  { method: 'GET', path: `${base}/machine`, access: 'admin' },
+  { method: 'POST', path: base, access: 'admin' },
+  { method: 'PATCH', path: `${base}/:id`, access: 'admin' },
+  { method: 'POST', path: `${base}/:id/verify-callback`, access: 'admin' },
+  { method: 'POST', path: `${base}/:id/test-message`, access: 'admin' },
+  { method: 'PATCH', path: `${base}/:id/enable`, access: 'admin' },
+  { method: 'GET', path: `${base}/:id/logs`, access: 'admin' },
+]);

@@ -60,7 +60,7 @@ describe('parseConfig defaults outside production', () => {
   });
 
   it('points the chat platform at open.feishu.cn with WS off, and runs Butler in safe mode with its defaults', () => {
-    expect(config.chatPlatform).toEqual({ baseUrl: 'https://open.feishu.cn', wsEnabled: false });
+    expect(config.chatPlatform).toEqual({ baseUrl: 'https://open.feishu.cn', wsEnabled: false, timeoutMs: 10_000 });
     expect(config.butler).toEqual({
       model: undefined,
       turnTimeoutMs: 120_000,
@@ -207,6 +207,7 @@ describe('parseConfig rejects invalid values, naming the variable', () => {
     [{ BUTLER_AUTH_TIMEOUT: 'soon' }, 'BUTLER_AUTH_TIMEOUT must be a duration such as 30s, 10m or 60 (got "soon")'],
     [{ BUTLER_AGENT_COMMANDS: 'maybe' }, 'BUTLER_AGENT_COMMANDS must be one of approval, allow, deny'],
     [{ CHATPLATFORM_BASE_URL: 'feishu' }, 'CHATPLATFORM_BASE_URL must be a URL (got "feishu")'],
+    [{ CHATPLATFORM_TIMEOUT_MS: '0' }, 'CHATPLATFORM_TIMEOUT_MS must be at least 1'],
     [
       { WS_RATE_LIMIT: '20', WS_RATE_BURST: '10' },
       'WS_RATE_BURST must be at least WS_RATE_LIMIT (the bucket must hold one second of traffic)',

@@ -1,0 +1,84 @@
+// The chat-platform connector, composed: lifecycle service (HTTP), runtime (live connection, inbound,
+// outbound) and platform identities, over their repositories. The hub starts it after bootstrap,
+// reloads it after a dev reset and stops it before the router.
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { RouterRef } from '../../actors/connection.js';
+import { createConnectorsRepo } from '../../store/repositories/connectors.js';
+import { createPlatformIdentitiesRepo } from '../../store/repositories/platformIdentities.js';
+import type { ThreadsRepo } from '../../store/repositories/threads.js';
+import type { UsersRepo } from '../../store/repositories/users.js';
+import type { Database } from '../../store/schema.js';
+import type { Clock } from '../clock.js';
+import type { Pipeline } from '../pipeline.js';
+import { createSecretBox } from '../secrets.js';
+import { createConnectorLog } from './connectorLog.js';
+import { createPlatformIdentities } from './identities.js';
+import { createConnectorRuntime, type PlatformSettings } from './runtime.js';
+import { createConnectorService } from './service.js';
+import { createConnectorCodec } from './views.js';
+
+export interface ConnectorDeps {
+  db: Kysely<Database>;
+  users: UsersRepo;
+  threads: ThreadsRepo;
+  pipeline: Pipeline;
+  router: RouterRef;
+  clock: Clock;
+  logger: Logger;
+  platform: PlatformSettings;
+  /** The hub's key material for secrets at rest (TOKEN_SECRET, else the JWT secret). */
+  secret: string;
+}
+
+export function createConnector(deps: ConnectorDeps) {
+  const logger = deps.logger.child({ component: 'connector' });
+  const repo = createConnectorsRepo(deps.db);
+  const log = createConnectorLog({ repo, clock: deps.clock, logger });
+  const identities = createPlatformIdentities({
+    db: deps.db,
+    users: deps.users,
+    threads: deps.threads,
+    identities: createPlatformIdentitiesRepo(deps.db),
+    clock: deps.clock,
+  });
+  const codec = createConnectorCodec(createSecretBox(deps.secret, 'connector-secret-encryption'), (connectorId, field) =>
+    logger.warn({ connectorId, field }, 'a stored connector secret cannot be decrypted with the current key; enter it again'),
+  );
+  const runtime = createConnectorRuntime({ platform: deps.platform, logger, log, identities, users: deps.users, pipeline: deps.pipeline, router: deps.router });
+  const service = createConnectorService({ repo, codec, log, runtime, clock: deps.clock });
+
+  /** Binds the platform identities and runs the current connector if it is enabled. */
+  async function start(): Promise<void> {
+    await runtime.init();
+    const row = await repo.current();
+    if (row?.state === 'enabled') {
+      const config = codec.decode(row);
+      runtime.start(config);
+      await log.write(config.id, 'INFO', 'started', 'hub started with this connector enabled');
+    }
+  }
+
+  return {
+    service,
+    /** For Butler: whether a hub user stands for a chat-platform user (its commands come from there). */
+    isPlatformIdentity: (userId: number) => identities.isIdentity(userId),
+    start,
+    /** After a dev reset wiped the tables: drop everything live and start over. */
+    async reload(): Promise<void> {
+      runtime.shutdown();
+      await start();
+    },
+    stop(): void {
+      runtime.shutdown();
+    },
+    /**
+     * Where platform events enter (the long connection calls it): `event` as the SDK hands over an
+     * `im.message.receive_v1`. Dropped and logged unless that connector is the enabled one.
+     */
+    receive: (connectorId: number, event: unknown) => runtime.receive(connectorId, event),
+    /** Resolves once inbound events received so far are handled. */
+    settled: () => runtime.settled(),
+  };
+}
+export type Connector = ReturnType<typeof createConnector>;
