@@ -209,6 +209,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       users: repos.users,
       chat: repos.chat,
       authorizations: repos.authorizations,
+      isPlatformIdentity: (userId) => created.connector.isPlatformIdentity(userId),
       clock,
       logger,
     }));

@@ -7,6 +7,7 @@ import { toPrincipal, type Principal } from '../../src/services/directory.js';
 import { describeEachDriver } from '../helpers/db.js';
 import { FAKE_BOT_OPEN_ID, messageEvent, startFakePlatform, type FakePlatform } from '../helpers/fakePlatform.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
+import { connectWs } from '../helpers/wsClient.js';
 
 const APP_ID = 'cli_a1b2c3d4e5f60718';
 const APP_SECRET = 'inbound-app-secret-0123456789';
@@ -92,25 +93,54 @@ describeEachDriver('chat-platform connector, live', (driver) => {
     expect(JSON.parse(c!.payload)).toBe('three');
   });
 
-  it('sends Butler’s answer back to the chat the question came from, and ignores stream chunks', async () => {
-    const { messageId } = await deliver(messageEvent({ chatId: 'oc_group_ops', chatType: 'group', openId: 'ou_carol', text: 'deploy?', mentions: [FAKE_BOT_OPEN_ID] }));
+  /** Butler's newest stored answer to a hub user. */
+  const lastAnswerTo = async (userId: number) =>
+    t.hub.store.db.selectFrom('messages').selectAll().where('sender_id', '=', butler.id).where('target_id', '=', userId).where('type', '=', 'CHAT').orderBy('id', 'desc').executeTakeFirstOrThrow();
+
+  it('runs a platform message through Butler and posts its answer back to the chat it came from (stream chunks are not sent)', async () => {
+    const { messageId } = await deliver(messageEvent({ chatId: 'oc_group_ops', chatType: 'group', openId: 'ou_carol', text: 'agents', mentions: [FAKE_BOT_OPEN_ID] }));
     const [question] = await storedByLocalId(messageId);
-    const before = fake.sends.length;
-    await t.hub.pipeline.post(butler, { type: 'CHAT_STREAM', payload: 'thinking', target_id: question!.sender_id, conversation_id: question!.conversation_id!, stream_id: 's-1' });
-    await t.hub.pipeline.post(butler, { type: 'CHAT', payload: 'Deploy needs an admin’s approval.', target_id: question!.sender_id, conversation_id: question!.conversation_id!, stream_id: 's-1' });
-    const sends = await fake.waitForSends(before + 1);
-    expect(sends.slice(before)).toEqual([{ chat_id: 'oc_group_ops', msg_type: 'text', text: 'Deploy needs an admin’s approval.', receive_id_type: 'chat_id' }]);
+    // Butler answers on its own time; its stored answer and the platform send are both awaited.
+    const answer = await vi.waitFor(async () => {
+      const row = await lastAnswerTo(question!.sender_id);
+      const text = JSON.parse(row.payload) as string;
+      expect(fake.sends.filter((s) => s.text === text)).toHaveLength(1);
+      return { row, text };
+    }, { timeout: 10_000, interval: 20 });
+    expect(answer.row.conversation_id).toBe(question!.conversation_id);
+    expect(answer.text).toMatch(/^(No agents are registered yet|Agents:)/);
+    expect(fake.sends.find((s) => s.text === answer.text)).toEqual({ chat_id: 'oc_group_ops', msg_type: 'text', text: answer.text, receive_id_type: 'chat_id' });
     await t.hub.connector.settled();
     expect((await logEntries()).find((e) => e.action === 'outbound_sent' && e.detail.includes('oc_group_ops'))).toBeDefined();
+  });
+
+  it('sends a platform user\'s command to an admin for approval, tells the chat, and posts the agent\'s answer once approved', async () => {
+    const worker = await t.createAgent();
+    const agent = await connectWs(t.url, worker.api_token);
+    const admin = await connectWs(t.url, t.adminToken);
+    try {
+      await deliver(messageEvent({ chatId: 'oc_dm_erin', openId: 'ou_erin', text: `@${worker.username} rebuild the index` }));
+      const request = await admin.next('AUTH_REQUEST');
+      expect(request.payload).toMatchObject({ target_agent_id: worker.id, command: 'rebuild the index', status: 'PENDING' });
+      const toErin = () => fake.sends.filter((s) => s.chat_id === 'oc_dm_erin').map((s) => s.text);
+      await vi.waitFor(() => expect(toErin()).toEqual([expect.stringContaining('I have asked an admin to approve sending `rebuild the index`')]), { timeout: 10_000, interval: 20 });
+
+      expect((await t.api.post('/api/chat/auth/response', { action_id: request.payload.action_id, approved: true }, { token: t.adminToken })).status).toBe(200);
+      const directive = await agent.nextWhere((f) => f.type === 'CHAT' && f.sender_id === butler.id, 'the directive');
+      expect(directive.payload).toBe('[DIRECTIVE] rebuild the index');
+      agent.send({ type: 'CHAT', target_id: butler.id, payload: 'index rebuilt', stream_id: directive.stream_id });
+      await vi.waitFor(() => expect(toErin()[1]).toBe(`${worker.username} carried out \`rebuild the index\`:\n\nindex rebuilt`), { timeout: 10_000, interval: 20 });
+    } finally {
+      await Promise.all([agent.close(), admin.close()]);
+    }
   });
 
   it('answers without a thread go to the chat the user wrote from last', async () => {
     const { messageId } = await deliver(messageEvent({ chatId: 'oc_dm_dan', openId: 'ou_dan', text: 'hi' }));
     const [question] = await storedByLocalId(messageId);
-    const before = fake.sends.length;
+    // Butler's own answer (in the thread) and this one (without a thread) both reach the chat.
     await t.hub.pipeline.post(butler, { type: 'CHAT', payload: 'hello Dan', target_id: question!.sender_id });
-    const sends = await fake.waitForSends(before + 1);
-    expect(sends[before]).toMatchObject({ chat_id: 'oc_dm_dan', text: 'hello Dan' });
+    await vi.waitFor(() => expect(fake.sends.find((s) => s.text === 'hello Dan')).toMatchObject({ chat_id: 'oc_dm_dan' }), { timeout: 5000, interval: 20 });
   });
 
   it('acknowledges a re-delivered event but stores it once', async () => {
@@ -120,7 +150,8 @@ describeEachDriver('chat-platform connector, live', (driver) => {
     expect(again.ack.code).toBe(200);
     expect(first.messageId).toBe(again.messageId);
     expect(await storedByLocalId(first.messageId)).toHaveLength(1);
-    expect((await logEntries()).find((e) => e.action === 'inbound_duplicate' && e.detail.includes(first.messageId))).toBeDefined();
+    // Butler's answers to earlier messages are logged as they are sent; the duplicate's entry is among the newest.
+    await vi.waitFor(async () => expect((await logEntries()).find((e) => e.action === 'inbound_duplicate' && e.detail.includes(first.messageId))).toBeDefined(), { timeout: 5000, interval: 20 });
   });
 
   it('filters what the connector settings exclude, and logs why', async () => {
@@ -174,7 +205,8 @@ describeEachDriver('chat-platform connector, live', (driver) => {
   it('does not open a long connection for an app_id of the wrong form, and says why', async () => {
     fake.registerApp('cli_not-hex', APP_SECRET);
     const other = await t.api.post(BASE, { app_id: 'cli_not-hex', app_secret: APP_SECRET }, { token: t.adminToken });
-    expect((await t.api.post(`${BASE}/${other.body.id}/verify-callback`, {}, { token: t.adminToken })).body.ok).toBe(true);
+    const verified = await t.api.post(`${BASE}/${other.body.id}/verify-callback`, {}, { token: t.adminToken });
+    expect(verified.body.ok, JSON.stringify([other.status, other.body, verified.status, verified.body])).toBe(true);
     expect((await t.api.patch(`${BASE}/${other.body.id}/enable`, { enabled: true }, { token: t.adminToken })).body.state).toBe('enabled');
     await t.hub.connector.settled();
     const entries = (await t.api.get(`${BASE}/${other.body.id}/logs`, { token: t.adminToken })).body.items;

@@ -37,6 +37,8 @@ export interface ButlerDeps {
   authorizations: AuthorizationsRepo;
   clock: Clock;
   logger: Logger;
+  /** Chat-platform users' commands are approved by admins (the connector knows who they are). */
+  isPlatformIdentity(userId: number): Promise<boolean>;
   /** Replaces the OpenAI-compatible client (tests of the brain alone). */
   model?: LanguageModel;
 }
@@ -104,7 +106,14 @@ export function createButler(deps: ButlerDeps) {
         .catch((err: unknown) => log.error({ err, actionId: request.action_id }, 'could not hand a decision to Butler'));
     },
   });
-  const toolbox = createToolbox({ agents, relay, authorizations, agentCommands: settings.agentCommands, logger: log });
+  const toolbox = createToolbox({
+    agents,
+    relay,
+    authorizations,
+    agentCommands: settings.agentCommands,
+    isPlatformIdentity: deps.isPlatformIdentity,
+    logger: log,
+  });
   const model = deps.model ?? (settings.model && createOpenAiModel({ ...settings.model, idleTimeoutMs: settings.streamIdleTimeoutMs }));
   const streamDeps = { pipeline, butler, logger: log, flushMs: settings.streamFlushMs, maxChars: settings.maxReplyChars };
   const brain = createBrain({

@@ -50,6 +50,8 @@ export interface ToolboxDeps {
   relay: AgentRelay;
   authorizations: Authorizations;
   agentCommands: AgentCommandPolicy;
+  /** Whether a user is a chat-platform identity (cannot log in to approve anything itself). */
+  isPlatformIdentity(userId: number): Promise<boolean>;
   logger: Logger;
 }
 
@@ -75,7 +77,8 @@ export function createToolbox(deps: ToolboxDeps) {
 
   /**
    * A command for an agent, under the hub's policy: a human's own request waits for that human's
-   * approval; an agent's needs an admin's (or runs, or is refused, per BUTLER_AGENT_COMMANDS).
+   * approval; an agent's needs an admin's (or runs, or is refused, per BUTLER_AGENT_COMMANDS); a
+   * chat-platform user's needs an admin's, since that user has no dashboard to approve from.
    */
   async function command(asker: Asker, agent: Principal, text: string, reason: string, signal: AbortSignal): Promise<CommandOutcome> {
     if (!agents.isOnline(agent.id)) return { kind: 'refused', message: `${agent.username} is offline, so the command was not sent` };
@@ -86,15 +89,16 @@ export function createToolbox(deps: ToolboxDeps) {
     if (fromAgent && deps.agentCommands === 'allow') {
       return { kind: 'answered', agent, answer: await relay.ask(agent, `${DIRECTIVE_PREFIX}${text}`, signal) };
     }
+    const byAdmin = fromAgent || (await deps.isPlatformIdentity(asker.principal.id));
     const request = await authorizations.request({
       requester: asker.principal,
       conversationId: asker.conversationId,
-      approverId: fromAgent ? undefined : asker.principal.id,
+      approverId: byAdmin ? undefined : asker.principal.id,
       agent,
       command: text,
       reason,
     });
-    return { kind: 'pending', request, approver: fromAgent ? 'an admin' : 'you' };
+    return { kind: 'pending', request, approver: byAdmin ? 'an admin' : 'you' };
   }
 
   /** Runs one tool call of the model; the result is JSON text for the model, errors included. */
