@@ -117,6 +117,8 @@ export class HubClient {
   private socket: SocketLike | undefined;
   private generation = 0;
   private resendTimer: ReturnType<typeof setInterval> | undefined;
+  /** Between the machine entering `open` and the socket's close (the snapshot lags inside actions). */
+  private live = false;
   /** The newest message id received (and the type of that frame: a monitor copy shares its CHAT's id). */
   private cursor: number | undefined;
   private cursorType: string | undefined;
@@ -315,6 +317,7 @@ export class HubClient {
   }
 
   private onOpened(): void {
+    this.live = true;
     this.flush();
     this.resendTimer = setInterval(() => this.flush(this.ackTimeoutMs), Math.max(50, this.ackTimeoutMs / 2));
     // Node: the open socket keeps the process alive, not this timer.
@@ -336,6 +339,7 @@ export class HubClient {
   }
 
   private stopResending(): void {
+    this.live = false;
     clearInterval(this.resendTimer);
     this.resendTimer = undefined;
   }
@@ -356,7 +360,7 @@ export class HubClient {
   /** Writes what the outbox holds due; with `resendAfterMs`, also frames unanswered that long. */
   private flush(resendAfterMs?: number): void {
     const socket = this.socket;
-    if (!socket || socket.readyState !== OPEN || this.state !== 'open') return;
+    if (!socket || socket.readyState !== OPEN || !this.live) return;
     this.outbox.flush(
       (text) => {
         try {
