@@ -287,7 +287,7 @@ export class HubClient {
     try {
       const token = typeof this.options.token === 'function' ? await this.options.token() : this.options.token;
       const Socket = this.options.WebSocket ?? (await defaultWebSocket());
-      if (generation !== this.generation || this.state !== 'connecting') return;
+      if (generation !== this.generation) return; // closed while the token or the WebSocket class was fetched
       this.resuming = this.cursor !== undefined;
       socket = new Socket(socketUrl(this.base, token, this.cursor));
     } catch (err) {
@@ -312,8 +312,10 @@ export class HubClient {
   }
 
   private closeSocket(): void {
-    if (this.socket) this.socket.close(1000, 'client closing');
-    else queueMicrotask(() => this.actor.send({ type: 'CLOSED', code: 1000, reason: 'client closing' }));
+    if (this.socket) return this.socket.close(1000, 'client closing');
+    // No socket yet: the one being made is dropped when it arrives.
+    this.generation++;
+    queueMicrotask(() => this.actor.send({ type: 'CLOSED', code: 1000, reason: 'client closing' }));
   }
 
   private onOpened(): void {

@@ -5,7 +5,7 @@ import { Writable } from 'node:stream';
 import { parseConfig } from '../../src/config.js';
 import { startHub, type Hub } from '../../src/hub.js';
 import { createLogger } from '../../src/logger.js';
-import { createTestDatabase, type Driver } from './db.js';
+import { createTestDatabase, type Driver, type TestDatabase } from './db.js';
 import { apiClient, type ApiClient } from './http.js';
 
 export interface TestHub {
@@ -22,6 +22,11 @@ export interface TestHub {
   createAgent(username?: string): Promise<{ id: number; username: string; api_token: string }>;
   /** The newest stored message id (0 when none): a `since` that replays only what follows. */
   lastMessageId(): Promise<number>;
+  /**
+   * Stops this hub (keeping its database) and starts a new one on the same database and secret. The
+   * new hub has a new port: uWS cannot listen again on a port whose closed connections are in TIME_WAIT.
+   */
+  restart(): Promise<TestHub>;
   stop(): Promise<void>;
 }
 
@@ -29,8 +34,10 @@ let counter = 0;
 export const uniqueName = (prefix: string) => `${prefix}-${process.pid}-${++counter}-${randomBytes(2).toString('hex')}`;
 
 export async function startTestHub(driver: Driver, env: Record<string, string> = {}): Promise<TestHub> {
-  const database = await createTestDatabase(driver);
-  const jwtSecret = randomBytes(32).toString('hex');
+  return launch(await createTestDatabase(driver), randomBytes(32).toString('hex'), env);
+}
+
+async function launch(database: TestDatabase, jwtSecret: string, env: Record<string, string>): Promise<TestHub> {
   const config = parseConfig({
     SERVER_HOST: '127.0.0.1',
     SERVER_PORT: '0',
@@ -85,6 +92,10 @@ export async function startTestHub(driver: Driver, env: Record<string, string> =
     async lastMessageId() {
       const row = await hub.store.db.selectFrom('messages').select((eb) => eb.fn.max('id').as('m')).executeTakeFirstOrThrow();
       return Number(row.m ?? 0);
+    },
+    async restart() {
+      await hub.stop();
+      return launch(database, jwtSecret, env);
     },
     async stop() {
       await hub.stop();
