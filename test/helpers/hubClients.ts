@@ -1,7 +1,7 @@
 // Typed hub clients for tests: opened against a test hub, closed after each test, with helpers that
 // wait on the client's own events (never on a timer) and fail with what did arrive.
 import { HubClient, type ClientEvents, type HubClientOptions } from '../../src/client/index.js';
-import type { ChatFrameIn, ServerFrame } from '../../src/protocol/serverFrames.js';
+import type { ChatFrameIn, MessageFrameIn, ServerFrame } from '../../src/protocol/serverFrames.js';
 import { toPrincipal } from '../../src/services/directory.js';
 import type { TestHub } from './hub.js';
 
@@ -11,8 +11,9 @@ export interface RecordingClient {
   frames: ServerFrame[];
   statuses: ClientEvents['status'][];
   warnings: string[];
-  /** Resolves with the first frame (already received or still to come) that matches. */
-  waitFor<T extends ServerFrame = ServerFrame>(predicate: (frame: ServerFrame) => boolean, description: string, timeoutMs?: number): Promise<T>;
+  /** Resolves with the first frame (already received or still to come) that matches: a message frame unless the predicate narrows it. */
+  waitFor<T extends ServerFrame>(predicate: (frame: ServerFrame) => frame is T, description: string, timeoutMs?: number): Promise<T>;
+  waitFor(predicate: (frame: ServerFrame) => boolean, description: string, timeoutMs?: number): Promise<MessageFrameIn>;
   /** Resolves with the first status (seen or to come) that matches. */
   waitForStatus(predicate: (status: ClientEvents['status']) => boolean, description: string, timeoutMs?: number): Promise<ClientEvents['status']>;
   waitForWarning(pattern: RegExp, timeoutMs?: number): Promise<string>;
