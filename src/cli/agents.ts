@@ -9,29 +9,32 @@ import { createWeatherAgent } from '../examples/weather.js';
 import { formatZodError } from '../protocol/validation.js';
 import type { AgentKind } from './options.js';
 
-const optional = z.preprocess((v) => (v === '' ? undefined : v), z.string().optional());
+const emptyAsAbsent = (v: unknown) => (v === '' ? undefined : v);
+const optional = z.preprocess(emptyAsAbsent, z.string().optional());
+const optionalUrl = z.preprocess(emptyAsAbsent, z.url().optional());
 
 const weatherEnv = z.object({
-  WEATHER_API_KEY: z.string({ error: 'is required for the weather agent' }).min(1, 'is required for the weather agent'),
+  WEATHER_API_KEY: z.preprocess(emptyAsAbsent, z.string()),
   WEATHER_LOCATION: z.string().min(1).default('London'),
-  WEATHER_API_URL: z.preprocess((v) => (v === '' ? undefined : v), z.url().optional()),
+  WEATHER_API_URL: optionalUrl,
   WEATHER_INTERVAL: z.coerce.number().int().min(0).max(86_400).default(600),
 });
 const codeReviewEnv = z.object({
   CODE_REVIEW_API_KEY: optional,
-  CODE_REVIEW_BASE_URL: z.preprocess((v) => (v === '' ? undefined : v), z.url().optional()),
+  CODE_REVIEW_BASE_URL: optionalUrl,
   CODE_REVIEW_MODEL: optional,
 });
 const securityEnv = z.object({
   SECURITY_API_KEY: optional,
   SECURITY_AUDIT_ROOT: optional,
   SECURITY_ADVISORY_FILE: optional,
-  SECURITY_ADVISORY_URL: z.preprocess((v) => (v === '' ? undefined : v), z.url().optional()),
+  SECURITY_ADVISORY_URL: optionalUrl,
 });
 
 function parseEnv<S extends z.ZodType>(schema: S, env: Record<string, string | undefined>): z.output<S> {
   const result = schema.safeParse(env);
-  if (!result.success) throw new Error(formatZodError(result.error, env));
+  // An empty variable counts as unset, in the message too (`X is required`).
+  if (!result.success) throw new Error(formatZodError(result.error, Object.fromEntries(Object.entries(env).filter(([, v]) => v !== ''))));
   return result.data;
 }
 

@@ -7,7 +7,7 @@ import { HubClient } from '../client/index.js';
 import { errorMessage, runAgent } from '../examples/agent.js';
 import { agentFromEnv } from './agents.js';
 import { formatFrame } from './format.js';
-import { parseCommandLine, USAGE, type Command } from './options.js';
+import { parseCommandLine, USAGE, type AgentKind, type Command } from './options.js';
 
 /** How long `send` waits for the hub to confirm. */
 const SEND_TIMEOUT_MS = 15_000;
@@ -28,8 +28,8 @@ function interrupted(): Promise<void> {
   });
 }
 
-async function runAgentCommand(command: Extract<Command, { since?: number; json?: never }>, client: HubClient): Promise<number> {
-  const agent = agentFromEnv(command.command as Parameters<typeof agentFromEnv>[0], process.env, process.cwd());
+async function runAgentCommand(command: Extract<Command, { command: AgentKind }>, client: HubClient): Promise<number> {
+  const agent = agentFromEnv(command.command, process.env, process.cwd());
   const running = await runAgent(client, agent, progress);
   const byUs = await Promise.race([interrupted().then(() => true), running.stopped.then(() => false)]);
   await running.stop();

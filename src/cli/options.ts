@@ -3,7 +3,7 @@
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { LogLevels } from '../protocol/messages.js';
-import { formatZodError } from '../protocol/validation.js';
+import { zodIssueMessages } from '../protocol/validation.js';
 
 export const AgentKinds = ['echo', 'weather', 'code-review', 'security-audit'] as const;
 export type AgentKind = (typeof AgentKinds)[number];
@@ -26,9 +26,10 @@ SECURITY_AUDIT_ROOT, SECURITY_ADVISORY_FILE, SECURITY_ADVISORY_URL.
 Progress and connection state go to stderr; Ctrl-C stops cleanly.`;
 
 const id = z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+const isHubUrl = (v: string) => URL.canParse(v) && /^(?:https?|wss?):$/.test(new URL(v).protocol);
 const common = {
-  url: z.url({ protocol: /^(?:https?|wss?)$/, error: 'must be an http(s):// or ws(s):// URL' }),
-  token: z.string({ error: 'is required: pass --token or set HUB_TOKEN' }).min(1, 'is required: pass --token or set HUB_TOKEN'),
+  url: z.string().refine(isHubUrl, 'must be an http(s):// or ws(s):// URL'),
+  token: z.string().min(1),
 };
 
 const command = z.discriminatedUnion('command', [
@@ -72,8 +73,8 @@ export function parseCommandLine(argv: string[], env: Record<string, string | un
   const [name, ...rest] = positionals;
   const input = {
     command: name,
-    url: values['url'] ?? env['HUB_URL'] ?? 'http://localhost:8080',
-    token: values['token'] ?? env['HUB_TOKEN'],
+    url: values['url'] || env['HUB_URL'] || 'http://localhost:8080',
+    token: values['token'] || env['HUB_TOKEN'],
     since: values['since'],
     to: values['to'],
     type: values['type'],
@@ -81,9 +82,12 @@ export function parseCommandLine(argv: string[], env: Record<string, string | un
     json: values['json'],
     text: rest.join(' '),
   };
-  const result = command.safeParse(input);
-  if (result.success) return { ok: true, command: result.data };
   const known = ['send', 'tail', ...AgentKinds];
   if (!known.includes(String(name))) return { ok: false, help: false, message: `unknown command "${name}"; expected one of ${known.join(', ')}` };
-  return { ok: false, help: false, message: formatZodError(result.error, input).replace(/^url /, '--url ').replace(/^token /, '--token ') };
+  if (!input.token) return { ok: false, help: false, message: 'no token: pass --token or set HUB_TOKEN' };
+  const result = command.safeParse(input);
+  if (result.success) return { ok: true, command: result.data };
+  // Options are named as they are typed (`--since must be …`).
+  const messages = zodIssueMessages(result.error, input).map((m) => m.replace(/^(url|since|to|type|level|json) /, '--$1 '));
+  return { ok: false, help: false, message: messages.slice(0, 3).join('; ') };
 }
