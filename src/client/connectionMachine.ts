@@ -114,7 +114,7 @@ export const clientConnectionMachine = setup({
       on: {
         OPENED: 'open',
         CLOSED: 'probing',
-        CLOSE: 'closing',
+        CLOSE: { target: 'closing', actions: assign({ status: 'closing' }) },
       },
     },
     probing: {
@@ -169,7 +169,7 @@ export const clientConnectionMachine = setup({
             }),
           },
         ],
-        CLOSE: 'closing',
+        CLOSE: { target: 'closing', actions: assign({ status: 'closing' }) },
       },
     },
     waiting: {
