@@ -47,6 +47,40 @@ export function splitCommand(text: string): [string, string] {
   return space < 0 ? [trimmed.toLowerCase(), ''] : [trimmed.slice(0, space).toLowerCase(), trimmed.slice(space + 1).trim()];
 }
 
+/** Reads `<verb> <argument>` chat: the argument, or undefined when the text is not that command. */
+export const verbArgument =
+  (verb: string) =>
+  (text: string): string | undefined => {
+    const [first, rest] = splitCommand(text);
+    return first === verb ? rest : undefined;
+  };
+
+/**
+ * A chat handler for one command: runs it and replies with its text; other chat gets `hint`; a
+ * failure is reported (SYSTEM_LOG ERROR) and the asker told.
+ */
+export function chatCommand(command: {
+  parse(text: string): string | undefined;
+  hint: string;
+  /** What failed, for the log and the reply ("the audit failed"). */
+  failure: string;
+  run(argument: string, tools: AgentTools): Promise<string>;
+}): ExampleAgent['onChat'] {
+  return async (frame, tools) => {
+    const argument = command.parse(frame.payload);
+    if (argument === undefined) {
+      await tools.client.reply(frame, command.hint);
+      return;
+    }
+    try {
+      await tools.client.reply(frame, await command.run(argument, tools));
+    } catch (err) {
+      tools.fail(command.failure, err);
+      await tools.client.reply(frame, `Sorry, ${command.failure}: ${errorMessage(err)}`);
+    }
+  };
+}
+
 export async function runAgent(client: HubClient, agent: ExampleAgent, progress: (line: string) => void = () => undefined): Promise<RunningAgent> {
   const tools: AgentTools = {
     client,

@@ -5,7 +5,7 @@ import OpenAI from 'openai';
 import parseDiff from 'parse-diff';
 import { z } from 'zod';
 import type { CodeReviewPayload, ReviewFinding, ReviewSeverity } from '../protocol/reports.js';
-import { errorMessage, splitCommand, type AgentTools, type ExampleAgent } from './agent.js';
+import { chatCommand, splitCommand, type AgentTools, type ExampleAgent } from './agent.js';
 import { findSecrets } from './secrets.js';
 
 export interface CodeReviewOptions {
@@ -156,18 +156,12 @@ export function createCodeReviewAgent(options: CodeReviewOptions): ExampleAgent 
     kind: 'code-review',
     description: `reviews unified diffs with rule-based checks${llm ? ` and the model ${model}` : ''}`,
     commands: ['review <unified diff>'],
-    async onChat(frame, tools) {
-      if (!looksLikeDiff(frame.payload)) {
-        await tools.client.reply(frame, 'Send me a unified diff (for example the output of `git diff`) and I will review it.');
-        return;
-      }
-      try {
-        await tools.client.reply(frame, describe(await review(frame.payload, tools)));
-      } catch (err) {
-        tools.fail('the review failed', err);
-        await tools.client.reply(frame, `Sorry, the review failed: ${errorMessage(err)}`);
-      }
-    },
+    onChat: chatCommand({
+      parse: (text) => (looksLikeDiff(text) ? text : undefined),
+      hint: 'Send me a unified diff (for example the output of `git diff`) and I will review it.',
+      failure: 'the review failed',
+      run: async (diff, tools) => describe(await review(diff, tools)),
+    }),
     async onDirective(command, tools) {
       const [verb, rest] = splitCommand(command);
       if (verb !== 'review') throw new Error(`unknown directive "${verb}"; try help`);

@@ -6,7 +6,7 @@ import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import semver from 'semver';
 import { z } from 'zod';
 import { AlertSeverities, type AlertSeverity, type SecurityAlertPayload, type SecurityFinding } from '../protocol/reports.js';
-import { errorMessage, splitCommand, type AgentTools, type ExampleAgent } from './agent.js';
+import { chatCommand, splitCommand, verbArgument, type AgentTools, type ExampleAgent } from './agent.js';
 import { findSecrets } from './secrets.js';
 
 export interface SecurityAuditOptions {
@@ -179,19 +179,12 @@ export function createSecurityAuditAgent(options: SecurityAuditOptions): Example
     kind: 'security-audit',
     description: `scans directories under ${root} for committed secrets and vulnerable dependencies`,
     commands: ['audit [path]'],
-    async onChat(frame, tools) {
-      const [verb, rest] = splitCommand(frame.payload);
-      if (verb !== 'audit') {
-        await tools.client.reply(frame, 'Ask me "audit" or "audit <path>" (relative to the directory I watch).');
-        return;
-      }
-      try {
-        await tools.client.reply(frame, await run(rest, tools));
-      } catch (err) {
-        tools.fail('the security audit failed', err);
-        await tools.client.reply(frame, `Sorry, the audit failed: ${errorMessage(err)}`);
-      }
-    },
+    onChat: chatCommand({
+      parse: verbArgument('audit'),
+      hint: 'Ask me "audit" or "audit <path>" (relative to the directory I watch).',
+      failure: 'the audit failed',
+      run,
+    }),
     async onDirective(command, tools) {
       const [verb, rest] = splitCommand(command);
       if (verb !== 'audit') throw new Error(`unknown directive "${verb}"; try help`);

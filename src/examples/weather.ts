@@ -3,7 +3,7 @@
 // ("weather" or "weather <place>" in chat, or as a directive). The API key never leaves the request.
 import { z } from 'zod';
 import type { WeatherUpdatePayload } from '../protocol/reports.js';
-import { errorMessage, splitCommand, type AgentTools, type ExampleAgent } from './agent.js';
+import { chatCommand, splitCommand, verbArgument, type AgentTools, type ExampleAgent } from './agent.js';
 
 export interface WeatherOptions {
   apiKey: string;
@@ -72,19 +72,12 @@ export function createWeatherAgent(options: WeatherOptions): ExampleAgent {
     kind: 'weather',
     description: `reports the weather in ${options.location}`,
     commands: ['weather [place]'],
-    async onChat(frame, tools) {
-      const [verb, rest] = splitCommand(frame.payload);
-      if (verb !== 'weather') {
-        await tools.client.reply(frame, `Ask me "weather" or "weather <place>" (default ${options.location}).`);
-        return;
-      }
-      try {
-        await tools.client.reply(frame, await update(tools, placeOf(rest)));
-      } catch (err) {
-        tools.fail('fetching the weather failed', err);
-        await tools.client.reply(frame, `Sorry, I could not get the weather: ${errorMessage(err)}`);
-      }
-    },
+    onChat: chatCommand({
+      parse: verbArgument('weather'),
+      hint: `Ask me "weather" or "weather <place>" (default ${options.location}).`,
+      failure: 'fetching the weather failed',
+      run: (place, tools) => update(tools, placeOf(place)),
+    }),
     async onDirective(command, tools) {
       const [verb, rest] = splitCommand(command);
       if (verb !== 'weather') throw new Error(`unknown directive "${verb}"; try help`);
