@@ -105,7 +105,7 @@ type Actor = ReturnType<typeof createActor<typeof clientConnectionMachine>>;
 export class HubClient {
   readonly rest: RestClient;
   /** Who this client is, as far as its credential tells (a JWT names the user; a token does not). */
-  readonly identity: CredentialInfo;
+  private who: CredentialInfo;
   private readonly base: string;
   private readonly actor: Actor;
   private readonly outbox: Outbox;
@@ -132,7 +132,8 @@ export class HubClient {
 
   constructor(private readonly options: HubClientOptions) {
     this.base = httpBase(options.url);
-    this.identity = typeof options.token === 'string' ? describeCredential(options.token) : { kind: 'human' };
+    // A token function is read at connect time; until then, assume a human session (the usual reason for one).
+    this.who = typeof options.token === 'string' ? describeCredential(options.token) : { kind: 'human' };
     this.rest = createRestClient({ url: this.base, token: options.token, fetch: options.fetch });
     this.outbox = new Outbox(options.maxQueued ?? 10_000);
     this.ackTimeoutMs = options.ackTimeoutMs ?? 10_000;
@@ -162,6 +163,10 @@ export class HubClient {
       error: (err) => this.emit('warning', `the connection machine failed: ${errorText(err)}`),
     });
     this.actor.start();
+  }
+
+  get identity(): CredentialInfo {
+    return this.who;
   }
 
   get state(): ConnectionState {
@@ -288,6 +293,7 @@ export class HubClient {
       const token = typeof this.options.token === 'function' ? await this.options.token() : this.options.token;
       const Socket = this.options.WebSocket ?? (await defaultWebSocket());
       if (generation !== this.generation) return; // closed while the token or the WebSocket class was fetched
+      this.who = describeCredential(token);
       this.resuming = this.cursor !== undefined;
       socket = new Socket(socketUrl(this.base, token, this.cursor));
     } catch (err) {
@@ -410,7 +416,7 @@ export class HubClient {
 
   /** Confirms our own echoed frame; drops a frame already seen; moves the cursor. */
   private accept(frame: Exclude<ServerFrame, { type: 'ACK' | 'ERROR' }>): boolean {
-    const own = this.identity.userId === undefined || frame.sender_id === this.identity.userId;
+    const own = this.who.userId === undefined || frame.sender_id === this.who.userId;
     if (frame.local_id !== undefined && frame.id !== undefined && own) {
       this.outbox.confirm(frame.local_id, { local_id: frame.local_id, id: frame.id, timestamp: frame.timestamp });
     }
@@ -447,7 +453,7 @@ export class HubClient {
   }
 
   private dispatchChat(frame: ChatFrameIn): void {
-    if (this.identity.userId !== undefined && frame.sender_id === this.identity.userId) return;
+    if (this.who.userId !== undefined && frame.sender_id === this.who.userId) return;
     const directive = this.directiveHandler;
     if (directive && isDirective(frame)) {
       void this.answerDirective(directive, frame);
@@ -474,9 +480,9 @@ export class HubClient {
   private expectsAnswer(frame: ClientFrame): boolean {
     const stored = frame.type === 'CHAT' || isTelemetryType(frame.type);
     if (!stored) return false;
-    if (this.identity.kind === 'machine') return true;
+    if (this.who.kind === 'machine') return true;
     // A human is answered with the echo of the frame, which a targeted report does not get.
-    return isChatType(frame.type) || frame.target_id === undefined || frame.target_id === this.identity.userId;
+    return isChatType(frame.type) || frame.target_id === undefined || frame.target_id === this.who.userId;
   }
 
   private nextLocalId(): string {
