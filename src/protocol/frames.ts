@@ -3,7 +3,8 @@
 import { z } from 'zod';
 import type { FrameErrorCode } from '../errors.js';
 import { authResponseBody } from './butler.js';
-import { reportPayload, systemLogPayload, TelemetryTypes, type TelemetryType } from './messages.js';
+import { systemLogPayload, TelemetryTypes, type TelemetryType } from './messages.js';
+import { reportPayloads, type ReportType } from './reports.js';
 
 export const ChatTypes = ['CHAT', 'CHAT_STREAM', 'CHAT_STREAM_END'] as const;
 export type ChatType = (typeof ChatTypes)[number];
@@ -32,7 +33,7 @@ const streamFrame = z.object({ ...envelope, type: z.literal('CHAT_STREAM'), payl
 // The end marker carries no text; older agents send "" or nothing.
 const streamEndFrame = z.object({ ...envelope, type: z.literal('CHAT_STREAM_END'), payload: z.string().default(''), stream_id: token });
 const systemLogFrame = z.object({ ...envelope, type: z.literal('SYSTEM_LOG'), payload: systemLogPayload });
-const reportFrame = <T extends Exclude<TelemetryType, 'SYSTEM_LOG'>>(type: T) => z.object({ ...envelope, type: z.literal(type), payload: reportPayload });
+const reportFrame = <T extends ReportType>(type: T) => z.object({ ...envelope, type: z.literal(type), payload: reportPayloads[type] });
 const authResponseFrame = z.object({ ...envelope, type: z.literal('AUTH_RESPONSE'), payload: authResponseBody });
 
 export const clientFrame = z.discriminatedUnion('type', [

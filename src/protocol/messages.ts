@@ -1,4 +1,5 @@
-// Message types and payload shapes shared by the HTTP ingest, the store and (later) the WebSocket.
+// Message types and payload shapes shared by the HTTP ingest, the store and the WebSocket (the report
+// types' payloads are in reports.ts).
 import { z } from 'zod';
 
 export const LogLevels = ['INFO', 'WARNING', 'ERROR', 'SUCCESS'] as const;
@@ -17,8 +18,3 @@ export const systemLogPayload = z.object({
   content: z.string().max(65_536),
 });
 export type SystemLogPayload = z.infer<typeof systemLogPayload>;
-
-/** Payloads of the agent report types until their own schemas are pinned: a JSON object or a text. */
-export const reportPayload = z.union([z.record(z.string(), z.unknown()), z.string().max(65_536)], {
-  error: 'must be a JSON object or a string',
-});

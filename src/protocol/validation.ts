@@ -37,13 +37,23 @@ function describeIssue(issue: Issue, input: unknown): string {
       return issue.inclusive === false ? `${field} must be less than ${issue.maximum}` : `${field} must be at most ${issue.maximum}`;
     }
     case 'invalid_value':
+      if (issue.path.length > 0 && valueAt(input, issue.path) === undefined) return `${field} is required`;
       return `${field} must be one of ${issue.values.map(String).join(', ')}`;
     case 'invalid_format':
       return `${field} must be a valid ${issue.format}`;
     case 'not_multiple_of':
       return `${field} must be a multiple of ${issue.divisor}`;
+    case 'invalid_union': {
+      // A discriminated union whose tag matched no option names the options it knows.
+      const options = (issue as { options?: unknown[] }).options;
+      if (options && options.length > 0) {
+        if (valueAt(input, issue.path) === undefined) return `${field} is required`;
+        return `${field} must be one of ${options.map(String).join(', ')}`;
+      }
+      return `${field} is not valid`;
+    }
     case 'unrecognized_keys':
-      return `unknown field${issue.keys.length > 1 ? 's' : ''}: ${issue.keys.join(', ')}`;
+      return `unknown field${issue.keys.length > 1 ? 's' : ''}: ${issue.keys.map((k) => (issue.path.length > 0 ? `${field}.${k}` : k)).join(', ')}`;
     default:
       return issue.message && !issue.message.startsWith('Invalid') ? `${field} ${issue.message}` : `${field} is not valid`;
   }

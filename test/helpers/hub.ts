@@ -22,7 +22,10 @@ export interface TestHub {
   createAgent(username?: string): Promise<{ id: number; username: string; api_token: string }>;
   /** The newest stored message id (0 when none): a `since` that replays only what follows. */
   lastMessageId(): Promise<number>;
-  /** Stops this hub and starts a new one on the same database and secrets (same admin); the new one owns the database. */
+  /**
+   * Stops this hub (keeping its database) and starts a new one on the same database and secret (and `env`, unless given). The
+   * new hub has a new port: uWS cannot listen again on a port whose closed connections are in TIME_WAIT.
+   */
   restart(env?: Record<string, string>): Promise<TestHub>;
   stop(): Promise<void>;
 }
@@ -30,13 +33,11 @@ export interface TestHub {
 let counter = 0;
 export const uniqueName = (prefix: string) => `${prefix}-${process.pid}-${++counter}-${randomBytes(2).toString('hex')}`;
 
-export async function startTestHub(
-  driver: Driver,
-  env: Record<string, string> = {},
-  reuse?: { database: TestDatabase; jwtSecret: string },
-): Promise<TestHub> {
-  const database = reuse?.database ?? (await createTestDatabase(driver));
-  const jwtSecret = reuse?.jwtSecret ?? randomBytes(32).toString('hex');
+export async function startTestHub(driver: Driver, env: Record<string, string> = {}): Promise<TestHub> {
+  return launch(await createTestDatabase(driver), randomBytes(32).toString('hex'), env);
+}
+
+async function launch(database: TestDatabase, jwtSecret: string, env: Record<string, string>): Promise<TestHub> {
   const config = parseConfig({
     SERVER_HOST: '127.0.0.1',
     SERVER_PORT: '0',
@@ -94,7 +95,7 @@ export async function startTestHub(
     },
     async restart(nextEnv = env) {
       await hub.stop();
-      return startTestHub(driver, nextEnv, { database, jwtSecret });
+      return launch(database, jwtSecret, nextEnv);
     },
     async stop() {
       await hub.stop();

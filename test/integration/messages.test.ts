@@ -56,6 +56,9 @@ describeEachDriver('messages', (driver) => {
       [{ type: 'SYSTEM_LOG', payload: { level: 'INFO' } }, 'payload.content is required'],
       [{ type: 'SYSTEM_LOG', payload: { level: 'INFO', content: 'x' }, target_id: -4 }, 'target_id must be at least 1'],
       [{ type: 'CODE_REVIEW', payload: 12 }, 'payload must be a JSON object or a string'],
+      [{ type: 'WEATHER_UPDATE', payload: { location: 'Oslo' } }, 'payload.temperature_c is required'],
+      [{ type: 'SECURITY_ALERT', payload: { severity: 'urgent', content: 'x' } }, 'payload.severity must be one of low, medium, high, critical'],
+      [{ type: 'CODE_REVIEW', payload: { verdict: 'approve', content: 'ok', score: 9 } }, 'unknown field: payload.score'],
     ];
     for (const [body, error] of cases) {
       const res = await t.api.post('/api/messages', body, { token: t.adminToken });

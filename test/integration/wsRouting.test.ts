@@ -81,7 +81,7 @@ describeEachDriver('websocket routing', (driver) => {
       ['SYSTEM_LOG', { level: 'SUCCESS', content: 'deployed' }],
       ['WEATHER_UPDATE', { location: 'Oslo', temperature_c: -3 }],
       ['CODE_REVIEW', 'looks fine'],
-      ['SECURITY_ALERT', { severity: 'high', finding: 'secret in repo' }],
+      ['SECURITY_ALERT', { severity: 'high', content: 'secret in repo' }],
     ] as const) {
       a.send({ type, payload });
       const f = await m.next(type);

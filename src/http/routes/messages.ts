@@ -1,6 +1,7 @@
 // Dashboard messages: query with filters and paging, and ingest in either wire form.
 import { z } from 'zod';
-import { reportPayload, systemLogPayload } from '../../protocol/messages.js';
+import { systemLogPayload } from '../../protocol/messages.js';
+import { reportPayloads } from '../../protocol/reports.js';
 import { legacyMessageBody, listMessagesQuery, typedMessageBody } from '../../protocol/http.js';
 import type { IngestInput, MessagesService } from '../../services/messages.js';
 import type { Access } from '../auth.js';
@@ -8,14 +9,18 @@ import { callerOf, route, type Routes } from '../context.js';
 import { parseBody, parseWith } from '../validate.js';
 
 // Payloads are parsed under their field name, so errors read `payload.level is required`.
-const systemLogField = z.object({ payload: systemLogPayload });
-const reportField = z.object({ payload: reportPayload });
+const payloadFields = {
+  SYSTEM_LOG: z.object({ payload: systemLogPayload }),
+  WEATHER_UPDATE: z.object({ payload: reportPayloads.WEATHER_UPDATE }),
+  CODE_REVIEW: z.object({ payload: reportPayloads.CODE_REVIEW }),
+  SECURITY_ALERT: z.object({ payload: reportPayloads.SECURITY_ALERT }),
+} as const;
 
 /** `{type, payload, ...}` is the typed form; anything else is read as `{agent_id, level, content}`. */
 function toIngestInput(body: unknown): IngestInput {
   if (body && typeof body === 'object' && 'type' in body) {
     const typed = parseBody(typedMessageBody, body);
-    const { payload } = parseWith(typed.type === 'SYSTEM_LOG' ? systemLogField : reportField, { payload: typed.payload });
+    const { payload } = parseWith(payloadFields[typed.type], { payload: typed.payload });
     return { type: typed.type, payload, target_id: typed.target_id, agent_id: typed.agent_id };
   }
   const legacy = parseBody(legacyMessageBody, body);

@@ -1,0 +1,19 @@
+// The hub's client library (`agent-hub/client`): the typed WebSocket client, the REST helper and the
+// wire types they speak. Safe to bundle for a browser.
+export { createHubClient, HubClient, ClientStoppedError, DIRECTIVE_PREFIX, FrameRefusedError, isDirective } from './hubClient.js';
+export type { ClientEvents, Directive, HubClientOptions, OutgoingFrame, StatusEvent } from './hubClient.js';
+export type { ConnectionState, ReconnectOptions } from './connectionMachine.js';
+export { decideOnClose, backoffDelay } from './closeCodes.js';
+export type { Receipt } from './outbox.js';
+export { OutboxFullError } from './outbox.js';
+export { createRestClient, HubRequestError } from './rest.js';
+export type { AgentCreated, ConnectionCheck, Page, RestClient, RestOptions, TokenRotated } from './rest.js';
+export { StreamWriter } from './stream.js';
+export type { SocketConstructor, SocketLike } from './transport.js';
+export { serverFrame } from '../protocol/serverFrames.js';
+export type { ChatFrameIn, FrameOf, MessageFrameIn, ServerFrame, ServerFrameType } from '../protocol/serverFrames.js';
+export { AlertSeverities, ReviewSeverities, ReviewVerdicts, codeReviewPayload, securityAlertPayload, weatherUpdatePayload } from '../protocol/reports.js';
+export type { AlertSeverity, CodeReviewPayload, ReportPayloads, ReportType, ReviewFinding, SecurityAlertPayload, SecurityFinding, WeatherUpdatePayload } from '../protocol/reports.js';
+export { LogLevels } from '../protocol/messages.js';
+export type { LogLevel, SystemLogPayload } from '../protocol/messages.js';
+export type { ChatMessageView, MessageView, PresenceView, ThreadView, UserView } from '../protocol/objects.js';

@@ -1,0 +1,142 @@
+// A small typed helper for the hub's HTTP API (wire.md §3): one function per endpoint, bodies typed
+// by the hub's own zod schemas, answers by its wire objects. Errors come back as HubRequestError with
+// the status and the hub's `{"error"}` text. Uses the standard fetch (browsers, Node 18+).
+import type { z } from 'zod';
+import type { createThreadBody, updateThreadBody } from '../protocol/chat.js';
+import type {
+  createUserBody,
+  legacyMessageBody,
+  listAgentsQuery,
+  listMessagesQuery,
+  listUsersQuery,
+  mockChatBody,
+  registerAgentBody,
+  typedMessageBody,
+  updateUserBody,
+} from '../protocol/http.js';
+import type { ChatMessageView, MessageView, PresenceView, ThreadView, UserView } from '../protocol/objects.js';
+import { httpBase } from './transport.js';
+
+export class HubRequestError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly method: string,
+    readonly path: string,
+  ) {
+    super(message);
+    this.name = 'HubRequestError';
+  }
+}
+
+type Query = Record<string, string | number | boolean | undefined>;
+type QueryOf<S extends z.ZodType> = Partial<Record<keyof z.input<S>, string | number | boolean>>;
+
+export interface RestOptions {
+  url: string;
+  /** Bearer credential: a JWT or an agent's api_token; a function is asked on every request. */
+  token?: string | (() => string | Promise<string>);
+  fetch?: typeof fetch;
+}
+
+export interface Page<T> {
+  items: T[];
+  /** X-Total-Count when the hub sends it, else the number of items. */
+  total: number;
+}
+
+export type AgentCreated = UserView & { api_token: string };
+export interface TokenRotated {
+  ok: true;
+  message: string;
+  agent_id: number;
+  api_token: string;
+  token_hint: string;
+}
+export interface ConnectionCheck {
+  ok: boolean;
+  message: string;
+  agent_id?: number;
+  agent_name?: string;
+}
+
+export function createRestClient(options: RestOptions) {
+  const base = httpBase(options.url);
+  const doFetch = options.fetch ?? ((...args: Parameters<typeof fetch>) => fetch(...args));
+
+  async function call(method: string, path: string, init: { body?: unknown; query?: Query; token?: string } = {}): Promise<{ body: unknown; headers: Headers }> {
+    const url = new URL(base + path);
+    for (const [key, value] of Object.entries(init.query ?? {})) if (value !== undefined) url.searchParams.set(key, String(value));
+    const headers: Record<string, string> = { Accept: 'application/json' };
+    const token = init.token ?? (typeof options.token === 'function' ? await options.token() : options.token);
+    if (token) headers['Authorization'] = `Bearer ${token}`;
+    if (init.body !== undefined) headers['Content-Type'] = 'application/json';
+    const res = await doFetch(url, { method, headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
+    const text = await res.text();
+    let body: unknown;
+    try {
+      body = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      throw new HubRequestError(res.status, `${method} ${path} answered ${res.status} with text that is not JSON`, method, path);
+    }
+    if (!res.ok) {
+      const message = (body as { error?: unknown } | undefined)?.error;
+      throw new HubRequestError(res.status, typeof message === 'string' ? message : `${method} ${path} failed with ${res.status}`, method, path);
+    }
+    return { body, headers: res.headers };
+  }
+
+  async function json<T>(method: string, path: string, init?: { body?: unknown; query?: Query; token?: string }): Promise<T> {
+    return (await call(method, path, init)).body as T;
+  }
+
+  async function page<T>(path: string, query?: Query): Promise<Page<T>> {
+    const { body, headers } = await call('GET', path, { query });
+    const items = Array.isArray(body) ? (body as T[]) : [];
+    const total = Number(headers.get('x-total-count') ?? items.length);
+    return { items, total };
+  }
+
+  return {
+    /** Any endpoint, for what has no helper yet. */
+    request: json,
+    ping: () => json<{ message: string }>('GET', '/api/ping'),
+    login: (username: string, password: string) => json<{ token: string; user: UserView }>('POST', '/api/auth/login', { body: { username, password }, token: '' }),
+    register: (username: string, password: string) => json<{ token: string; user: UserView }>('POST', '/api/auth/register', { body: { username, password }, token: '' }),
+
+    messages: {
+      list: (query: QueryOf<typeof listMessagesQuery> = {}) => page<MessageView>('/api/messages', query),
+      post: (body: z.input<typeof typedMessageBody> | z.input<typeof legacyMessageBody>) => json<MessageView>('POST', '/api/messages', { body }),
+    },
+    users: {
+      list: (query: QueryOf<typeof listUsersQuery> = {}) => page<UserView>('/api/users', query),
+      get: (id: number) => json<UserView>('GET', `/api/users/${id}`),
+      create: (body: z.input<typeof createUserBody>) => json<UserView>('POST', '/api/users', { body }),
+      update: (id: number, body: z.input<typeof updateUserBody>) => json<UserView>('PATCH', `/api/users/${id}`, { body }),
+      remove: (id: number) => json<unknown>('DELETE', `/api/users/${id}`),
+    },
+    agents: {
+      list: (query: QueryOf<typeof listAgentsQuery> = {}) => page<UserView>('/api/users/agents', query),
+      status: () => json<PresenceView[]>('GET', '/api/users/agents/status'),
+      butler: () => json<UserView>('GET', '/api/users/butler'),
+      register: (body: z.input<typeof registerAgentBody>) => json<AgentCreated>('POST', '/api/users/agents', { body }),
+      remove: (id: number) => json<unknown>('DELETE', `/api/users/agents/${id}`),
+      testConnection: (api_token: string) => json<ConnectionCheck>('POST', '/api/users/agents/test-connection', { body: { api_token } }),
+      rotateToken: (id: number, api_token?: string) => json<TokenRotated>('PATCH', `/api/users/agents/${id}/token`, { body: api_token === undefined ? {} : { api_token } }),
+    },
+    chat: {
+      history: (peerId: number, query: { limit?: number; before_id?: number } = {}) => json<ChatMessageView[]>('GET', `/api/chat/history/${peerId}`, { query }),
+      threads: (query: { peer_id?: number; channel_kind?: string; include_archived?: boolean } = {}) => json<ThreadView[]>('GET', '/api/chat/threads', { query }),
+      createThread: (body: z.input<typeof createThreadBody>) => json<ThreadView>('POST', '/api/chat/threads', { body }),
+      updateThread: (id: number, body: z.input<typeof updateThreadBody>) => json<ThreadView>('PATCH', `/api/chat/threads/${id}`, { body }),
+      threadMessages: (id: number, query: { limit?: number; before_id?: number } = {}) => json<ChatMessageView[]>('GET', `/api/chat/threads/${id}/messages`, { query }),
+      butlerAgent: (agentId: number, query: { limit?: number; before_id?: number } = {}) => json<ChatMessageView[]>('GET', `/api/chat/butler-agent/${agentId}`, { query }),
+    },
+    dev: {
+      reset: () => json<{ status: string }>('POST', '/api/dev/mock/reset'),
+      chat: (body: z.input<typeof mockChatBody>) => json<{ id: number }>('POST', '/api/dev/mock/chat', { body }),
+      agentToken: (username: string) => json<{ username: string; role: string; api_token: string }>('GET', `/api/dev/mock/agent-token/${encodeURIComponent(username)}`),
+    },
+  };
+}
+export type RestClient = ReturnType<typeof createRestClient>;

@@ -1,0 +1,79 @@
+// Zod schemas of the frames the hub sends (wire.md §5), for clients: the typed client validates every
+// incoming frame with these. Message payloads use the very schemas the hub applies to what clients
+// send, so a client and the hub agree on every shape. Browser-safe: zod and protocol files only.
+import { z } from 'zod';
+import { systemLogPayload } from './messages.js';
+import { reportPayloads } from './reports.js';
+
+const id = z.number().int().min(1);
+
+/** Fields of every message frame; the hub fills in the sender fields, the timestamp and the id. */
+const envelope = {
+  id: id.optional(),
+  local_id: z.string().optional(),
+  conversation_id: id.optional(),
+  sender_id: id,
+  sender_name: z.string(),
+  sender_role: z.string(),
+  target_id: id.optional(),
+  timestamp: z.string(),
+  stream_id: z.string().optional(),
+};
+
+const message = <T extends string, P extends z.ZodType>(type: T, payload: P) => z.object({ ...envelope, type: z.literal(type), payload });
+
+export const presencePayload = z.object({
+  user_id: id,
+  username: z.string(),
+  status: z.string(),
+  online: z.boolean(),
+  last_seen_at: z.string().nullable(),
+  last_report: z.string().nullable(),
+});
+
+/** Butler asks a human to approve a command for an agent. */
+export const authRequestPayload = z.looseObject({
+  action_id: z.string(),
+  target_agent_id: id.optional(),
+  target_agent_name: z.string().optional(),
+  command: z.string().optional(),
+  reason: z.string().optional(),
+  status: z.string(),
+});
+
+/** The admins' copy of a CHAT between Butler and an agent. */
+export const monitorPayload = z.object({
+  agent_id: id.nullable(),
+  type: z.string(),
+  sender_id: id,
+  sender_role: z.string(),
+  sender_name: z.string(),
+  payload: z.unknown(),
+  timestamp: z.string(),
+  id: id.optional(),
+});
+
+export const serverFrame = z.discriminatedUnion('type', [
+  message('CHAT', z.string()),
+  message('CHAT_STREAM', z.string()),
+  message('CHAT_STREAM_END', z.string()),
+  message('SYSTEM_LOG', systemLogPayload),
+  message('WEATHER_UPDATE', reportPayloads.WEATHER_UPDATE),
+  message('CODE_REVIEW', reportPayloads.CODE_REVIEW),
+  message('SECURITY_ALERT', reportPayloads.SECURITY_ALERT),
+  message('AUTH_REQUEST', authRequestPayload),
+  message('AUTH_STATUS_UPDATE', z.looseObject({ action_id: z.string(), status: z.string() })),
+  message('PRESENCE', presencePayload),
+  message('BUTLER_AGENT_MESSAGE', monitorPayload),
+  z.object({ type: z.literal('ACK'), local_id: z.string(), id, timestamp: z.string() }),
+  // `code` stays an open string: a newer hub may add codes, and a client must still show the message.
+  z.object({ type: z.literal('ERROR'), payload: z.object({ code: z.string(), message: z.string() }), local_id: z.string().optional() }),
+]);
+export type ServerFrame = z.infer<typeof serverFrame>;
+export type ServerFrameType = ServerFrame['type'];
+export const ServerFrameTypes = serverFrame.options.map((o) => o.shape.type.value) as ServerFrameType[];
+
+export type FrameOf<T extends ServerFrameType> = Extract<ServerFrame, { type: T }>;
+/** A frame that carries a message (everything but ACK and ERROR). */
+export type MessageFrameIn = Exclude<ServerFrame, { type: 'ACK' | 'ERROR' }>;
+export type ChatFrameIn = FrameOf<'CHAT'>;
