@@ -56,31 +56,40 @@ interface RunState {
 }
 let run: RunState | undefined;
 
-interface Frame {
-  type: string;
-  payload: unknown;
-  local_id?: string;
+/**
+ * A string field of a frame the hub serialised (JSON.stringify: no spaces, `"name":"value"`), read
+ * without parsing the whole frame: a broadcast brings this process one frame per socket per
+ * message, and parsing every one would make the receivers, not the server, the limit.
+ */
+function stringField(text: string, name: string): string | undefined {
+  const key = `"${name}":"`;
+  const at = text.indexOf(key);
+  if (at < 0) return undefined;
+  const from = at + key.length;
+  const to = text.indexOf('"', from);
+  return to < 0 ? undefined : text.slice(from, to);
 }
 
 function onText(socket: number, text: string): void {
   const at = now();
   const r = run;
   if (!r) return;
-  const frame = JSON.parse(text) as Frame;
-  if (frame.type !== r.type) {
+  if (stringField(text, 'type') !== r.type) {
     r.otherFrames++;
     return;
   }
   r.received++;
-  const id = frame.local_id === undefined ? undefined : parseLocalId(frame.local_id);
+  const localId = stringField(text, 'local_id');
+  const id = localId === undefined ? undefined : parseLocalId(localId);
   const ledger = r.ledgers[r.everySocket ? socket : 0]!;
   if (!id || id.tag !== r.tag || !ledger.record(id.agent, id.seq)) {
     r.unexpected++;
-    if (r.samples.length < 5) r.samples.push(`unexpected local_id ${frame.local_id} on socket ${socket}`);
+    if (r.samples.length < 5) r.samples.push(`unexpected local_id ${localId} on socket ${socket}`);
     return;
   }
   if (socket < r.latencySockets) {
-    const body = typeof frame.payload === 'string' ? frame.payload : String((frame.payload as { content?: unknown }).content);
+    const { payload } = JSON.parse(text) as { payload: unknown };
+    const body = typeof payload === 'string' ? payload : String((payload as { content?: unknown }).content);
     const sentAt = sentAtOf(body);
     r.latency.push(at - sentAt);
     r.sentAt.push(sentAt);

@@ -13,12 +13,12 @@ export function targetedSettings(plan: Plan, openRates: number[]): TargetedSetti
     agents: 100,
     humans: 20,
     payloadBytes: 100,
-    warmupMs: pick(plan, 2_000, 5_000),
+    warmupMs: pick(plan, 1_500, 5_000),
     openRates,
-    openMs: pick(plan, 3_000, 15_000),
+    openMs: pick(plan, 2_000, 15_000),
     windows: plan.windows ?? pick(plan, [256], [16, 256]),
-    closedMs: pick(plan, 5_000, 20_000),
-    rampMs: pick(plan, 1_000, 3_000),
+    closedMs: pick(plan, 3_000, 20_000),
+    rampMs: pick(plan, 500, 3_000),
     drainMs: 60_000,
   };
 }

@@ -32,13 +32,13 @@ export default defineScenario({
       socketsPerMember,
       latencySockets: 10,
       payloadBytes: 100,
-      warmupMs: pick(plan, 2_000, 4_000),
+      warmupMs: pick(plan, 1_500, 4_000),
       // The rate that makes the target's deliveries/s with this many sockets.
       openRates: [Math.round(TARGET_DELIVERIES / (members * socketsPerMember))],
-      openMs: pick(plan, 3_000, 15_000),
-      windows: plan.windows ?? [pick(plan, 16, 16)],
-      closedMs: pick(plan, 5_000, 15_000),
-      rampMs: pick(plan, 1_000, 3_000),
+      openMs: pick(plan, 2_000, 15_000),
+      windows: plan.windows ?? [16],
+      closedMs: pick(plan, 3_000, 15_000),
+      rampMs: pick(plan, 500, 3_000),
       drainMs: 60_000,
     };
   },

@@ -107,7 +107,7 @@ export default defineScenario({
   key: 'idle',
   title: 'Idle agents',
   order: 60,
-  settings: (plan) => settingsOf(plan.idleSockets ?? pick(plan, [2_000], [10_000, 19_000])),
+  settings: (plan) => settingsOf(plan.idleSockets ?? pick(plan, [1_000], [10_000, 19_000])),
   async run(ctx, s) {
     const store = await ctx.newStore('idle');
     const largest = s.steps.at(-1)!;
