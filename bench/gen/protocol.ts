@@ -34,6 +34,8 @@ export interface SendersRunParams {
   tag: string;
   mode: RunMode;
   durationMs: number;
+  /** No more than this many frames in the run, however fast the server answers. */
+  maxMessages: number;
   /** How long to wait for outstanding ACKs after the last send. */
   drainMs: number;
   payloadBytes: number;

@@ -89,10 +89,11 @@ async function runLoad(p: SendersRunParams): Promise<SendersRunResult> {
 
   if (p.mode.kind === 'closed') {
     const window = p.mode.window;
+    const more = () => r.total < p.maxMessages && now() < endAt;
     r.refill = (sender) => {
-      if (now() < endAt && r.inflight[sender]! < window) send(r, sender);
+      if (r.inflight[sender]! < window && more()) send(r, sender);
     };
-    for (let a = 0; a < n; a++) for (let k = 0; k < window; k++) send(r, a);
+    for (let k = 0; k < window; k++) for (let a = 0; a < n && more(); a++) send(r, a);
     await sleep(p.durationMs);
     r.refill = undefined;
   } else {
@@ -102,7 +103,7 @@ async function runLoad(p: SendersRunParams): Promise<SendersRunResult> {
     await new Promise<void>((resolve) => {
       const timer = setInterval(() => {
         const t = now();
-        const due = Math.floor((Math.min(t, endAt) - startedAt) * perMs);
+        const due = Math.min(p.maxMessages, Math.floor((Math.min(t, endAt) - startedAt) * perMs));
         if (r.total < due) maxLag = Math.max(maxLag, t - (startedAt + r.total / perMs));
         while (r.total < due) send(r, r.total % n);
         if (t >= endAt) {

@@ -9,6 +9,9 @@ import type { Generator } from '../lib/spawn.js';
 import type { Percentiles } from '../lib/stats.js';
 import { meterUsage, type Usage } from '../lib/usage.js';
 
+/** Frames per run at most: bounds the receivers' ledgers and samples whatever the server's speed. */
+const MAX_MESSAGES = 3_000_000;
+
 export interface Rig {
   server: Server;
   senders: Generator;
@@ -119,7 +122,14 @@ export async function runLoad(rig: Rig, spec: RunSpec, log: (line: string) => vo
     10_000,
   );
   const meter = await meterUsage(server, [rig.senders, rig.receivers]);
-  const run: SendersRunParams = { tag: spec.tag, mode: spec.mode, durationMs: spec.durationMs, drainMs: spec.drainMs, payloadBytes: spec.payloadBytes };
+  const run: SendersRunParams = {
+    tag: spec.tag,
+    mode: spec.mode,
+    durationMs: spec.durationMs,
+    maxMessages: MAX_MESSAGES,
+    drainMs: spec.drainMs,
+    payloadBytes: spec.payloadBytes,
+  };
   const sent = await rig.senders.call<SendersRunResult>('run', run, spec.durationMs + spec.drainMs + 30_000);
   const usage = await meter.stop();
   const windowStart = sent.startedAt + spec.rampMs;
