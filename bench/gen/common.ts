@@ -3,6 +3,7 @@
 import { io } from 'socket.io-client';
 import WebSocket from 'ws';
 import type { Transport } from '../lib/servers.js';
+import type { ConnectParams, ConnectResult } from './protocol.js';
 import { now } from '../lib/clock.js';
 
 export { now };
@@ -139,6 +140,21 @@ export async function openAll(urls: string[], concurrency: number, open: (url: s
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, urls.length) }, worker));
   return { sockets, errors, startedAt, endedAt: now() };
+}
+
+/**
+ * Opens every url over `p.transport` (any failure fails the call) and wires each connection's
+ * frames, by index, and its close to the handlers.
+ */
+export async function connectEach(p: ConnectParams, who: string, onText: (index: number, text: string) => void, onClose: () => void): Promise<{ conns: Conn[]; result: ConnectResult }> {
+  const opened = await openAll(p.urls, p.concurrency, (url) => opener(p.transport)(url));
+  if (opened.errors.length > 0) throw new Error(`${who} could not connect: ${opened.errors.slice(0, 3).join('; ')}`);
+  const conns = opened.sockets as Conn[];
+  conns.forEach((c, i) => {
+    c.onText((text) => onText(i, text));
+    c.onClose(onClose);
+  });
+  return { conns, result: { connected: conns.length, errors: [], ms: opened.endedAt - opened.startedAt } };
 }
 
 /** Closes every connection and waits (briefly) for the close handshakes. */

@@ -4,7 +4,7 @@
 // time written in the text (the senders process uses the same clock formula).
 import { serve } from '../lib/rpc.js';
 import { percentiles, Samples } from '../lib/stats.js';
-import { closeAll, now, openAll, opener, parseLocalId, sentAtOf, type Conn } from './common.js';
+import { closeAll, connectEach, now, parseLocalId, sentAtOf, type Conn } from './common.js';
 import type { ConnectParams, ConnectResult, ReceiversArmParams, ReceiversSettleParams, ReceiversSettleResult } from './protocol.js';
 
 let conns: Conn[] = [];
@@ -98,14 +98,9 @@ function onText(socket: number, text: string): void {
 }
 
 async function connect(p: ConnectParams): Promise<ConnectResult> {
-  const opened = await openAll(p.urls, p.concurrency, (url) => opener(p.transport)(url));
-  if (opened.errors.length > 0) throw new Error(`receivers could not connect: ${opened.errors.slice(0, 3).join('; ')}`);
-  conns = opened.sockets as Conn[];
-  conns.forEach((c, i) => {
-    c.onText((text) => onText(i, text));
-    c.onClose(() => closedSockets++);
-  });
-  return { connected: conns.length, errors: [], ms: opened.endedAt - opened.startedAt };
+  const opened = await connectEach(p, 'receivers', onText, () => closedSockets++);
+  conns = opened.conns;
+  return opened.result;
 }
 
 function arm(p: ReceiversArmParams): object {

@@ -2,7 +2,7 @@
 // SYSTEM_LOG frames, closed-loop (a window of unacknowledged frames per sender) or open-loop (a fixed
 // total rate on a schedule). It counts ACKs and ERRORs; the receivers process checks what arrived.
 import { serve } from '../lib/rpc.js';
-import { closeAll, filler, localId, now, openAll, opener, stampedText, type Conn } from './common.js';
+import { closeAll, connectEach, filler, localId, now, stampedText, type Conn } from './common.js';
 import type { ConnectResult, SendersConnectParams, SendersRunParams, SendersRunResult, SendKind } from './protocol.js';
 
 let conns: Conn[] = [];
@@ -57,14 +57,9 @@ function onText(sender: number, text: string): void {
 
 async function connect(p: SendersConnectParams): Promise<ConnectResult> {
   kind = p.send;
-  const opened = await openAll(p.urls, p.concurrency, (url) => opener(p.transport)(url));
-  if (opened.errors.length > 0) throw new Error(`senders could not connect: ${opened.errors.slice(0, 3).join('; ')}`);
-  conns = opened.sockets as Conn[];
-  conns.forEach((c, i) => {
-    c.onText((text) => onText(i, text));
-    c.onClose(() => closedSockets++);
-  });
-  return { connected: conns.length, errors: [], ms: opened.endedAt - opened.startedAt };
+  const opened = await connectEach(p, 'senders', onText, () => closedSockets++);
+  conns = opened.conns;
+  return opened.result;
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
