@@ -45,10 +45,10 @@ export function createContext(key: string, o: ContextOptions): { ctx: ScenarioCo
     log: o.log,
     workDir: o.workDir,
     newStore: (name) => o.stores.create(name),
-    async startHub(name, store) {
+    async startHub(name, store, env = {}) {
       const profileDir = o.plan.profile ? join(o.workDir, 'profiles', name) : undefined;
       o.log(`${key}: starting a hub on ${store.describe}${profileDir ? ' under --cpu-prof' : ''}`);
-      const hub = await startHub({ store, logDir: join(o.workDir, name), jwtSecret, profileDir, hubEnv: o.plan.hubEnv });
+      const hub = await startHub({ store, logDir: join(o.workDir, name), jwtSecret, profileDir, hubEnv: { ...env, ...o.plan.hubEnv } });
       o.live.servers.add(hub);
       hubs.set(hub, { name, profileDir });
       return hub;

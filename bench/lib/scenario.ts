@@ -31,10 +31,11 @@ export interface ScenarioContext {
   /** A new empty store of the run's kind (SQLite file or scratch PostgreSQL database). */
   newStore(name: string): Promise<ScratchStore>;
   /**
-   * Starts a hub on `store` (with --profile under --cpu-prof). It is stopped when the scenario ends
-   * if the scenario has not stopped it with `stopHub`.
+   * Starts a hub on `store` (with --profile under --cpu-prof), with `env` added to its environment
+   * (a fake model's URL, say; the command line's --hub-env still wins). It is stopped when the
+   * scenario ends if the scenario has not stopped it with `stopHub`.
    */
-  startHub(name: string, store: ScratchStore): Promise<Hub>;
+  startHub(name: string, store: ScratchStore, env?: Record<string, string>): Promise<Hub>;
   /** Stops a hub; with --profile, summarises its profile over `window` (what the scenario measured). */
   stopHub(hub: Hub, window?: Omit<ProfileWindow, 'exitedAt'>, covers?: string): Promise<void>;
   /** Starts a reference server or anything else with a `stop`, stopped when the scenario ends. */

@@ -100,7 +100,7 @@ export interface HubOptions {
   jwtSecret: string;
   /** Where --cpu-prof writes the profile (written when the hub exits on SIGTERM). */
   profileDir?: string;
-  /** Extra environment from the command line, applied last. */
+  /** Extra environment (the scenario's, then the command line's --hub-env), applied last. */
   hubEnv: Record<string, string>;
 }
 

@@ -82,7 +82,10 @@ export interface RunRow {
   latency: Percentiles;
   /** Median latency of the messages sent in each second. */
   latencyP50PerSecond: number[];
-  /** Open loop: the median latency kept rising through the run (the server fell behind). */
+  /**
+   * The median latency kept rising through the run: the server fell behind an open loop's rate, or
+   * (a broadcast is ACKed once stored, before it is delivered) deliveries fell behind the ACKs.
+   */
   backlogGrowing: boolean;
   acked: number;
   errors: number;
@@ -163,7 +166,7 @@ export async function runLoad(rig: Rig, spec: RunSpec, log: (line: string) => vo
     deliveredPerSecond: got.perSecond,
     latency: got.latency,
     latencyP50PerSecond: got.latencyP50PerSecond,
-    backlogGrowing: spec.mode.kind === 'open' && growing(got.latencyP50PerSecond, spec.rampMs),
+    backlogGrowing: growing(got.latencyP50PerSecond, spec.rampMs),
     acked: sent.acked,
     errors: sent.errors,
     missing: got.missing,
