@@ -112,7 +112,7 @@ function growing(perSecond: number[], rampMs: number): boolean {
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
   const early = mean(valid.slice(0, third));
   const late = mean(valid.slice(-third));
-  return late > 2 * early + 20;
+  return late > 2 * early + 50;
 }
 
 export async function runLoad(rig: Rig, spec: RunSpec, log: (line: string) => void): Promise<RunRow> {
