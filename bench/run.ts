@@ -104,12 +104,12 @@ async function main(): Promise<number> {
   writeFileSync(join(RESULTS_DIR, 'latest.md'), `${markdown}\n`);
   process.stdout.write(`${markdown}\n`);
   log(`wrote ${jsonPath} and latest.md beside it`);
+  if (results.failures.length > 0 || plan.keep) log(`kept ${workDir} (hub logs and databases) for inspection`);
+  else rmSync(workDir, { recursive: true, force: true });
   if (results.failures.length > 0) {
-    log(`kept ${workDir} (hub logs and databases) for inspection`);
     log(`!!! ${results.failures.length} failure(s): see FAILURES above`);
     return 1;
   }
-  rmSync(workDir, { recursive: true, force: true });
   return 0;
 }
 

@@ -23,6 +23,8 @@ export interface Plan {
   idleSockets?: number[];
   /** How long to wait for other processes to quieten down before starting anyway. */
   quietWaitMs: number;
+  /** Keep the run's folder (hub logs, databases) even when nothing failed. */
+  keep: boolean;
 }
 
 const USAGE = `usage: npm run bench -- [--quick] [--only LIST] [--pg] [--hub-env KEY=VALUE]... [--profile]
@@ -34,6 +36,7 @@ const USAGE = `usage: npm run bench -- [--quick] [--only LIST] [--pg] [--hub-env
                        or postgres://postgres@127.0.0.1:5432/test)
   --hub-env KEY=VALUE  extra environment for every hub process (repeatable), e.g. LOG_LEVEL=info
   --profile            run the hubs under --cpu-prof and print their top self-time functions
+  --keep               keep the run's folder (hub logs, SQLite files); it is always kept after a failure
   --windows LIST       closed-loop frames in flight per sender, one run each (default 16,256; quick 256)
   --idle-sockets LIST  idle sockets, measured at each step (default 10000,19000; quick 2000)`;
 
@@ -72,6 +75,7 @@ export function parseCommand(argv: string[], env: NodeJS.ProcessEnv = process.en
       'pg-url': { type: 'string' },
       'hub-env': { type: 'string', multiple: true, default: [] },
       profile: { type: 'boolean', default: false },
+      keep: { type: 'boolean', default: false },
       windows: { type: 'string' },
       'idle-sockets': { type: 'string' },
       help: { type: 'boolean', default: false },
@@ -94,6 +98,7 @@ export function parseCommand(argv: string[], env: NodeJS.ProcessEnv = process.en
       windows: list(values.windows),
       idleSockets: list(values['idle-sockets']),
       quietWaitMs: quick ? 10_000 : 60_000,
+      keep: values.keep!,
     },
   };
 }
