@@ -1,9 +1,11 @@
 // The calls the orchestrator makes into each generator process, and what they answer.
+import type { Transport } from '../lib/servers.js';
 import type { Percentiles } from '../lib/stats.js';
 
 export interface ConnectParams {
   urls: string[];
   concurrency: number;
+  transport: Transport;
 }
 
 export interface ConnectResult {
@@ -12,28 +14,35 @@ export interface ConnectResult {
   ms: number;
 }
 
-/** Agents: each socket sends CHAT to the human ids in `targets`, round-robin. */
-export interface AgentsConnectParams extends ConnectParams {
-  targets: number[];
+/**
+ * What the senders send: targeted `CHAT` to the user ids in `targets` (round-robin), or untargeted
+ * `SYSTEM_LOG`, which the hub delivers to every human socket (the dashboards).
+ */
+export type SendKind = { frame: 'chat'; targets: number[] } | { frame: 'log' };
+
+export interface SendersConnectParams extends ConnectParams {
+  send: SendKind;
 }
 
 export type RunMode =
-  /** Closed loop: each agent keeps at most `window` frames unacknowledged. */
+  /** Closed loop: each sender keeps at most `window` frames unacknowledged. */
   | { kind: 'closed'; window: number }
   /** Open loop: `rate` frames per second in total, on a schedule, whatever the replies. */
   | { kind: 'open'; rate: number };
 
-export interface AgentsRunParams {
+export interface SendersRunParams {
   tag: string;
   mode: RunMode;
   durationMs: number;
+  /** No more than this many frames in the run, however fast the server answers. */
+  maxMessages: number;
   /** How long to wait for outstanding ACKs after the last send. */
   drainMs: number;
   payloadBytes: number;
 }
 
-export interface AgentsRunResult {
-  /** Frames sent by each agent (its sequence numbers are 0..sent-1). */
+export interface SendersRunResult {
+  /** Frames sent by each sender (its sequence numbers are 0..sent-1). */
   sent: number[];
   total: number;
   acked: number;
@@ -47,41 +56,52 @@ export interface AgentsRunResult {
   closedSockets: number;
 }
 
-export interface HumansArmParams {
+export interface ReceiversArmParams {
   tag: string;
-  agents: number;
+  /** Frame type that carries the run's messages (CHAT or SYSTEM_LOG); others are counted apart. */
+  type: string;
+  senders: number;
+  /**
+   * True: every socket must receive every message (a broadcast). False: each message must reach
+   * exactly one socket, any of them (targeted chat: the target's).
+   */
+  everySocket: boolean;
+  /** Sockets whose receipts give latency samples (all when absent); a broadcast needs only a few. */
+  latencySockets?: number;
 }
 
-export interface HumansSettleParams {
-  /** Per agent, how many frames it sent: every (agent, seq < sent) must arrive exactly once. */
+export interface ReceiversSettleParams {
+  /** Per sender, how many frames it sent: every (sender, seq < sent) must arrive exactly once. */
   expected: number[];
-  /** Throughput window (epoch ms): receipts inside it count towards msg/s. */
+  /** When the senders started (epoch ms). */
+  startedAt: number;
+  /** Throughput window (epoch ms): receipts inside it count towards the rate. */
   windowStart: number;
   windowEnd: number;
   timeoutMs: number;
 }
 
-export interface HumansSettleResult {
+export interface ReceiversSettleResult {
+  /** Receipts of the run's type, on all sockets. */
   received: number;
-  unique: number;
   duplicates: number;
   missing: number;
-  /** local_ids that were never sent (wrong tag, agent or sequence). */
+  /** local_ids that were never sent (wrong tag, sender or sequence). */
   unexpected: number;
   samples: string[];
   inWindow: number;
   /** Receipts in each second of the window, to show a rate that drifts as the database grows. */
   perSecond: number[];
   latency: Percentiles;
+  /** Median latency of the messages sent in each second of the run: rising means a backlog builds up. */
+  latencyP50PerSecond: number[];
   /** Frames of other types (PRESENCE...), ignored. */
   otherFrames: number;
   closedSockets: number;
-  /** Receipt time of the last frame (epoch ms). */
-  lastAt: number;
 }
 
-export interface IdleConnectParams extends ConnectParams {
-  /** Source addresses to rotate through, so 10k sockets never run out of ephemeral ports. */
+export interface IdleConnectParams extends Omit<ConnectParams, 'transport'> {
+  /** Source addresses to rotate through, so many sockets never run out of ephemeral ports. */
   localAddresses: string[];
   /** Each socket sends one SYSTEM_LOG announce with a local_id and waits for its ACK. */
   announce: boolean;
@@ -97,4 +117,38 @@ export interface IdleConnectResult extends ConnectResult {
 export interface IdleStatus {
   open: number;
   closed: number;
+}
+
+export interface HttpRunParams {
+  baseUrl: string;
+  /** What to request: a login, the agent list, or a stored dashboard message. */
+  request: 'login' | 'agents' | 'message';
+  /** Bearer credential (agents list, messages); login uses `username`/`password`. */
+  bearer?: string;
+  username?: string;
+  password?: string;
+  /** Messages: the dashboard socket that must receive each posted message exactly once. */
+  watchUrl?: string;
+  tag: string;
+  connections: number;
+  durationMs: number;
+  /** Upper bound on requests (autocannon stops at whichever comes first). */
+  maxRequests: number;
+  drainMs: number;
+}
+
+export interface HttpRunResult {
+  requests: number;
+  ok: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  requestsPerSecond: number;
+  latency: { p50: number; p99: number; p999: number; max: number; mean: number };
+  durationMs: number;
+  /** Messages only: seen on the dashboard socket, those seen more than once, and answered 201 but never seen. */
+  delivered?: number;
+  duplicates?: number;
+  missing?: number;
+  samples: string[];
 }

@@ -49,6 +49,9 @@ export async function mapLimit<T, R>(items: readonly T[], concurrency: number, f
   return results;
 }
 
+/** The password of every member the bench creates. */
+export const MEMBER_PASSWORD = 'bench-password-1';
+
 export interface Cast {
   humans: Array<UserRef & { token: string }>;
   agents: Array<UserRef & { api_token: string }>;
@@ -56,7 +59,7 @@ export interface Cast {
 
 /** Members (logged in) and agents (registered) for a run; names carry `prefix` so runs never clash. */
 export async function createCast(api: HubApi, adminToken: string, prefix: string, humans: number, agents: number): Promise<Cast> {
-  const password = 'bench-password-1';
+  const password = MEMBER_PASSWORD;
   const members = await mapLimit(Array.from({ length: humans }, (_, i) => `${prefix}-human-${i}`), 8, async (name) => {
     await api.createMember(adminToken, name, password);
     const { token, user } = await api.login(name, password);

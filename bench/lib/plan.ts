@@ -1,55 +1,81 @@
-// What a run does: the quick and full profiles, and the command-line switches.
+// What a run does: quick or full, which scenarios, which store, extra hub settings, and the few
+// switches that change a scenario's load. Each scenario derives its own settings from this.
 import { parseArgs } from 'node:util';
-
-export type Phase = 'hub' | 'raw' | 'idle';
 
 /** Machine CPU (100 = one core) other processes may use before the run starts without it counting as busy. */
 export const QUIET_CPU = 10;
 
 export interface Plan {
   mode: 'quick' | 'full';
-  phases: Set<Phase>;
-  /** Run the hub under --cpu-prof during the chat phases and summarise the profile. */
+  /** Scenario keys to run; undefined = all. */
+  only?: string[];
+  /** The hub's store: the embedded SQLite file, or a scratch PostgreSQL database. */
+  store: 'sqlite' | 'postgres';
+  /** PostgreSQL server to create the scratch databases on (any database the user may connect to). */
+  pgUrl: string;
+  /** Extra environment for every hub process (`--hub-env KEY=VALUE`), applied last. */
+  hubEnv: Record<string, string>;
+  /** Run the hubs under --cpu-prof and summarise where their time went. */
   profile: boolean;
-  humans: number;
-  agents: number;
-  /**
-   * Closed loop: unacknowledged frames each agent may have in flight, one run per value. A small
-   * window shows throughput at bounded latency; a large one keeps the server's queue full, which is
-   * what a maximum needs when each group commit's round trip, not CPU, limits the rate.
-   */
-  windows: number[];
-  /** Chat text length. */
-  payloadBytes: number;
-  /** Unreported closed-loop run first: JIT warm-up, default threads created, SQLite pages cached. */
-  warmupMs: number;
-  closedMs: number;
-  /** Start of a closed-loop run left out of msg/s. */
-  rampMs: number;
-  openMs: number;
-  openRates: number[];
-  rawOpenRate: number;
-  /** Upper bound for stragglers after the last send (an overloaded server catches up within it, or loses). */
-  drainMs: number;
-  idle: { sockets: number; generators: number; concurrency: number; settleMs: number };
+  /** Closed-loop windows (frames in flight per sender), one run each. */
+  windows?: number[];
+  /** Idle sockets to hold, one measurement per step. */
+  idleSockets?: number[];
   /** How long to wait for other processes to quieten down before starting anyway. */
   quietWaitMs: number;
+  /** Keep the run's folder (hub logs, databases) even when nothing failed. */
+  keep: boolean;
 }
 
-const USAGE = `usage: npm run bench:ws -- [--quick] [--profile] [--only hub,raw,idle] [--windows N,M] [--idle-sockets N]
-  --quick          a run under ~2 minutes (shorter phases, fewer idle sockets)
-  --profile        run the hub with --cpu-prof and print its top self-time functions (slows the hub a little)
-  --only LIST      phases to run: hub (agent→human chat), raw (the uWS relay reference), idle (idle sockets)
-  --windows LIST   closed-loop frames in flight per agent, one run each (default 16,256)
-  --idle-sockets N idle sockets to open (default 10000)`;
+const USAGE = `usage: npm run bench -- [--quick] [--only LIST] [--pg] [--hub-env KEY=VALUE]... [--profile]
+  --quick              about a minute: short runs, small counts (the full run takes about 10 minutes)
+  --only LIST          scenarios to run, by key (default: all); --list shows them
+  --list               print the scenarios and exit
+  --pg                 the hub on PostgreSQL: a scratch database is created and dropped (default: SQLite)
+  --pg-url URL         PostgreSQL to create it on (default $BENCH_DATABASE_URL, $TEST_DATABASE_URL,
+                       or postgres://postgres@127.0.0.1:5432/test)
+  --hub-env KEY=VALUE  extra environment for every hub process (repeatable), e.g. LOG_LEVEL=info
+  --profile            run the hubs under --cpu-prof and print their top self-time functions
+  --keep               keep the run's folder (hub logs, SQLite files); it is always kept after a failure
+  --windows LIST       closed-loop frames in flight per sender, one run each (default 16,256; quick 256)
+  --idle-sockets LIST  idle sockets, measured at each step (default 10000,19000; quick 2000)`;
 
-export function parsePlan(argv: string[]): Plan {
+const positive = (text: string) => {
+  const n = Number(text.trim());
+  if (!Number.isInteger(n) || n < 1) throw new Error(`expected a positive whole number, got ${text}\n${USAGE}`);
+  return n;
+};
+
+const list = (text: string | undefined) => (text === undefined ? undefined : text.split(',').map(positive));
+
+function hubEnvOf(pairs: string[]): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const pair of pairs) {
+    const eq = pair.indexOf('=');
+    if (eq < 1) throw new Error(`--hub-env takes KEY=VALUE, got ${pair}\n${USAGE}`);
+    env[pair.slice(0, eq)] = pair.slice(eq + 1);
+  }
+  return env;
+}
+
+export interface Command {
+  plan: Plan;
+  /** Print the scenarios and exit. */
+  list: boolean;
+}
+
+export function parseCommand(argv: string[], env: NodeJS.ProcessEnv = process.env): Command {
   const { values } = parseArgs({
     args: argv,
     options: {
       quick: { type: 'boolean', default: false },
-      profile: { type: 'boolean', default: false },
       only: { type: 'string' },
+      list: { type: 'boolean', default: false },
+      pg: { type: 'boolean', default: false },
+      'pg-url': { type: 'string' },
+      'hub-env': { type: 'string', multiple: true, default: [] },
+      profile: { type: 'boolean', default: false },
+      keep: { type: 'boolean', default: false },
       windows: { type: 'string' },
       'idle-sockets': { type: 'string' },
       help: { type: 'boolean', default: false },
@@ -60,30 +86,22 @@ export function parsePlan(argv: string[]): Plan {
     process.exit(0);
   }
   const quick = values.quick!;
-  const phases = new Set((values.only ?? 'hub,raw,idle').split(',').map((p) => p.trim()) as Phase[]);
-  for (const p of phases) if (!['hub', 'raw', 'idle'].includes(p)) throw new Error(`unknown phase ${p}\n${USAGE}`);
-  const positive = (text: string | undefined, fallback: number) => {
-    if (text === undefined) return fallback;
-    const n = Number(text);
-    if (!Number.isInteger(n) || n < 1) throw new Error(`expected a positive whole number, got ${text}\n${USAGE}`);
-    return n;
-  };
   return {
-    mode: quick ? 'quick' : 'full',
-    phases,
-    profile: values.profile!,
-    humans: 20,
-    agents: 100,
-    windows: (values.windows ?? '16,256').split(',').map((w) => positive(w.trim(), 16)),
-    payloadBytes: 100,
-    warmupMs: quick ? 3_000 : 5_000,
-    closedMs: quick ? 6_000 : 25_000,
-    rampMs: quick ? 2_000 : 3_000,
-    openMs: quick ? 5_000 : 20_000,
-    openRates: [1_000, 5_000, 10_000],
-    rawOpenRate: 5_000,
-    drainMs: 60_000,
-    quietWaitMs: quick ? 10_000 : 60_000,
-    idle: { sockets: positive(values['idle-sockets'], 10_000), generators: 3, concurrency: 64, settleMs: quick ? 2_000 : 5_000 },
+    list: values.list!,
+    plan: {
+      mode: quick ? 'quick' : 'full',
+      only: values.only?.split(',').map((s) => s.trim()).filter(Boolean),
+      store: values.pg ? 'postgres' : 'sqlite',
+      pgUrl: values['pg-url'] ?? env['BENCH_DATABASE_URL'] ?? env['TEST_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test',
+      hubEnv: hubEnvOf(values['hub-env']!),
+      profile: values.profile!,
+      windows: list(values.windows),
+      idleSockets: list(values['idle-sockets']),
+      quietWaitMs: quick ? 10_000 : 60_000,
+      keep: values.keep!,
+    },
   };
 }
+
+/** `quick` or `full` value of a setting. */
+export const pick = <T>(plan: Plan, quick: T, full: T): T => (plan.mode === 'quick' ? quick : full);

@@ -1,34 +1,72 @@
-// The printed markdown report and the JSON written beside it.
-import type { ChatRow } from '../phases/chat.js';
-import type { IdleResult } from '../phases/idle.js';
-import { QUIET_CPU, type Plan } from './plan.js';
+// latest.json's shape, and the markdown report printed on stdout and kept beside it.
+import type { RunRow, SeriesResult } from '../phases/load.js';
+import { QUIET_CPU } from './plan.js';
 import type { Machine } from './procfs.js';
-import type { ProfileSummary } from './profile.js';
-import { formatProfile } from './profile.js';
+import { formatProfile, type ProfileSummary } from './profile.js';
+import type { Figure } from './scenario.js';
 import { int, ms } from './stats.js';
+import type { Target } from './targets.js';
+import type { Usage } from './usage.js';
 
 export interface Results {
   startedAt: string;
   finishedAt?: string;
-  plan: Omit<Plan, 'phases'> & { phases: string[] };
+  /** The command-line arguments of the run. */
+  args: string[];
+  mode: 'quick' | 'full';
+  store: 'sqlite' | 'postgres';
+  /** Extra hub environment given with --hub-env. */
+  hubEnv: Record<string, string>;
   machine: Machine;
   /** Machine CPU (100 = one core) used by other processes just before the run: high means noisy figures. */
   backgroundCpuPercent: number;
-  /** Unreported warm-up runs (checked for loss like the rest). */
-  warmups: ChatRow[];
-  chat: ChatRow[];
-  idle?: IdleResult;
-  hubToRawMaxRatio?: number;
-  targets: Array<{ figure: string; measured: number; target: string; met: boolean }>;
-  /** With --profile: the hub's self-time summary over the reported chat runs and over the idle connect burst. */
-  profiles: { chat?: ProfileSummary[]; idle?: ProfileSummary[] };
+  /** Per scenario, the figures compared across runs. */
+  scenarios: Record<string, Record<string, Figure>>;
+  /** The hub's figures over the references' of the same run. */
+  ratios: Record<string, Figure>;
+  targets: Target[];
+  /** Per scenario, the load it was given. */
+  settings: Record<string, object>;
+  /** Per scenario, everything it measured. */
+  details: Record<string, unknown>;
+  /** With --profile: where each scenario's hub spent its time. */
+  profiles: Record<string, ProfileSummary[]>;
   failures: string[];
+}
+
+/** Other users' processes' CPU, flagged when enough to have skewed the row. */
+export const foreign = (cpu: number) => `${int(cpu)}${cpu > QUIET_CPU ? ' ⚠ noisy' : ''}`;
+
+const load = (r: RunRow) =>
+  (r.mode.kind === 'closed' ? `closed loop, window ${r.mode.window}` : `open loop ${int(r.mode.rate)}/s`) +
+  (r.storedBefore === undefined ? '' : ` (${Math.round(r.storedBefore / 1000)}k stored before)`);
+
+const generators = (u: Usage) => Object.values(u.generatorCpuPercent).map(int).join(' / ');
+
+/** The common columns of a server's usage: CPU (main thread), generators, foreign, loop lag, RSS. */
+export const usageHeader = '| server CPU % (main thread) | generators CPU % | foreign CPU % | loop lag p99 / max ms | server RSS MB |';
+export const usageAlign = '---:|---|---:|---:|---:|';
+export const usageCells = (u: Usage) =>
+  `| ${int(u.serverCpuPercent)} (${int(u.serverThreads.main)}) | ${generators(u)} | ${foreign(u.foreignCpuPercent)} | ${ms(u.loop.p99)} / ${ms(u.loop.max)} | ${int(u.serverRssMb)} |`;
+
+export function loadTable(rows: RunRow[]): string[] {
+  const broadcast = rows.some((r) => r.deliveredRate > r.messageRate * 1.5);
+  return [
+    `| load | sent | msg/s | ${broadcast ? 'deliveries/s | ' : ''}p50 ms | p99 ms | p99.9 ms | max ms | lost / dup ${usageHeader}`,
+    `|---|---:|---:|${broadcast ? '---:|' : ''}---:|---:|---:|---:|---|${usageAlign}`,
+    ...rows.map(
+      (r) =>
+        `| ${load(r)}${r.backlogGrowing ? ' ⚠ backlog grows' : ''} | ${int(r.sent)} | **${int(r.messageRate)}** | ${broadcast ? `**${int(r.deliveredRate)}** | ` : ''}` +
+        `${ms(r.latency.p50)} | **${ms(r.latency.p99)}** | ${ms(r.latency.p999)} | ${ms(r.latency.max)} | ` +
+        `${r.missing} / ${r.duplicates}${r.problems.length > 0 ? ' ⚠' : ''} ${usageCells(r.usage)}`,
+    ),
+  ];
 }
 
 const TREND_SECONDS = 5;
 
 /** Mean delivered/s per slice of the window: shows whether the rate holds or sags as the database grows. */
-function trend(r: ChatRow): string {
+function trend(r: RunRow): string {
   const slices: string[] = [];
   for (let i = 0; i < r.deliveredPerSecond.length; i += TREND_SECONDS) {
     const part = r.deliveredPerSecond.slice(i, i + TREND_SECONDS);
@@ -37,80 +75,43 @@ function trend(r: ChatRow): string {
   return slices.join(' → ');
 }
 
-/** Other users' processes' CPU, flagged when enough to have skewed the row. */
-const foreign = (cpu: number) => `${int(cpu)}${cpu > QUIET_CPU ? ' ⚠ noisy' : ''}`;
-
-const load = (r: ChatRow) =>
-  (r.mode.kind === 'closed' ? `closed loop, window ${r.mode.window}/agent` : `open loop ${int(r.mode.rate)}/s`) +
-  (r.storedBefore === undefined ? '' : ` (${Math.round(r.storedBefore / 1000)}k rows stored before)`);
-
-function chatTable(rows: ChatRow[]): string[] {
-  return [
-    '| server | load | sent | sent/s | delivered/s | p50 ms | p99 ms | p99.9 ms | max ms | lost / dup | server CPU % (main thread) | agents / humans gen CPU % | foreign CPU % | ping p99 ms | server RSS MB |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---|---:|---:|---:|',
-    ...rows.map(
-      (r) =>
-        `| ${r.server} | ${load(r)} | ${int(r.sent)} | ${int(r.sendRate)} | **${int(r.deliveredRate)}** | ${ms(r.latency.p50)} | **${ms(r.latency.p99)}** | ${ms(r.latency.p999)} | ${ms(r.latency.max)} | ` +
-        `${r.missing} / ${r.duplicates}${r.problems.length > 0 ? ' ⚠' : ''} | ${int(r.serverCpuPercent)} (${int(r.serverThreads.main)}) | ${int(r.agentsCpuPercent)} / ${int(r.humansCpuPercent)} | ${foreign(r.foreignCpuPercent)} | ${ms(r.pingMs.p99)} | ${int(r.serverRssMb)} |`,
-    ),
-  ];
+/** A scenario's heading, its runs, and the per-slice rate of its closed loops. */
+export function markdownSection(heading: string, series: SeriesResult, notes: string[] = []): string[] {
+  const out = [`### ${heading}`, '', ...notes.flatMap((n) => [n, '']), ...loadTable(series.rows)];
+  for (const row of series.rows) {
+    if (row.mode.kind === 'closed' && row.deliveredPerSecond.length > TREND_SECONDS) {
+      out.push('', `Closed loop, window ${row.mode.window}: delivered/s in successive ${TREND_SECONDS}-second slices: ${trend(row)}`);
+    }
+  }
+  return out;
 }
 
-function idleTable(i: IdleResult): string[] {
-  return [
-    '| sockets | connected | still open | connect/s | hub RSS before MB | after 5 % MB | after all MB | **KB / socket** | marginal KB / socket | hub CPU % while connecting | foreign CPU % | ping p99 ms while connecting |',
-    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
-    `| ${int(i.sockets)} | ${int(i.connected)} | ${int(i.stillOpen)} | ${int(i.connectPerSecond)} | ${i.rssBeforeMb.toFixed(1)} | ${i.rssPrimedMb.toFixed(1)} | ${i.rssAfterMb.toFixed(1)} | ` +
-      `**${i.kbPerSocket.toFixed(1)}** | ${i.marginalKbPerSocket.toFixed(1)} | ${int(i.serverCpuPercentDuringConnect)} | ${foreign(i.foreignCpuPercent)} | ${ms(i.pingMsDuringConnect.p99)} |`,
-  ];
-}
+const figure = (v: Figure) => (v === null ? '–' : v < 10 ? v.toFixed(2) : v < 100 ? v.toFixed(1) : int(v));
 
-export function renderMarkdown(r: Results): string {
+/** The whole report: machine, figures, ratios and targets, then each scenario's section. */
+export function renderReport(r: Results, sections: string[][]): string {
   const m = r.machine;
-  const p = r.plan;
   const out = [
-    `## WebSocket bench (${p.mode}) — ${r.startedAt}`,
+    `## Hub benchmark (${r.mode}, ${r.store === 'postgres' ? 'PostgreSQL' : 'SQLite'}) — ${r.startedAt}`,
     '',
     `Machine: ${m.cpuModel}, ${m.cores} cores, ${int(m.memoryMb)} MB, Node ${m.node}, Linux ${m.kernel}; hub at ${m.hubCommit}. ` +
-      `Background load before the run: ${int(r.backgroundCpuPercent)} % of a core${r.backgroundCpuPercent > QUIET_CPU ? ' (**busy machine: figures are noisy**)' : ''}.`,
+      `Background load before the run: ${int(r.backgroundCpuPercent)} % of a core${r.backgroundCpuPercent > QUIET_CPU ? ' (**busy machine: figures are noisy**)' : ''}.` +
+      (Object.keys(r.hubEnv).length > 0 ? ` Hub environment: ${Object.entries(r.hubEnv).map(([k, v]) => `\`${k}=${v}\``).join(', ')}.` : ''),
+    '',
+    '| scenario | figures |',
+    '|---|---|',
+    ...Object.entries(r.scenarios).map(([key, figures]) => `| ${key} | ${Object.entries(figures).map(([k, v]) => `${k} **${figure(v)}**`).join(', ')} |`),
   ];
-  if (r.chat.length > 0) {
-    out.push(
-      '',
-      `### Targeted agent→human CHAT, stored on SQLite (${p.agents} agents → ${p.humans} humans, ${p.payloadBytes}-byte text)`,
-      '',
-      `Latency: generator send call → CHAT received at the human socket. delivered/s counts receipts after the first ${p.rampMs / 1000} s of a closed-loop run.`,
-      '',
-      ...chatTable(r.chat),
-    );
-    for (const row of r.chat) {
-      if (row.mode.kind === 'closed') out.push('', `${row.server} closed loop, window ${row.mode.window}: delivered/s in successive ${TREND_SECONDS}-second slices: ${trend(row)}`);
-    }
-    if (r.hubToRawMaxRatio !== undefined) out.push('', `Hub / raw uWS relay, max sustained msg/s (best closed-loop run of each): **${r.hubToRawMaxRatio.toFixed(2)}**`);
-  }
-  if (r.idle) out.push('', '### Idle agent sockets (each announced once with an acknowledged SYSTEM_LOG)', '', ...idleTable(r.idle));
+  const ratios = Object.entries(r.ratios);
+  if (ratios.length > 0) out.push('', `Ratios in this run: ${ratios.map(([k, v]) => `${k} **${figure(v)}**`).join(', ')}`);
   if (r.targets.length > 0) {
-    out.push('', '### Issue 3 targets', '', '| figure | measured | target | met |', '|---|---:|---|---|');
-    for (const t of r.targets) out.push(`| ${t.figure} | ${t.measured < 100 ? t.measured.toFixed(1) : int(t.measured)} | ${t.target} | ${t.met ? 'yes' : '**no**'} |`);
+    out.push('', '### Targets', '', '| figure | measured | target | met |', '|---|---:|---|---|');
+    for (const t of r.targets) out.push(`| ${t.figure} | ${t.measured === null ? '–' : figure(t.measured)} | ${t.target} | ${t.met ? 'yes' : '**no**'} |`);
   }
-  for (const p of r.profiles.chat ?? []) out.push('', `### Where the hub's ${p.thread} thread spends its time during the chat runs (under --cpu-prof)`, '', formatProfile(p));
-  for (const p of r.profiles.idle ?? []) out.push('', `### Where the hub's ${p.thread} thread spends its time while idle sockets connect (under --cpu-prof)`, '', formatProfile(p));
+  for (const section of sections) out.push('', ...section);
+  for (const [key, profiles] of Object.entries(r.profiles)) {
+    for (const p of profiles) out.push('', `### Where the hub's ${p.thread} thread spent its time in ${key} (under --cpu-prof)`, '', formatProfile(p));
+  }
   if (r.failures.length > 0) out.push('', '### FAILURES', '', ...r.failures.map((f) => `- ${f}`));
   return out.join('\n');
-}
-
-/** The best closed-loop run of a server: its maximum sustained rate. */
-export function maxSustained(chat: ChatRow[], server: ChatRow['server']): ChatRow | undefined {
-  return chat.filter((r) => r.server === server && r.mode.kind === 'closed').sort((a, b) => b.deliveredRate - a.deliveredRate)[0];
-}
-
-/** The issue's performance targets against what was measured. */
-export function targetsOf(chat: ChatRow[], idle: IdleResult | undefined): Results['targets'] {
-  const targets: Results['targets'] = [];
-  const hubMax = maxSustained(chat, 'hub');
-  if (hubMax) targets.push({ figure: 'hub max sustained msg/s', measured: hubMax.deliveredRate, target: '≥ 15,000', met: hubMax.deliveredRate >= 15_000 });
-  const hub5k = chat.find((r) => r.server === 'hub' && r.mode.kind === 'open' && r.mode.rate === 5_000);
-  if (hub5k) targets.push({ figure: 'hub p99 ms at 5,000 msg/s', measured: hub5k.latency.p99, target: '≤ 50 ms', met: hub5k.latency.p99 <= 50 });
-  if (idle) targets.push({ figure: 'hub KB RSS per idle socket', measured: idle.kbPerSocket, target: '≤ 16 KB', met: idle.kbPerSocket <= 16 });
-  return targets;
 }

@@ -13,7 +13,7 @@ export type Handlers = Record<string, (params: never) => unknown>;
 
 /** Child side: answers each request with its handler's (awaited) result. Exits when the parent goes. */
 export function serve(handlers: Handlers): void {
-  if (!process.send) throw new Error('this script is a bench child: start it from bench/ws.ts (it needs an IPC channel)');
+  if (!process.send) throw new Error('this script is a bench child: start it from bench/run.ts (it needs an IPC channel)');
   process.on('message', (raw) => {
     const req = raw as Request;
     const handler = handlers[req.method] as ((params: unknown) => unknown) | undefined;

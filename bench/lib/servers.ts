@@ -1,89 +1,161 @@
-// Starting and stopping the servers under test, each in its own child process: the hub (src/main.ts
-// with a throwaway SQLite database) and the raw uWS relay (bench/rawRelay.ts).
+// Starting and stopping the servers under test, each in its own child process with the event-loop
+// probe preloaded: the hub (src/main.ts on a scratch store), and the two references that relay the
+// same targeted frames without a store: bare uWebSockets.js and Socket.IO.
 import { randomBytes } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { freePort, waitForHttp } from './net.js';
+import { RpcClient } from './rpc.js';
 import { spawnTs, stopChild } from './spawn.js';
+import type { ScratchStore } from './stores.js';
+
+export type ServerKind = 'hub' | 'raw' | 'socketio';
+
+/** Event-loop delay (ms beyond the probe's 10 ms tick) and utilisation (0..1), since the last reading. */
+export interface LoopLag {
+  p50: number;
+  p99: number;
+  max: number;
+  mean: number;
+  utilisation: number;
+}
+
+/** How a generator reaches a server: a plain WebSocket, or a Socket.IO client. */
+export type Transport = 'ws' | 'socketio';
 
 export interface Server {
-  kind: 'hub' | 'raw';
+  kind: ServerKind;
+  transport: Transport;
   pid: number;
   port: number;
-  /** Answers 200 on the server's event loop (readiness and the loop-lag proxy). */
+  /** Answers 200 on the server's event loop (readiness, and a round trip seen from outside). */
   pingUrl: string;
-  /** WebSocket URL for one user: `credential` is a token on the hub, a user id on the relay. */
-  wsUrl(credential: string | number): string;
+  /** Connection URL for one user: `credential` is a token on the hub, a user id on the references. */
+  socketUrl(credential: string | number): string;
+  /** Event-loop lag since the previous call (the probe resets on each reading). */
+  loop(): Promise<LoopLag>;
   alive(): boolean;
   stop(): Promise<void>;
 }
 
-function serverOf(kind: Server['kind'], child: ChildProcess, port: number, pingPath: string, wsUrl: (c: string | number) => string): Server {
-  return {
-    kind,
+const ROOT = resolve(import.meta.dirname, '..', '..');
+const PROBE = pathToFileURL(join(ROOT, 'bench', 'servers', 'probe.ts')).href;
+
+interface Started {
+  kind: ServerKind;
+  transport: Transport;
+  script: string;
+  /** Command-line arguments, given the port to listen on (the hub reads SERVER_PORT instead). */
+  args?: (port: number) => string[];
+  env?: NodeJS.ProcessEnv;
+  nodeFlags?: string[];
+  logFile?: string;
+  pingPath: string;
+  socketUrl(port: number, credential: string | number): string;
+  startTimeoutMs: number;
+}
+
+async function startServer(s: Started): Promise<Server> {
+  const port = await freePort();
+  const child: ChildProcess = spawnTs(s.script, s.args?.(port) ?? [], {
+    nodeFlags: [...(s.nodeFlags ?? []), '--import', PROBE],
+    env: { ...s.env, SERVER_PORT: String(port) },
+    logFile: s.logFile,
+    ipc: true,
+    cwd: ROOT,
+  });
+  const rpc = new RpcClient(child, s.kind);
+  const server: Server = {
+    kind: s.kind,
+    transport: s.transport,
     pid: child.pid!,
     port,
-    pingUrl: `http://127.0.0.1:${port}${pingPath}`,
-    wsUrl,
+    pingUrl: `http://127.0.0.1:${port}${s.pingPath}`,
+    socketUrl: (credential) => s.socketUrl(port, credential),
+    loop: () => rpc.call<LoopLag>('loop', {}, 10_000),
     alive: () => child.exitCode === null && child.signalCode === null,
     stop: () => stopChild(child),
   };
-}
-
-export interface HubOptions {
-  /** Folder for hub.db and hub.log; reusing it restarts the hub on the same database. */
-  dir: string;
-  /** Where --cpu-prof writes the profile (written when the hub exits on SIGTERM). */
-  profileDir?: string;
-  jwtSecret: string;
+  try {
+    await waitForHttp(server.pingUrl, s.startTimeoutMs, server.alive);
+  } catch (err) {
+    await server.stop();
+    throw new Error(`${s.kind} did not start${s.logFile ? ` (see ${s.logFile})` : ''}: ${(err as Error).message}`);
+  }
+  // Readings cover what happens after start-up.
+  await server.loop();
+  return server;
 }
 
 export const newJwtSecret = () => randomBytes(24).toString('hex');
 
 export const ADMIN = { username: 'admin', password: 'admin-password' };
 
-export async function startHub(options: HubOptions): Promise<Server & { baseUrl: string }> {
-  mkdirSync(options.dir, { recursive: true });
-  const port = await freePort();
-  const nodeFlags = options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : [];
-  const child = spawnTs('src/main.ts', [], {
-    nodeFlags,
-    logFile: join(options.dir, 'hub.log'),
+export interface HubOptions {
+  store: ScratchStore;
+  /** Folder for the hub's log. */
+  logDir: string;
+  jwtSecret: string;
+  /** Where --cpu-prof writes the profile (written when the hub exits on SIGTERM). */
+  profileDir?: string;
+  /** Extra environment (the scenario's, then the command line's --hub-env), applied last. */
+  hubEnv: Record<string, string>;
+}
+
+export type Hub = Server & { baseUrl: string };
+
+export async function startHub(options: HubOptions): Promise<Hub> {
+  mkdirSync(options.logDir, { recursive: true });
+  const server = await startServer({
+    kind: 'hub',
+    transport: 'ws',
+    script: 'src/main.ts',
+    nodeFlags: options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : [],
+    logFile: join(options.logDir, 'hub.log'),
     env: {
       SERVER_HOST: '127.0.0.1',
-      SERVER_PORT: String(port),
-      DB_DRIVER: 'sqlite',
-      DB_PATH: join(options.dir, 'hub.db'),
+      ...options.store.env,
       LOG_LEVEL: 'warn',
       LOG_FORMAT: 'json',
       INITIAL_ADMIN_USER: ADMIN.username,
       INITIAL_ADMIN_PASS: ADMIN.password,
       // The bench measures throughput, not the per-socket rate limit.
-      WS_RATE_LIMIT: '100000',
-      WS_RATE_BURST: '100000',
+      WS_RATE_LIMIT: '1000000',
+      WS_RATE_BURST: '1000000',
       JWT_SECRET: options.jwtSecret,
+      ...options.hubEnv,
     },
+    pingPath: '/api/ping',
+    socketUrl: (port, token) => `ws://127.0.0.1:${port}/api/ws?token=${encodeURIComponent(String(token))}`,
+    startTimeoutMs: 60_000,
   });
-  const server = serverOf('hub', child, port, '/api/ping', (token) => `ws://127.0.0.1:${port}/api/ws?token=${encodeURIComponent(String(token))}`);
-  try {
-    await waitForHttp(server.pingUrl, 60_000, server.alive);
-  } catch (err) {
-    await server.stop();
-    throw new Error(`the hub did not start (see ${join(options.dir, 'hub.log')}): ${(err as Error).message}`);
-  }
-  return { ...server, baseUrl: `http://127.0.0.1:${port}` };
+  return { ...server, baseUrl: `http://127.0.0.1:${server.port}` };
 }
 
-export async function startRawRelay(): Promise<Server> {
-  const port = await freePort();
-  const child = spawnTs('bench/rawRelay.ts', ['--port', String(port)]);
-  const server = serverOf('raw', child, port, '/ping', (uid) => `ws://127.0.0.1:${port}/ws?uid=${uid}`);
-  try {
-    await waitForHttp(server.pingUrl, 30_000, server.alive);
-  } catch (err) {
-    await server.stop();
-    throw err;
-  }
-  return server;
+/** The ceiling: bare uWebSockets.js, no actors, no validation, no store. */
+export function startRawRelay(): Promise<Server> {
+  return startServer({
+    kind: 'raw',
+    transport: 'ws',
+    script: 'bench/servers/rawRelay.ts',
+    args: (port) => ['--port', String(port)],
+    pingPath: '/ping',
+    socketUrl: (port, uid) => `ws://127.0.0.1:${port}/ws?uid=${uid}`,
+    startTimeoutMs: 30_000,
+  });
+}
+
+/** What a team might pick instead: a Socket.IO server on node:http, one room per user, no store. */
+export function startSocketioRelay(): Promise<Server> {
+  return startServer({
+    kind: 'socketio',
+    transport: 'socketio',
+    script: 'bench/servers/socketioRelay.ts',
+    args: (port) => ['--port', String(port)],
+    pingPath: '/ping',
+    socketUrl: (port, uid) => `http://127.0.0.1:${port}/?uid=${uid}`,
+    startTimeoutMs: 30_000,
+  });
 }

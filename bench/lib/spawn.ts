@@ -8,7 +8,7 @@ import { RpcClient } from './rpc.js';
 
 export interface SpawnOptions {
   env?: NodeJS.ProcessEnv;
-  /** Extra node flags (e.g. --cpu-prof). */
+  /** Extra node flags (e.g. --cpu-prof), after tsx is registered (so `--import x.ts` works). */
   nodeFlags?: string[];
   /** File for the child's stdout and stderr; inherited when absent. */
   logFile?: string;
@@ -23,7 +23,7 @@ export function spawnTs(script: string, args: string[], options: SpawnOptions = 
   const out = options.logFile ? openSync(options.logFile, 'a') : 'inherit';
   const stdio: StdioOptions = ['ignore', out, out];
   if (options.ipc) stdio.push('ipc');
-  return spawn('bash', ['-c', RAISE_FD_LIMIT, process.execPath, ...(options.nodeFlags ?? []), '--import', 'tsx', script, ...args], {
+  return spawn('bash', ['-c', RAISE_FD_LIMIT, process.execPath, '--import', 'tsx', ...(options.nodeFlags ?? []), script, ...args], {
     env: { ...process.env, ...options.env },
     cwd: options.cwd,
     stdio,

@@ -16,14 +16,19 @@ export function createRequestGate() {
     }
     inFlight++;
     let left = false;
+    // A client that hangs up before the answer: ultimate-express then marks the response finished
+    // and closes only its socket, so neither 'finish' nor 'close' ever fires on the response.
+    const socket = res.socket;
     const leave = () => {
       if (left) return;
       left = true;
+      socket?.off('close', leave);
       inFlight--;
       if (inFlight === 0) events.emit('idle');
     };
     res.on('finish', leave);
     res.on('close', leave);
+    socket?.once('close', leave);
     next();
   };
 

@@ -42,6 +42,21 @@ describeEachDriver('shutdown', (driver) => {
     await t.stop(); // idempotent: drops the test database
   });
 
+  it('stops counting a request whose client hung up before the answer, so stop does not wait for it', async () => {
+    const t = await startTestHub(driver);
+    const body = JSON.stringify({ level: 'INFO', content: 'abandoned' });
+    const req = request(`${t.url}/api/messages`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${t.adminToken}`, 'Content-Type': 'application/json', 'Content-Length': body.length },
+    });
+    req.on('error', () => undefined);
+    req.write(body.slice(0, 5));
+    await vi.waitFor(() => expect(t.hub.inFlightRequests()).toBe(1));
+    req.destroy();
+    await vi.waitFor(() => expect(t.hub.inFlightRequests()).toBe(0));
+    await t.stop();
+  });
+
   it('closes sockets with 1001 and loses no acknowledged frame, also with frames still queued', async () => {
     const t = await startTestHub(driver);
     const agent = await t.createAgent();

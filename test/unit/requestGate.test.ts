@@ -37,6 +37,19 @@ describe('request gate', () => {
     expect(gate.inFlight).toBe(0);
   });
 
+  it('counts a request out when only its socket closes (the client hung up before the answer)', () => {
+    const gate = createRequestGate();
+    const res = fakeResponse() as ReturnType<typeof fakeResponse> & { socket: EventEmitter };
+    res.socket = new EventEmitter();
+    gate.middleware({} as Request, res as unknown as Response, () => undefined);
+    expect(gate.inFlight).toBe(1);
+    res.socket.emit('close');
+    expect(gate.inFlight).toBe(0);
+    res.emit('finish');
+    expect(gate.inFlight).toBe(0);
+    expect(res.socket.listenerCount('close')).toBe(0);
+  });
+
   it('resolves close() when the last request in flight finishes', async () => {
     const gate = createRequestGate();
     const a = enter(gate);

@@ -1,7 +1,7 @@
 // The reference point for the hub's WebSocket figures: a bare uWebSockets.js relay with no actors,
 // no store, no validation and no authentication beyond `?uid=<user id>`. It does the least the hub's
 // targeted-CHAT path must do: parse the frame, give it an id, serialise it once, send it to every
-// socket of the target, and ACK the sender's local_id. Run: `npx tsx bench/rawRelay.ts --port 9001`.
+// socket of the target, and ACK the sender's local_id. Run alone: `npx tsx bench/servers/rawRelay.ts --port 9001`.
 import { parseArgs } from 'node:util';
 import uWS from 'uWebSockets.js';
 

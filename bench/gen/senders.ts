@@ -1,13 +1,12 @@
-// Load generator child: agent sockets sending targeted CHAT frames to the human sockets, either
-// closed-loop (a window of unacknowledged frames per agent) or open-loop (a fixed total rate on a
-// schedule). It counts ACKs and ERRORs; the humans process checks what arrived.
-import type WebSocket from 'ws';
+// Load generator child: sender sockets (agents) sending either targeted CHAT frames or untargeted
+// SYSTEM_LOG frames, closed-loop (a window of unacknowledged frames per sender) or open-loop (a fixed
+// total rate on a schedule). It counts ACKs and ERRORs; the receivers process checks what arrived.
 import { serve } from '../lib/rpc.js';
-import { chatPayload, closeAll, filler, localId, now, openAll, openSocket } from './common.js';
-import type { AgentsConnectParams, AgentsRunParams, AgentsRunResult, ConnectResult } from './protocol.js';
+import { closeAll, connectEach, filler, localId, now, stampedText, type Conn } from './common.js';
+import type { ConnectResult, SendersConnectParams, SendersRunParams, SendersRunResult, SendKind } from './protocol.js';
 
-let sockets: WebSocket[] = [];
-let targets: number[] = [];
+let conns: Conn[] = [];
+let kind: SendKind = { frame: 'log' };
 let closedSockets = 0;
 
 /** The run in progress; socket handlers report into it. */
@@ -20,50 +19,53 @@ interface RunState {
   acked: number;
   errors: number;
   errorSamples: string[];
-  /** Closed loop: called after an agent's frame was answered, to send its next one. */
-  refill?: (agent: number) => void;
+  /** Closed loop: called after a sender's frame was answered, to send its next one. */
+  refill?: (sender: number) => void;
 }
 let run: RunState | undefined;
 
-function send(r: RunState, agent: number): void {
-  const seq = r.seq[agent]!++;
-  const target = targets[(agent + seq) % targets.length]!;
-  r.inflight[agent]!++;
-  r.total++;
-  // Built by hand: payload and local_id hold no characters that need JSON escaping.
-  const payload = chatPayload(now(), r.text);
-  sockets[agent]!.send(`{"type":"CHAT","payload":"${payload}","target_id":${target},"local_id":"${localId(r.tag, agent, seq)}"}`);
+// Built by hand: the text and local_id hold no characters that need JSON escaping.
+function frameOf(r: RunState, sender: number, seq: number): string {
+  const text = stampedText(now(), r.text);
+  const id = localId(r.tag, sender, seq);
+  if (kind.frame === 'chat') {
+    const target = kind.targets[(sender + seq) % kind.targets.length]!;
+    return `{"type":"CHAT","payload":"${text}","target_id":${target},"local_id":"${id}"}`;
+  }
+  return `{"type":"SYSTEM_LOG","payload":{"level":"INFO","content":"${text}"},"local_id":"${id}"}`;
 }
 
-function onFrame(agent: number, data: WebSocket.RawData): void {
+function send(r: RunState, sender: number): void {
+  const seq = r.seq[sender]!++;
+  r.inflight[sender]!++;
+  r.total++;
+  conns[sender]!.send(frameOf(r, sender, seq));
+}
+
+function onText(sender: number, text: string): void {
   const r = run;
   if (!r) return;
-  const frame = JSON.parse(data.toString()) as { type: string; payload?: unknown };
+  const frame = JSON.parse(text) as { type: string; payload?: unknown };
   if (frame.type === 'ACK') r.acked++;
   else if (frame.type === 'ERROR') {
     r.errors++;
     if (r.errorSamples.length < 5) r.errorSamples.push(JSON.stringify(frame.payload));
   } else return;
-  r.inflight[agent]!--;
-  r.refill?.(agent);
+  r.inflight[sender]!--;
+  r.refill?.(sender);
 }
 
-async function connect(p: AgentsConnectParams): Promise<ConnectResult> {
-  targets = p.targets;
-  const opened = await openAll(p.urls, p.concurrency, (url) => openSocket(url));
-  if (opened.errors.length > 0) throw new Error(`agents could not connect: ${opened.errors.slice(0, 3).join('; ')}`);
-  sockets = opened.sockets as WebSocket[];
-  sockets.forEach((ws, i) => {
-    ws.on('message', (data) => onFrame(i, data));
-    ws.on('close', () => closedSockets++);
-  });
-  return { connected: sockets.length, errors: [], ms: opened.endedAt - opened.startedAt };
+async function connect(p: SendersConnectParams): Promise<ConnectResult> {
+  kind = p.send;
+  const opened = await connectEach(p, 'senders', onText, () => closedSockets++);
+  conns = opened.conns;
+  return opened.result;
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-async function runLoad(p: AgentsRunParams): Promise<AgentsRunResult> {
-  const n = sockets.length;
+async function runLoad(p: SendersRunParams): Promise<SendersRunResult> {
+  const n = conns.length;
   const r: RunState = {
     tag: p.tag,
     text: filler(p.payloadBytes),
@@ -82,10 +84,11 @@ async function runLoad(p: AgentsRunParams): Promise<AgentsRunResult> {
 
   if (p.mode.kind === 'closed') {
     const window = p.mode.window;
-    r.refill = (agent) => {
-      if (now() < endAt && r.inflight[agent]! < window) send(r, agent);
+    const more = () => r.total < p.maxMessages && now() < endAt;
+    r.refill = (sender) => {
+      if (r.inflight[sender]! < window && more()) send(r, sender);
     };
-    for (let a = 0; a < n; a++) for (let k = 0; k < window; k++) send(r, a);
+    for (let k = 0; k < window; k++) for (let a = 0; a < n && more(); a++) send(r, a);
     await sleep(p.durationMs);
     r.refill = undefined;
   } else {
@@ -95,7 +98,7 @@ async function runLoad(p: AgentsRunParams): Promise<AgentsRunResult> {
     await new Promise<void>((resolve) => {
       const timer = setInterval(() => {
         const t = now();
-        const due = Math.floor((Math.min(t, endAt) - startedAt) * perMs);
+        const due = Math.min(p.maxMessages, Math.floor((Math.min(t, endAt) - startedAt) * perMs));
         if (r.total < due) maxLag = Math.max(maxLag, t - (startedAt + r.total / perMs));
         while (r.total < due) send(r, r.total % n);
         if (t >= endAt) {
@@ -126,8 +129,8 @@ serve({
   connect,
   run: runLoad,
   disconnect: async () => {
-    await closeAll(sockets);
-    sockets = [];
+    await closeAll(conns);
+    conns = [];
     closedSockets = 0;
     return {};
   },

@@ -1,0 +1,78 @@
+// What a scenario is handed: hub and generator starters that remember what they started, so the
+// orchestrator stops it all when the scenario ends (or fails, or the run is interrupted), and the
+// hub's profiles when the run profiles.
+import { join } from 'node:path';
+import { now } from './clock.js';
+import type { Plan } from './plan.js';
+import { summariseWritten, type ProfileSummary } from './profile.js';
+import type { ScenarioContext } from './scenario.js';
+import { newJwtSecret, startHub, type Hub, type Server } from './servers.js';
+import { Generator } from './spawn.js';
+import type { StoreFactory } from './stores.js';
+
+/** Everything started and not yet stopped, across scenarios (a Ctrl-C stops it all). */
+export class Live {
+  readonly servers = new Set<Server>();
+  readonly generators = new Set<Generator>();
+
+  async stopAll(): Promise<void> {
+    const generators = [...this.generators];
+    const servers = [...this.servers];
+    this.generators.clear();
+    this.servers.clear();
+    await Promise.all(generators.map((g) => g.stop()));
+    await Promise.all(servers.map((s) => s.stop()));
+  }
+}
+
+export interface ContextOptions {
+  plan: Plan;
+  log(line: string): void;
+  workDir: string;
+  root: string;
+  resultsDir: string;
+  stores: StoreFactory;
+  live: Live;
+}
+
+export function createContext(key: string, o: ContextOptions): { ctx: ScenarioContext; profiles: ProfileSummary[] } {
+  const profiles: ProfileSummary[] = [];
+  const hubs = new Map<Hub, { name: string; profileDir?: string }>();
+  // One JWT secret per scenario: a hub restarted on the same store keeps accepting its sessions.
+  const jwtSecret = newJwtSecret();
+  const ctx: ScenarioContext = {
+    plan: o.plan,
+    log: o.log,
+    workDir: o.workDir,
+    newStore: (name) => o.stores.create(name),
+    async startHub(name, store, env = {}) {
+      const profileDir = o.plan.profile ? join(o.workDir, 'profiles', name) : undefined;
+      o.log(`${key}: starting a hub on ${store.describe}${profileDir ? ' under --cpu-prof' : ''}`);
+      const hub = await startHub({ store, logDir: join(o.workDir, name), jwtSecret, profileDir, hubEnv: { ...env, ...o.plan.hubEnv } });
+      o.live.servers.add(hub);
+      hubs.set(hub, { name, profileDir });
+      return hub;
+    },
+    async stopHub(hub, window, covers = 'the measured runs') {
+      // SIGTERM: the hub shuts down cleanly, which is also when --cpu-prof writes its profile.
+      await hub.stop();
+      o.live.servers.delete(hub);
+      const started = hubs.get(hub);
+      hubs.delete(hub);
+      if (started?.profileDir && window) {
+        profiles.push(...summariseWritten(started.profileDir, join(o.resultsDir, `hub-${started.name}-latest`), o.root, covers, { ...window, exitedAt: now() }));
+      }
+    },
+    async track(starting) {
+      const server = await starting;
+      o.live.servers.add(server);
+      return server;
+    },
+    async generator(name, script) {
+      const gen = await Generator.start(name, script);
+      o.live.generators.add(gen);
+      return gen;
+    },
+  };
+  return { ctx, profiles };
+}
