@@ -152,3 +152,31 @@ export interface HttpRunResult {
   missing?: number;
   samples: string[];
 }
+
+/** The fake language model (gen/fakeModel.ts): every answer streams `deltas` deltas, `delayMs` apart. */
+export interface FakeModelParams {
+  deltas: number;
+  delayMs: number;
+}
+
+export interface ButlerRunParams {
+  /** Thread ids per socket (one conversation each). */
+  threads: number[][];
+  deltas: number;
+  durationMs: number;
+  /** How long answers still streaming at the end may take. */
+  drainMs: number;
+}
+
+export interface ButlerRunResult {
+  asked: number;
+  completed: number;
+  startedAt: number;
+  endedAt: number;
+  /** Model write → asker receipt, per delta (ms). */
+  deltaLatency: number[];
+  /** Question sent → end of the answer's stream (ms). */
+  answerMs: number[];
+  problems: string[];
+  problemCount: number;
+}
