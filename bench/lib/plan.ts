@@ -97,7 +97,7 @@ export function parseCommand(argv: string[], env: NodeJS.ProcessEnv = process.en
       profile: values.profile!,
       windows: list(values.windows),
       idleSockets: list(values['idle-sockets']),
-      quietWaitMs: quick ? 10_000 : 60_000,
+      quietWaitMs: quick ? 5_000 : 60_000,
       keep: values.keep!,
     },
   };
