@@ -28,7 +28,7 @@ export interface Plan {
 }
 
 const USAGE = `usage: npm run bench -- [--quick] [--only LIST] [--pg] [--hub-env KEY=VALUE]... [--profile]
-  --quick              about a minute: short runs, small counts (the full run takes about 10 minutes)
+  --quick              about a minute and a half: short runs, small counts (the full run: about 10 minutes)
   --only LIST          scenarios to run, by key (default: all); --list shows them
   --list               print the scenarios and exit
   --pg                 the hub on PostgreSQL: a scratch database is created and dropped (default: SQLite)
