@@ -6,7 +6,7 @@ import os from 'node:os';
 import { join, resolve } from 'node:path';
 import { createContext, Live } from './lib/context.js';
 import { sleep } from './lib/net.js';
-import { parseCommand, QUIET_CPU } from './lib/plan.js';
+import { parseCommand, QUIET_CPU, UsageError } from './lib/plan.js';
 import { ForeignCpuMeter, machine } from './lib/procfs.js';
 import { loadScenarios, select } from './lib/registry.js';
 import { renderReport, type Results } from './lib/report.js';
@@ -126,6 +126,10 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 main().then(
   (code) => process.exit(code),
   (err: unknown) => {
+    if (err instanceof UsageError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(2);
+    }
     log(`!!! ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
     void live.stopAll().finally(() => process.exit(1));
   },

@@ -1,6 +1,9 @@
 // What a run does: quick or full, which scenarios, which store, extra hub settings, and the few
 // switches that change a scenario's load. Each scenario derives its own settings from this.
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+
+/** A mistake on the command line: shown without a stack trace. */
+export class UsageError extends Error {}
 
 /** Machine CPU (100 = one core) other processes may use before the run starts without it counting as busy. */
 export const QUIET_CPU = 10;
@@ -28,7 +31,7 @@ export interface Plan {
 }
 
 const USAGE = `usage: npm run bench -- [--quick] [--only LIST] [--pg] [--hub-env KEY=VALUE]... [--profile]
-  --quick              about a minute: short runs, small counts (the full run takes about 10 minutes)
+  --quick              about a minute and a half: short runs, small counts (the full run: about 10 minutes)
   --only LIST          scenarios to run, by key (default: all); --list shows them
   --list               print the scenarios and exit
   --pg                 the hub on PostgreSQL: a scratch database is created and dropped (default: SQLite)
@@ -42,7 +45,7 @@ const USAGE = `usage: npm run bench -- [--quick] [--only LIST] [--pg] [--hub-env
 
 const positive = (text: string) => {
   const n = Number(text.trim());
-  if (!Number.isInteger(n) || n < 1) throw new Error(`expected a positive whole number, got ${text}\n${USAGE}`);
+  if (!Number.isInteger(n) || n < 1) throw new UsageError(`expected a positive whole number, got ${text}\n${USAGE}`);
   return n;
 };
 
@@ -52,7 +55,7 @@ function hubEnvOf(pairs: string[]): Record<string, string> {
   const env: Record<string, string> = {};
   for (const pair of pairs) {
     const eq = pair.indexOf('=');
-    if (eq < 1) throw new Error(`--hub-env takes KEY=VALUE, got ${pair}\n${USAGE}`);
+    if (eq < 1) throw new UsageError(`--hub-env takes KEY=VALUE, got ${pair}\n${USAGE}`);
     env[pair.slice(0, eq)] = pair.slice(eq + 1);
   }
   return env;
@@ -64,23 +67,28 @@ export interface Command {
   list: boolean;
 }
 
+const OPTIONS = {
+  quick: { type: 'boolean', default: false },
+  only: { type: 'string' },
+  list: { type: 'boolean', default: false },
+  pg: { type: 'boolean', default: false },
+  'pg-url': { type: 'string' },
+  'hub-env': { type: 'string', multiple: true, default: [] as string[] },
+  profile: { type: 'boolean', default: false },
+  keep: { type: 'boolean', default: false },
+  windows: { type: 'string' },
+  'idle-sockets': { type: 'string' },
+  help: { type: 'boolean', default: false },
+} satisfies ParseArgsConfig['options'];
+
 export function parseCommand(argv: string[], env: NodeJS.ProcessEnv = process.env): Command {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      quick: { type: 'boolean', default: false },
-      only: { type: 'string' },
-      list: { type: 'boolean', default: false },
-      pg: { type: 'boolean', default: false },
-      'pg-url': { type: 'string' },
-      'hub-env': { type: 'string', multiple: true, default: [] },
-      profile: { type: 'boolean', default: false },
-      keep: { type: 'boolean', default: false },
-      windows: { type: 'string' },
-      'idle-sockets': { type: 'string' },
-      help: { type: 'boolean', default: false },
-    },
-  });
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: OPTIONS });
+  } catch (err) {
+    throw new UsageError(`${(err as Error).message}\n${USAGE}`);
+  }
+  const { values } = parsed;
   if (values.help) {
     process.stdout.write(`${USAGE}\n`);
     process.exit(0);
@@ -97,7 +105,7 @@ export function parseCommand(argv: string[], env: NodeJS.ProcessEnv = process.en
       profile: values.profile!,
       windows: list(values.windows),
       idleSockets: list(values['idle-sockets']),
-      quietWaitMs: quick ? 10_000 : 60_000,
+      quietWaitMs: quick ? 5_000 : 60_000,
       keep: values.keep!,
     },
   };

@@ -3,6 +3,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { UsageError } from './plan.js';
 import type { Scenario } from './scenario.js';
 
 const isScenario = (v: unknown): v is Scenario =>
@@ -28,6 +29,6 @@ export async function loadScenarios(dir: string): Promise<Scenario[]> {
 export function select(all: Scenario[], only: string[] | undefined): Scenario[] {
   if (!only) return all;
   const unknown = only.filter((k) => !all.some((s) => s.key === k));
-  if (unknown.length > 0) throw new Error(`unknown scenario ${unknown.join(', ')}; there are: ${all.map((s) => s.key).join(', ')}`);
+  if (unknown.length > 0) throw new UsageError(`unknown scenario ${unknown.join(', ')}; there are: ${all.map((s) => s.key).join(', ')}`);
   return all.filter((s) => only.includes(s.key));
 }

@@ -209,7 +209,8 @@ export interface LoadSettings {
 export function series(kind: string, s: LoadSettings): { warmup: RunSpec; runs: RunSpec[] } {
   const base = { drainMs: s.drainMs, payloadBytes: s.payloadBytes };
   return {
-    warmup: { ...base, label: 'warm-up', tag: `${kind}w`, mode: { kind: 'closed', window: s.windows[0]! }, durationMs: s.warmupMs, rampMs: 0 },
+    // A modest window: the warm-up is there to compile code and create rows, not to flood the server.
+    warmup: { ...base, label: 'warm-up', tag: `${kind}w`, mode: { kind: 'closed', window: Math.min(16, ...s.windows) }, durationMs: s.warmupMs, rampMs: 0 },
     runs: [
       ...s.openRates.map((rate) => ({ ...base, label: `open loop ${rate}/s`, tag: `${kind}o${rate}`, mode: { kind: 'open' as const, rate }, durationMs: s.openMs, rampMs: s.rampMs })),
       ...s.windows.map((window) => ({

@@ -56,7 +56,7 @@ interface Step {
 
 const hardFileLimit = () => Number(execFileSync('bash', ['-c', 'ulimit -Hn'], { encoding: 'utf8' }).trim()) || 1024;
 
-function settingsOf(requested: number[]): IdleSettings {
+function settingsOf(requested: number[], settleMs: number): IdleSettings {
   const fileLimit = hardFileLimit();
   const most = fileLimit - FD_HEADROOM;
   const steps = [...new Set(requested.map((n) => Math.min(n, most)))].sort((a, b) => a - b);
@@ -68,7 +68,7 @@ function settingsOf(requested: number[]): IdleSettings {
     // Each generator holds at most 15k sockets (well inside its own open-file limit and one address's ports).
     generators: Math.max(3, Math.ceil(largest / 15_000)),
     concurrency: 64,
-    settleMs: 3_000,
+    settleMs,
   };
 }
 
@@ -107,7 +107,7 @@ export default defineScenario({
   key: 'idle',
   title: 'Idle agents',
   order: 60,
-  settings: (plan) => settingsOf(plan.idleSockets ?? pick(plan, [1_000], [10_000, 19_000])),
+  settings: (plan) => settingsOf(plan.idleSockets ?? pick(plan, [1_000], [10_000, 19_000]), pick(plan, 1_500, 3_000)),
   async run(ctx, s) {
     const store = await ctx.newStore('idle');
     const largest = s.steps.at(-1)!;
@@ -118,7 +118,7 @@ export default defineScenario({
 
     const hub = await ctx.startHub('idle', store);
     const gens = await Promise.all(Array.from({ length: s.generators }, (_, k) => ctx.generator(`idle${k}`, 'bench/gen/idle.ts')));
-    await sleep(2_000);
+    await sleep(s.settleMs);
     const rssBefore = rssKb(hub.pid);
     const primeCount = Math.max(1, Math.round(s.steps[0]! * PRIME_SHARE));
     ctx.log(`idle: hub RSS before ${(rssBefore / 1024).toFixed(1)} MB; priming with ${primeCount} sockets`);
