@@ -9,6 +9,10 @@ import type { Config } from './config.js';
 import { Errors } from './errors.js';
 import { createApp } from './http/app.js';
 import { createRequestGate } from './http/requestGate.js';
+import { createRouteTable, type ServedRoute } from './http/routeTable.js';
+import { createPipelineMeter } from './metrics/pipeline.js';
+import { createMetrics, type Metrics } from './metrics/registry.js';
+import { createWsMeter, type WsMeter } from './metrics/ws.js';
 import { listen } from './server.js';
 import { createAgentsService } from './services/agents.js';
 import { createTokenVault } from './services/agentTokens.js';
@@ -24,7 +28,10 @@ import { createMessagesService } from './services/messages.js';
 import { createLiveSessions } from './services/liveSessions.js';
 import { createPasswordHasher } from './services/passwords.js';
 import { createPipeline, type Pipeline } from './services/pipeline.js';
+import { createInspection, type Inspection } from './services/inspection.js';
+import { connectionsSource, routerSource } from './services/inspectionSources.js';
 import { createPresenceService } from './services/presence.js';
+import { createReadiness } from './services/readiness.js';
 import { createReplay } from './services/replay.js';
 import { developmentSecret } from './services/secrets.js';
 import { createUsersService } from './services/users.js';
@@ -61,6 +68,12 @@ export interface Hub {
   readonly connections: ReadonlyMap<number, ConnectionActor>;
   /** HTTP requests being served right now. */
   inFlightRequests(): number;
+  /** The hub's metrics registry; `metrics.factory` declares more families (Butler, the connector). */
+  readonly metrics: Metrics;
+  /** The live actor system as GET /api/admin/actors shows it; `inspection.add` plugs in more actors. */
+  readonly inspection: Inspection;
+  /** Every HTTP route the app registered, in order. */
+  readonly routes: readonly ServedRoute[];
   stop(): Promise<void>;
 }
 
@@ -81,7 +94,7 @@ function createRepos(store: Store) {
 type Repos = ReturnType<typeof createRepos>;
 
 /** The live side: router, pipeline and what services use to reach open sockets. */
-function createLive(store: Store, repos: Repos, options: HubOptions, clock: Clock) {
+function createLive(store: Store, repos: Repos, options: HubOptions, clock: Clock, metrics: Metrics, wsMeter: WsMeter) {
   const { logger } = options;
   const directory = createDirectory({ users: repos.users });
   const sendBatch = createSendBatch();
@@ -95,10 +108,12 @@ function createLive(store: Store, repos: Repos, options: HubOptions, clock: Cloc
     logger,
     deliver: (deliveries) => router.send({ type: 'DELIVER', deliveries }),
     round: (fn) => sendBatch.run(fn),
+    meter: createPipelineMeter(metrics.factory),
   });
   const router = createActor(routerMachine, {
     systemId: 'router',
     input: {
+      meter: wsMeter,
       presence: {
         online: (user) => pipeline.presence(user.id, { status: 'ONLINE', online: 1, last_seen_at: clock(), last_report: 'websocket_connected' }),
         offline: (user) => pipeline.presence(user.id, { status: 'OFFLINE', online: 0, last_seen_at: clock(), last_report: 'websocket_disconnected' }),
@@ -112,7 +127,7 @@ function createLive(store: Store, repos: Repos, options: HubOptions, clock: Cloc
 type Live = ReturnType<typeof createLive>;
 
 /** Services over the repositories; `initialise` bootstraps an empty database. */
-function createServices(store: Store, repos: Repos, options: HubOptions, clock: Clock, jwtSecret: string, live: Live) {
+function createServices(store: Store, repos: Repos, options: HubOptions, clock: Clock, jwtSecret: string, live: Live, wsMeter: WsMeter) {
   const { config, logger } = options;
   const db = store.db;
   const { users, credentials, messages } = repos;
@@ -152,7 +167,7 @@ function createServices(store: Store, repos: Repos, options: HubOptions, clock: 
     }),
     chat: createChatService({ users, threads: repos.threads, chat: repos.chat, clock }),
   };
-  return { services, presence, initialise, replay: createReplay({ messages }) };
+  return { services, presence, initialise, replay: createReplay({ messages, meter: wsMeter }) };
 }
 
 export async function startHub(options: HubOptions): Promise<Hub> {
@@ -160,15 +175,20 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   const clock = options.clock ?? createSystemClock();
   const jwtSecret = config.auth.jwtSecret ?? developmentSecret(config.dataDir);
 
+  const startedAt = performance.now();
   const store = openStore(config.db);
   const uwsApp = uWS.App();
+  const metrics = createMetrics({ enabled: config.metrics.enabled });
+  const wsMeter = createWsMeter(metrics.factory);
   let live: Live | undefined;
+  let stopping: Promise<void> | undefined;
   try {
     const applied = await migrate(store, { dir: options.migrationsDir, logger });
     logger.info({ driver: store.driver, applied: applied.length }, 'store ready');
+    const migrations = (await store.migrations.applied()).map((m) => m.name);
     const repos = createRepos(store);
-    live = createLive(store, repos, options, clock);
-    const { services, presence, initialise, replay } = createServices(store, repos, options, clock, jwtSecret, live);
+    live = createLive(store, repos, options, clock, metrics, wsMeter);
+    const { services, presence, initialise, replay } = createServices(store, repos, options, clock, jwtSecret, live, wsMeter);
     await initialise();
 
     const ws = attachWebSocket({
@@ -185,7 +205,12 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       authResponse: async () => {
         throw Errors.notFound('authorization request');
       },
+      meter: wsMeter,
     });
+    const inspection = createInspection();
+    inspection.add(routerSource(live.router));
+    inspection.add(connectionsSource(ws.connections));
+    const routeTable = createRouteTable();
     const gate = createRequestGate();
     const app = createApp({
       uwsApp,
@@ -195,11 +220,18 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       corsOrigins: config.http.corsOrigins,
       bodyLimitBytes: config.http.bodyLimitBytes,
       services,
+      operations: {
+        routeTable,
+        metrics,
+        metricsToken: config.metrics.token,
+        readiness: createReadiness({ store, migrations, stopping: () => stopping !== undefined, logger }),
+        inspection,
+        startedAt,
+      },
     });
     const listener = await listen(app, config.server.host, config.server.port);
     const { router, pipeline } = live;
 
-    let stopping: Promise<void> | undefined;
     const stop = async () => {
       // Fixed order: stop accepting → close sockets (1001) → let requests in flight finish → commit
       // everything queued → record the hub's own presence → close connections → close the store.
@@ -224,6 +256,9 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       pipeline,
       connections: ws.connections,
       inFlightRequests: () => gate.inFlight,
+      metrics,
+      inspection,
+      routes: routeTable.served,
       stop: () => (stopping ??= stop()),
     };
   } catch (err) {
