@@ -64,22 +64,23 @@ async function runChatPhase(rig: ChatRig, plan: Plan, rates: number[], results: 
   const from = now();
   for (const spec of runs) {
     const row = await runChat(rig, spec, log);
-    if (rig.server.kind === 'hub') row.storedBefore = stored;
+    if (rig.server.kind !== 'raw') row.storedBefore = stored;
     stored += row.sent;
     results.chat.push(row);
   }
   return { from, to: now() };
 }
 
-async function hubPhase(plan: Plan, results: Results, gens: { agents: Generator; humans: Generator }, workDir: string): Promise<void> {
-  const profileDir = plan.profile ? join(workDir, 'profile') : undefined;
-  log(`hub: starting${profileDir ? ' under --cpu-prof' : ''}`);
-  const hub = await startHub({ dir: join(workDir, 'chat'), jwtSecret: newJwtSecret(), profileDir });
+async function hubPhase(plan: Plan, results: Results, gens: { agents: Generator; humans: Generator }, workDir: string, metrics = true): Promise<void> {
+  const name = metrics ? 'hub' : 'hub-no-metrics';
+  const profileDir = plan.profile && metrics ? join(workDir, 'profile') : undefined;
+  log(`${name}: starting${profileDir ? ' under --cpu-prof' : ''}`);
+  const hub = await startHub({ dir: join(workDir, `chat-${name}`), jwtSecret: newJwtSecret(), profileDir, metrics });
   live.servers.add(hub);
   const api = new HubApi(hub.baseUrl);
   const { token } = await api.login(ADMIN.username, ADMIN.password);
   const cast = await createCast(api, token, 'bench', plan.humans, plan.agents);
-  log(`hub: ${cast.humans.length} members and ${cast.agents.length} agents ready`);
+  log(`${name}: ${cast.humans.length} members and ${cast.agents.length} agents ready`);
   const rig = await connectRig(
     hub,
     gens,
@@ -146,10 +147,11 @@ async function main(): Promise<number> {
   const workDir = mkdtempSync(join(os.tmpdir(), 'hub-bench-'));
   let keepWorkDir = false;
   try {
-    if (plan.phases.has('hub') || plan.phases.has('raw')) {
+    if (plan.phases.has('hub') || plan.phases.has('hub-no-metrics') || plan.phases.has('raw')) {
       const gens = await startChatGenerators();
       live.generators.add(gens.agents).add(gens.humans);
       if (plan.phases.has('hub')) await hubPhase(plan, results, gens, workDir);
+      if (plan.phases.has('hub-no-metrics')) await hubPhase(plan, results, gens, workDir, false);
       if (plan.phases.has('raw')) await rawPhase(plan, results, gens);
       await Promise.all([gens.agents.stop(), gens.humans.stop()]);
       live.generators.clear();
@@ -171,6 +173,8 @@ async function main(): Promise<number> {
   const hubMax = maxSustained(results.chat, 'hub');
   const rawMax = maxSustained(results.chat, 'raw');
   if (hubMax && rawMax) results.hubToRawMaxRatio = hubMax.deliveredRate / rawMax.deliveredRate;
+  const bareMax = maxSustained(results.chat, 'hub-no-metrics');
+  if (hubMax && bareMax) results.metricsOnToOffMaxRatio = hubMax.deliveredRate / bareMax.deliveredRate;
   results.targets = targetsOf(results.chat, results.idle);
   for (const row of [...results.warmups, ...results.chat]) for (const p of row.problems) results.failures.push(`${row.server} ${row.label}: ${p}`);
   for (const p of results.idle?.problems ?? []) results.failures.push(`idle: ${p}`);

@@ -1,7 +1,8 @@
 // What a run does: the quick and full profiles, and the command-line switches.
 import { parseArgs } from 'node:util';
 
-export type Phase = 'hub' | 'raw' | 'idle';
+export type Phase = 'hub' | 'hub-no-metrics' | 'raw' | 'idle';
+const PHASES: readonly Phase[] = ['hub', 'hub-no-metrics', 'raw', 'idle'];
 
 /** Machine CPU (100 = one core) other processes may use before the run starts without it counting as busy. */
 export const QUIET_CPU = 10;
@@ -39,7 +40,8 @@ export interface Plan {
 const USAGE = `usage: npm run bench:ws -- [--quick] [--profile] [--only hub,raw,idle] [--windows N,M] [--idle-sockets N]
   --quick          a run under ~2 minutes (shorter phases, fewer idle sockets)
   --profile        run the hub with --cpu-prof and print its top self-time functions (slows the hub a little)
-  --only LIST      phases to run: hub (agent→human chat), raw (the uWS relay reference), idle (idle sockets)
+  --only LIST      phases to run: hub (agent→human chat), hub-no-metrics (the same with METRICS_ENABLED=false),
+                   raw (the uWS relay reference), idle (idle sockets)
   --windows LIST   closed-loop frames in flight per agent, one run each (default 16,256)
   --idle-sockets N idle sockets to open (default 10000)`;
 
@@ -61,7 +63,7 @@ export function parsePlan(argv: string[]): Plan {
   }
   const quick = values.quick!;
   const phases = new Set((values.only ?? 'hub,raw,idle').split(',').map((p) => p.trim()) as Phase[]);
-  for (const p of phases) if (!['hub', 'raw', 'idle'].includes(p)) throw new Error(`unknown phase ${p}\n${USAGE}`);
+  for (const p of phases) if (!PHASES.includes(p)) throw new Error(`unknown phase ${p}\n${USAGE}`);
   const positive = (text: string | undefined, fallback: number) => {
     if (text === undefined) return fallback;
     const n = Number(text);

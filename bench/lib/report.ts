@@ -19,6 +19,8 @@ export interface Results {
   chat: ChatRow[];
   idle?: IdleResult;
   hubToRawMaxRatio?: number;
+  /** Max sustained msg/s of the hub with metrics over the same hub with METRICS_ENABLED=false. */
+  metricsOnToOffMaxRatio?: number;
   targets: Array<{ figure: string; measured: number; target: string; met: boolean }>;
   /** With --profile: the hub's self-time summary over the reported chat runs and over the idle connect burst. */
   profiles: { chat?: ProfileSummary[]; idle?: ProfileSummary[] };
@@ -87,6 +89,9 @@ export function renderMarkdown(r: Results): string {
       if (row.mode.kind === 'closed') out.push('', `${row.server} closed loop, window ${row.mode.window}: delivered/s in successive ${TREND_SECONDS}-second slices: ${trend(row)}`);
     }
     if (r.hubToRawMaxRatio !== undefined) out.push('', `Hub / raw uWS relay, max sustained msg/s (best closed-loop run of each): **${r.hubToRawMaxRatio.toFixed(2)}**`);
+    if (r.metricsOnToOffMaxRatio !== undefined) {
+      out.push('', `Hub with metrics / hub with METRICS_ENABLED=false, max sustained msg/s (best closed-loop run of each): **${r.metricsOnToOffMaxRatio.toFixed(2)}**`);
+    }
   }
   if (r.idle) out.push('', '### Idle agent sockets (each announced once with an acknowledged SYSTEM_LOG)', '', ...idleTable(r.idle));
   if (r.targets.length > 0) {

@@ -8,7 +8,8 @@ import { freePort, waitForHttp } from './net.js';
 import { spawnTs, stopChild } from './spawn.js';
 
 export interface Server {
-  kind: 'hub' | 'raw';
+  /** `hub-no-metrics`: the hub with METRICS_ENABLED=false, to measure what metrics cost. */
+  kind: 'hub' | 'hub-no-metrics' | 'raw';
   pid: number;
   port: number;
   /** Answers 200 on the server's event loop (readiness and the loop-lag proxy). */
@@ -37,6 +38,8 @@ export interface HubOptions {
   /** Where --cpu-prof writes the profile (written when the hub exits on SIGTERM). */
   profileDir?: string;
   jwtSecret: string;
+  /** false: METRICS_ENABLED=false (nothing counted, /metrics answers 404). Default: on, as in production. */
+  metrics?: boolean;
 }
 
 export const newJwtSecret = () => randomBytes(24).toString('hex');
@@ -63,9 +66,10 @@ export async function startHub(options: HubOptions): Promise<Server & { baseUrl:
       WS_RATE_LIMIT: '100000',
       WS_RATE_BURST: '100000',
       JWT_SECRET: options.jwtSecret,
+      METRICS_ENABLED: options.metrics === false ? 'false' : 'true',
     },
   });
-  const server = serverOf('hub', child, port, '/api/ping', (token) => `ws://127.0.0.1:${port}/api/ws?token=${encodeURIComponent(String(token))}`);
+  const server = serverOf(options.metrics === false ? 'hub-no-metrics' : 'hub', child, port, '/api/ping', (token) => `ws://127.0.0.1:${port}/api/ws?token=${encodeURIComponent(String(token))}`);
   try {
     await waitForHttp(server.pingUrl, 60_000, server.alive);
   } catch (err) {
