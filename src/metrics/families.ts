@@ -1,8 +1,11 @@
 // Metric families with fixed label sets. Every label value comes from a list declared with the
 // family (roles, frame types, close codes, route patterns); anything else is counted as `other`, so
-// no user input or id can ever create a time series. Children for every declared value are bound
-// once, up front: the hot path looks one up in a Map and increments it, with no allocation.
-// With metrics disabled the same families are no-ops, so instrumented code never checks a flag.
+// no user input or id can ever create a time series. A child is bound once per label values and
+// kept: the hot path looks one up in a Map and adds to a plain number (a prom-client labelled child
+// costs about 100 ns per increment here, the plain number about 1); the numbers are handed to
+// prom-client when it collects, at scrape time. Histograms (observed per batch or per request) use
+// prom-client directly. With metrics disabled the same families are no-ops, so instrumented code
+// never checks a flag.
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
 /** The value a label takes when it is given one outside its declared set. */
@@ -111,9 +114,29 @@ function check(name: string, registry: Registry): void {
   if (registry.getSingleMetric(name)) throw new Error(`metric ${name} is declared twice`);
 }
 
-/** A prom-client metric as a family (labelled) or as its own child (no labels). */
-function family<C>(metric: C & { labels(labels: Record<string, string>): C }, sets: LabelSets<string> | undefined): C | Family<string, C> {
-  return sets ? bind(sets, (labels) => metric.labels(labels)) : metric;
+/** A child that only adds to a number; its family reports the numbers when prom-client collects. */
+class Tally implements CounterChild, GaugeChild {
+  value = 0;
+  inc(value = 1): void {
+    this.value += value;
+  }
+  dec(value = 1): void {
+    this.value -= value;
+  }
+  set(value: number): void {
+    this.value = value;
+  }
+}
+
+/** Tallies by label values, and the function that reports them all. */
+function tallies(sets: LabelSets<string> | undefined) {
+  const all: Array<[Record<string, string>, Tally]> = [];
+  const make = (labels: Record<string, string>) => {
+    const tally = new Tally();
+    all.push([labels, tally]);
+    return tally;
+  };
+  return { family: sets ? bind(sets, make) : make({}), all };
 }
 
 export function createFactory(registry: Registry): MetricsFactory {
@@ -124,12 +147,32 @@ export function createFactory(registry: Registry): MetricsFactory {
   // The overloads are checked at the interface; one implementation serves both forms.
   const factory = {
     enabled: true,
-    counter: (options: CounterOptions<string>) => family(new Counter(common(options)), options.labels),
-    gauge: (options: GaugeOptions<string>) => {
-      const collect = options.collect;
-      return family(new Gauge({ ...common(options), ...(collect ? { collect: () => collect() } : {}) }), options.labels);
+    counter: (options: CounterOptions<string>) => {
+      const { family, all } = tallies(options.labels);
+      const counter: Counter = new Counter({
+        ...common(options),
+        collect: () => {
+          counter.reset();
+          for (const [labels, tally] of all) counter.inc(labels, tally.value);
+        },
+      });
+      return family;
     },
-    histogram: (options: HistogramOptions<string>) => family(new Histogram({ ...common(options), buckets: [...options.buckets] }), options.labels),
+    gauge: (options: GaugeOptions<string>) => {
+      const { family, all } = tallies(options.labels);
+      const gauge: Gauge = new Gauge({
+        ...common(options),
+        collect: () => {
+          options.collect?.();
+          for (const [labels, tally] of all) gauge.set(labels, tally.value);
+        },
+      });
+      return family;
+    },
+    histogram: (options: HistogramOptions<string>) => {
+      const histogram = new Histogram({ ...common(options), buckets: [...options.buckets] });
+      return options.labels ? bind(options.labels, (labels) => histogram.labels(labels)) : histogram;
+    },
   };
   return factory as unknown as MetricsFactory;
 }

@@ -30,7 +30,20 @@ export interface WsMeter extends DeliveryMeter {
   rateLimitClose(): void;
 }
 
+const NOOP: WsMeter = {
+  opened: () => undefined,
+  closed: () => undefined,
+  received: () => undefined,
+  refused: () => undefined,
+  sent: () => undefined,
+  error: () => undefined,
+  slowConsumer: () => undefined,
+  rateLimitClose: () => undefined,
+};
+
 export function createWsMeter(factory: MetricsFactory): WsMeter {
+  // Disabled: skip even the byte counting.
+  if (!factory.enabled) return NOOP;
   const roles = { role: Roles };
   const open = factory.gauge({ name: 'hub_ws_open_sockets', help: 'Open WebSocket connections, by role of the user', labels: roles });
   const connects = factory.counter({ name: 'hub_ws_connects_total', help: 'WebSocket connections opened, by role', labels: roles });

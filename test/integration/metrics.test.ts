@@ -39,7 +39,7 @@ describeEachDriver('metrics', (driver) => {
   let t: TestHub;
   const clients = wsClientPool(() => t.url);
   beforeAll(async () => {
-    t = await startTestHub(driver, { WS_MAX_BUFFERED_BYTES: String(64 * 1024), WS_RATE_LIMIT: '50', WS_RATE_BURST: '50' });
+    t = await startTestHub(driver, { WS_MAX_BUFFERED_BYTES: String(64 * 1024), WS_RATE_LIMIT: '200', WS_RATE_BURST: '200' });
   });
   afterEach(() => clients.closeAll());
   afterAll(() => t.stop());
@@ -121,7 +121,8 @@ describeEachDriver('metrics', (driver) => {
     expect(valueOf(after, 'hub_pipeline_queue_depth')).toBe(0);
   });
 
-  it('counts a slow consumer cut off with 4011', async () => {
+  // retry: see the note on the same transport drop (1006 just after connect) in actors.test.ts.
+  it('counts a slow consumer cut off with 4011', { retry: 2, timeout: 60_000 }, async () => {
     const agent = await t.createAgent();
     const reader = await t.createMember();
     const before = await scrape(t);
@@ -145,7 +146,7 @@ describeEachDriver('metrics', (driver) => {
     expect(delta(before, after, 'hub_ws_disconnects_total', { role: 'MEMBER', code: 4011 })).toBe(1);
     expect(delta(before, after, 'hub_ws_open_sockets', { role: 'MEMBER' })).toBe(0);
     (slow.socket as unknown as { _socket: { resume(): void } })._socket.resume();
-  }, 60_000);
+  });
 
   it('counts a socket closed for the rate limit (4008) and every rate_limited ERROR it got', async () => {
     const agent = await t.createAgent();
@@ -153,8 +154,8 @@ describeEachDriver('metrics', (driver) => {
     const a = await connectWs(t.url, agent.api_token);
     const actor = actorOf(t, agent.id);
     const done = whenDone(actor);
-    // Burst of 50, then 20 warnings: 100 frames at once overrun both.
-    for (let i = 0; i < 100; i++) a.send({ type: 'SYSTEM_LOG', payload: { level: 'INFO', content: `r${i}` } });
+    // Burst of 200, then 20 warnings: 300 frames at once overrun both.
+    for (let i = 0; i < 300; i++) a.send({ type: 'SYSTEM_LOG', payload: { level: 'INFO', content: `r${i}` } });
     expect((await a.closed()).code).toBe(4008);
     await done;
     const after = await scrape(t);
@@ -166,8 +167,8 @@ describeEachDriver('metrics', (driver) => {
     // Each refused frame was answered with one ERROR; the burst was taken; what came after the close was never read.
     expect(delta(before, after, 'hub_ws_frames_received_total', { type: 'refused' })).toBe(a.received.filter((f) => f.type === 'ERROR').length);
     const taken = delta(before, after, 'hub_ws_frames_received_total', { type: 'SYSTEM_LOG' });
-    expect(taken).toBeGreaterThanOrEqual(50);
-    expect(taken + warnings).toBeLessThanOrEqual(100);
+    expect(taken).toBeGreaterThanOrEqual(200);
+    expect(taken + warnings).toBeLessThanOrEqual(300);
   });
 
   it('counts HTTP requests by route pattern and status, never by the path a client typed', async () => {
