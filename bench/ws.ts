@@ -9,7 +9,7 @@ import { now } from './lib/clock.js';
 import { parsePlan, QUIET_CPU, type Plan } from './lib/plan.js';
 import { ForeignCpuMeter, machine } from './lib/procfs.js';
 import { summariseWritten } from './lib/profile.js';
-import { maxSustained, renderMarkdown, targetsOf, type Results } from './lib/report.js';
+import { cpuUsPerMessage, maxSustained, renderMarkdown, targetsOf, type Results } from './lib/report.js';
 import { sleep } from './lib/net.js';
 import { ADMIN, newJwtSecret, startHub, startRawRelay, type Server } from './lib/servers.js';
 import type { Generator } from './lib/spawn.js';
@@ -174,7 +174,10 @@ async function main(): Promise<number> {
   const rawMax = maxSustained(results.chat, 'raw');
   if (hubMax && rawMax) results.hubToRawMaxRatio = hubMax.deliveredRate / rawMax.deliveredRate;
   const bareMax = maxSustained(results.chat, 'hub-no-metrics');
-  if (hubMax && bareMax) results.metricsOnToOffMaxRatio = hubMax.deliveredRate / bareMax.deliveredRate;
+  if (hubMax && bareMax) {
+    results.metricsOnToOffMaxRatio = hubMax.deliveredRate / bareMax.deliveredRate;
+    results.cpuUsPerMessage = { hub: cpuUsPerMessage(hubMax), 'hub-no-metrics': cpuUsPerMessage(bareMax) };
+  }
   results.targets = targetsOf(results.chat, results.idle);
   for (const row of [...results.warmups, ...results.chat]) for (const p of row.problems) results.failures.push(`${row.server} ${row.label}: ${p}`);
   for (const p of results.idle?.problems ?? []) results.failures.push(`idle: ${p}`);

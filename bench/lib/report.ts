@@ -21,6 +21,11 @@ export interface Results {
   hubToRawMaxRatio?: number;
   /** Max sustained msg/s of the hub with metrics over the same hub with METRICS_ENABLED=false. */
   metricsOnToOffMaxRatio?: number;
+  /**
+   * Server CPU (all threads) per delivered message in the best closed-loop run, µs of one core: what
+   * metrics cost even when other load on the machine starves one of the two runs.
+   */
+  cpuUsPerMessage?: { hub: number; 'hub-no-metrics': number };
   targets: Array<{ figure: string; measured: number; target: string; met: boolean }>;
   /** With --profile: the hub's self-time summary over the reported chat runs and over the idle connect burst. */
   profiles: { chat?: ProfileSummary[]; idle?: ProfileSummary[] };
@@ -91,6 +96,14 @@ export function renderMarkdown(r: Results): string {
     if (r.hubToRawMaxRatio !== undefined) out.push('', `Hub / raw uWS relay, max sustained msg/s (best closed-loop run of each): **${r.hubToRawMaxRatio.toFixed(2)}**`);
     if (r.metricsOnToOffMaxRatio !== undefined) {
       out.push('', `Hub with metrics / hub with METRICS_ENABLED=false, max sustained msg/s (best closed-loop run of each): **${r.metricsOnToOffMaxRatio.toFixed(2)}**`);
+      if (r.cpuUsPerMessage) {
+        const cpu = r.cpuUsPerMessage;
+        out.push(
+          '',
+          `Server CPU per delivered message in those runs: ${cpu.hub.toFixed(1)} µs with metrics, ${cpu['hub-no-metrics'].toFixed(1)} µs without ` +
+            `(ratio **${(cpu.hub / cpu['hub-no-metrics']).toFixed(2)}**; unlike msg/s, this does not move with the CPU other processes take)`,
+        );
+      }
     }
   }
   if (r.idle) out.push('', '### Idle agent sockets (each announced once with an acknowledged SYSTEM_LOG)', '', ...idleTable(r.idle));
@@ -102,6 +115,11 @@ export function renderMarkdown(r: Results): string {
   for (const p of r.profiles.idle ?? []) out.push('', `### Where the hub's ${p.thread} thread spends its time while idle sockets connect (under --cpu-prof)`, '', formatProfile(p));
   if (r.failures.length > 0) out.push('', '### FAILURES', '', ...r.failures.map((f) => `- ${f}`));
   return out.join('\n');
+}
+
+/** µs of one core the server spent per delivered message in a run. */
+export function cpuUsPerMessage(row: ChatRow): number {
+  return ((row.serverCpuPercent / 100) * 1e6) / row.deliveredRate;
 }
 
 /** The best closed-loop run of a server: its maximum sustained rate. */
