@@ -79,6 +79,8 @@ const envSchema = z.object({
   WS_RATE_BURST: positiveInt(2000),
   WS_MAX_BUFFERED_BYTES: positiveInt(4 * 1024 * 1024),
   WS_IDLE_TIMEOUT: positiveInt(60),
+  METRICS_ENABLED: boolean(true),
+  METRICS_TOKEN: optionalString,
 });
 
 /** Node's timer ceiling (2^31-1 ms), rounded down to whole days. */
@@ -149,6 +151,12 @@ export interface Config {
     readonly maxBufferedBytes: number;
     /** Seconds of silence (pings unanswered) before a socket is considered dead. */
     readonly idleTimeoutSeconds: number;
+  };
+  readonly metrics: {
+    /** false: GET /metrics answers 404 and nothing is counted. */
+    readonly enabled: boolean;
+    /** Bearer token a scraper must send to GET /metrics; unset: the endpoint is open. */
+    readonly token: string | undefined;
   };
   /** Insecure defaults that were applied; the composition root logs each one as a warning. */
   readonly warnings: readonly string[];
@@ -239,6 +247,11 @@ export function parseConfig(vars: Record<string, string | undefined>, cwd = proc
   // uWS sends pings on its own and counts idle time in 4-second steps; below 8 s a healthy client
   // on a slow link would be cut off between two pings.
   if (e.WS_IDLE_TIMEOUT < 8) problems.push('WS_IDLE_TIMEOUT must be at least 8 (seconds)');
+  // A guessable scrape token would be worse than none: it suggests protection that is not there.
+  if (e.METRICS_TOKEN !== undefined && e.METRICS_TOKEN.length < 16) problems.push('METRICS_TOKEN must be at least 16 characters');
+  if (isProduction && e.METRICS_ENABLED && e.METRICS_TOKEN === undefined) {
+    warnings.push("METRICS_TOKEN is not set: GET /metrics is open to anyone who can reach the hub's port");
+  }
   if (problems.length > 0) throw new ConfigError(problems);
 
   const config: Config = {
@@ -271,6 +284,7 @@ export function parseConfig(vars: Record<string, string | undefined>, cwd = proc
       maxBufferedBytes: e.WS_MAX_BUFFERED_BYTES,
       idleTimeoutSeconds: e.WS_IDLE_TIMEOUT,
     },
+    metrics: { enabled: e.METRICS_ENABLED, token: e.METRICS_TOKEN },
     warnings,
   };
   return deepFreeze(config);

@@ -98,6 +98,7 @@ export const Errors = {
   bodyTooLarge: (limit: number) => new HubError('payload_too_large', `request body is larger than ${limit} bytes`),
   rateLimited: (message: string, retryAfterSeconds?: number) => new HubError('rate_limited', message, retryAfterSeconds),
   unavailable: (message: string) => new HubError('unavailable', message),
+  metricsDisabled: () => new HubError('not_found', 'metrics are disabled on this hub (METRICS_ENABLED=false)'),
   upgradeRequired: () => new HubError('upgrade_required', 'this endpoint speaks WebSocket: connect with a WebSocket client to /api/ws?token=<JWT or api_token>'),
 } as const;
 

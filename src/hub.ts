@@ -9,6 +9,12 @@ import type { Config } from './config.js';
 import { BUTLER_USERNAME } from './protocol/roles.js';
 import { createApp } from './http/app.js';
 import { createRequestGate } from './http/requestGate.js';
+import { createRouteTable, type ServedRoute } from './http/routeTable.js';
+import { createButlerMeter } from './metrics/butler.js';
+import { createConnectorMeter } from './metrics/connector.js';
+import { createPipelineMeter } from './metrics/pipeline.js';
+import { createMetrics, type Metrics } from './metrics/registry.js';
+import { createWsMeter, type WsMeter } from './metrics/ws.js';
 import { listen } from './server.js';
 import { createAgentsService } from './services/agents.js';
 import { createTokenVault } from './services/agentTokens.js';
@@ -26,7 +32,10 @@ import { createMessagesService } from './services/messages.js';
 import { createLiveSessions } from './services/liveSessions.js';
 import { createPasswordHasher } from './services/passwords.js';
 import { createPipeline, type Pipeline } from './services/pipeline.js';
+import { createInspection, type Inspection } from './services/inspection.js';
+import { butlerSource, connectionsSource, routerSource } from './services/inspectionSources.js';
 import { createPresenceService } from './services/presence.js';
+import { createReadiness } from './services/readiness.js';
 import { createReplay } from './services/replay.js';
 import { developmentSecret } from './services/secrets.js';
 import { createUsersService } from './services/users.js';
@@ -68,6 +77,12 @@ export interface Hub {
   readonly connector: Connector;
   /** HTTP requests being served right now. */
   inFlightRequests(): number;
+  /** The hub's metrics registry; `metrics.factory` declares more families (Butler, the connector). */
+  readonly metrics: Metrics;
+  /** The live actor system as GET /api/admin/actors shows it; `inspection.add` plugs in more actors. */
+  readonly inspection: Inspection;
+  /** Every HTTP route the app registered, in order. */
+  readonly routes: readonly ServedRoute[];
   stop(): Promise<void>;
 }
 
@@ -89,7 +104,7 @@ function createRepos(store: Store) {
 type Repos = ReturnType<typeof createRepos>;
 
 /** The live side: router, pipeline and what services use to reach open sockets. */
-function createLive(store: Store, repos: Repos, options: HubOptions, clock: Clock) {
+function createLive(store: Store, repos: Repos, options: HubOptions, clock: Clock, metrics: Metrics, wsMeter: WsMeter) {
   const { logger } = options;
   const directory = createDirectory({ users: repos.users });
   const sendBatch = createSendBatch();
@@ -103,10 +118,12 @@ function createLive(store: Store, repos: Repos, options: HubOptions, clock: Cloc
     logger,
     deliver: (deliveries) => router.send({ type: 'DELIVER', deliveries }),
     round: (fn) => sendBatch.run(fn),
+    meter: createPipelineMeter(metrics.factory),
   });
   const router = createActor(routerMachine, {
     systemId: 'router',
     input: {
+      meter: wsMeter,
       presence: {
         online: (user) => pipeline.presence(user.id, { status: 'ONLINE', online: 1, last_seen_at: clock(), last_report: 'websocket_connected' }),
         offline: (user) => pipeline.presence(user.id, { status: 'OFFLINE', online: 0, last_seen_at: clock(), last_report: 'websocket_disconnected' }),
@@ -120,7 +137,17 @@ function createLive(store: Store, repos: Repos, options: HubOptions, clock: Cloc
 type Live = ReturnType<typeof createLive>;
 
 /** Services over the repositories; `initialise` bootstraps an empty database. */
-function createServices(store: Store, repos: Repos, options: HubOptions, clock: Clock, jwtSecret: string, live: Live, afterReset: () => void) {
+function createServices(
+  store: Store,
+  repos: Repos,
+  options: HubOptions,
+  clock: Clock,
+  jwtSecret: string,
+  live: Live,
+  metrics: Metrics,
+  wsMeter: WsMeter,
+  afterReset: () => void,
+) {
   const { config, logger } = options;
   const db = store.db;
   const { users, credentials, messages } = repos;
@@ -146,6 +173,7 @@ function createServices(store: Store, repos: Repos, options: HubOptions, clock: 
     logger,
     platform: config.chatPlatform,
     secret: config.auth.tokenSecret ?? jwtSecret,
+    meter: createConnectorMeter(metrics.factory),
   });
   const usersService = createUsersService({ db, users, credentials, passwords, clock, sessions: live.sessions });
   const services = {
@@ -176,7 +204,7 @@ function createServices(store: Store, repos: Repos, options: HubOptions, clock: 
     chat: createChatService({ users, threads: repos.threads, chat: repos.chat, clock }),
     connector: connector.service,
   };
-  return { services, presence, initialise, connector, replay: createReplay({ messages }) };
+  return { services, presence, initialise, connector, replay: createReplay({ messages, meter: wsMeter }) };
 }
 
 export async function startHub(options: HubOptions): Promise<Hub> {
@@ -184,17 +212,22 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   const clock = options.clock ?? createSystemClock();
   const jwtSecret = config.auth.jwtSecret ?? developmentSecret(config.dataDir);
 
+  const startedAt = performance.now();
   const store = openStore(config.db);
   const uwsApp = uWS.App();
+  const metrics = createMetrics({ enabled: config.metrics.enabled });
+  const wsMeter = createWsMeter(metrics.factory);
   let live: Live | undefined;
   let butlerRef: Butler | undefined;
   let connector: Connector | undefined;
+  let stopping: Promise<void> | undefined;
   try {
     const applied = await migrate(store, { dir: options.migrationsDir, logger });
     logger.info({ driver: store.driver, applied: applied.length }, 'store ready');
+    const migrations = (await store.migrations.applied()).map((m) => m.name);
     const repos = createRepos(store);
-    live = createLive(store, repos, options, clock);
-    const created = createServices(store, repos, options, clock, jwtSecret, live, () => butlerRef?.reset());
+    live = createLive(store, repos, options, clock, metrics, wsMeter);
+    const created = createServices(store, repos, options, clock, jwtSecret, live, metrics, wsMeter, () => butlerRef?.reset());
     const { services, presence, initialise, replay } = created;
     connector = created.connector;
     await initialise();
@@ -210,6 +243,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       chat: repos.chat,
       authorizations: repos.authorizations,
       isPlatformIdentity: (userId) => created.connector.isPlatformIdentity(userId),
+      meter: createButlerMeter(metrics.factory),
       clock,
       logger,
     }));
@@ -229,7 +263,13 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       authResponse: async (user, payload) => {
         await butler.authorizations.respond(user, payload);
       },
+      meter: wsMeter,
     });
+    const inspection = createInspection();
+    inspection.add(routerSource(live.router));
+    inspection.add(connectionsSource(ws.connections));
+    inspection.add(butlerSource(butler.actor, butler.relay));
+    const routeTable = createRouteTable();
     const gate = createRequestGate();
     const app = createApp({
       uwsApp,
@@ -239,12 +279,19 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       corsOrigins: config.http.corsOrigins,
       bodyLimitBytes: config.http.bodyLimitBytes,
       services: { ...services, authorizations: butler.authorizations },
+      operations: {
+        routeTable,
+        metrics,
+        metricsToken: config.metrics.token,
+        readiness: createReadiness({ store, migrations, stopping: () => stopping !== undefined, logger }),
+        inspection,
+        startedAt,
+      },
     });
     const listener = await listen(app, config.server.host, config.server.port);
     const { router, pipeline } = live;
     const liveConnector = connector;
 
-    let stopping: Promise<void> | undefined;
     const stop = async () => {
       // Fixed order: stop accepting → close sockets (1001) → let requests in flight finish → commit
       // everything queued → record the hub's own presence → close connections → close the store.
@@ -276,6 +323,9 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       connections: ws.connections,
       connector: liveConnector,
       inFlightRequests: () => gate.inFlight,
+      metrics,
+      inspection,
+      routes: routeTable.served,
       stop: () => (stopping ??= stop()),
     };
   } catch (err) {

@@ -5,11 +5,14 @@
 // serialised once and the same string goes to every recipient.
 import { setup } from 'xstate';
 import { CloseCode } from '../errors.js';
+import type { DeliveryMeter } from '../metrics/ws.js';
 import type { Principal } from '../services/directory.js';
 import { AddressTable, type Endpoint } from './addressTable.js';
 import type { Audience } from './audience.js';
 
 export interface Delivery {
+  /** The frame's type (what the metrics count it as). */
+  type: string;
   /** The serialised frame. */
   text: string;
   audience: Audience;
@@ -52,6 +55,8 @@ export interface RouterContext {
    * binds only after it (the upgrade was in flight) is closed on arrival instead of slipping through.
    */
   revoked: Map<number, Revocation>;
+  /** Counts frames handed to sockets, once per delivery (not per recipient). */
+  meter: DeliveryMeter;
 }
 
 /** How long a revocation is remembered: far longer than any upgrade takes. */
@@ -60,7 +65,9 @@ const REVOCATION_MEMORY_MS = 60_000;
 /** Only agents have presence: humans come and go with their tabs, Butler lives in the hub. */
 const tracksPresence = (user: Principal) => user.role === 'AGENT';
 
-function deliverOne(table: AddressTable, d: Delivery): number {
+const NO_METER: DeliveryMeter = { sent: () => undefined };
+
+function deliverOne(table: AddressTable, d: Delivery, meter: DeliveryMeter): number {
   const a = d.audience;
   let sent = 0;
   const send = (e: Endpoint) => {
@@ -76,11 +83,11 @@ function deliverOne(table: AddressTable, d: Delivery): number {
   } else if (a.broadcast === 'humans') {
     table.humans.forEach(send);
   }
+  meter.sent(d.type, sent, d.text);
   if (a.monitor && d.monitorText !== undefined) {
-    for (const e of table.admins) {
-      e.deliver(d.monitorText, d.id);
-      sent++;
-    }
+    for (const e of table.admins) e.deliver(d.monitorText, d.id);
+    meter.sent('BUTLER_AGENT_MESSAGE', table.admins.size, d.monitorText);
+    sent += table.admins.size;
   }
   return sent;
 }
@@ -89,7 +96,7 @@ export const routerMachine = setup({
   types: {
     context: {} as RouterContext,
     events: {} as RouterEvent,
-    input: {} as { presence: PresencePort; now?: () => number },
+    input: {} as { presence: PresencePort; now?: () => number; meter?: DeliveryMeter },
   },
   actions: {
     bind: ({ context, event }) => {
@@ -111,7 +118,7 @@ export const routerMachine = setup({
     },
     deliver: ({ context, event }) => {
       if (event.type !== 'DELIVER') return;
-      for (const d of event.deliveries) context.delivered += deliverOne(context.table, d);
+      for (const d of event.deliveries) context.delivered += deliverOne(context.table, d, context.meter);
     },
     closeUser: ({ context, event }) => {
       if (event.type !== 'CLOSE_USER') return;
@@ -128,7 +135,14 @@ export const routerMachine = setup({
   },
 }).createMachine({
   id: 'router',
-  context: ({ input }) => ({ table: new AddressTable(), presence: input.presence, delivered: 0, now: input.now ?? Date.now, revoked: new Map() }),
+  context: ({ input }) => ({
+    table: new AddressTable(),
+    presence: input.presence,
+    delivered: 0,
+    now: input.now ?? Date.now,
+    revoked: new Map(),
+    meter: input.meter ?? NO_METER,
+  }),
   initial: 'running',
   states: {
     running: {

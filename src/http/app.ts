@@ -5,19 +5,26 @@ import type { Logger } from 'pino';
 import type uWS from 'uWebSockets.js';
 import express from 'ultimate-express';
 import { Errors } from '../errors.js';
+import { createHttpMeter } from '../metrics/http.js';
+import type { Metrics } from '../metrics/registry.js';
 import type { AgentsService } from '../services/agents.js';
 import type { AuthService } from '../services/auth.js';
 import type { Authorizations } from '../services/butler/authorizations.js';
 import type { ChatService } from '../services/chat.js';
 import type { ConnectorService } from '../services/connector/service.js';
 import type { DevMockService } from '../services/devMock.js';
+import type { Inspection } from '../services/inspection.js';
 import type { MessagesService } from '../services/messages.js';
+import type { ReadinessCheck } from '../services/readiness.js';
 import type { UsersService } from '../services/users.js';
 import { createAccess } from './auth.js';
 import { jsonBody } from './body.js';
 import { createErrorHandler } from './errorHandler.js';
+import { buildOpenApiDocument } from './openapi.js';
 import type { RequestGate } from './requestGate.js';
+import { requestIds } from './requestId.js';
 import { requestLog } from './requestLog.js';
+import type { RouteTable } from './routeTable.js';
 import { agentRoutes } from './routes/agents.js';
 import { authRoutes } from './routes/auth.js';
 import { chatRoutes } from './routes/chat.js';
@@ -25,6 +32,8 @@ import { connectorRoutes } from './routes/connector.js';
 import { devMockRoutes } from './routes/devMock.js';
 import { messageRoutes } from './routes/messages.js';
 import { systemRoutes } from './routes/system.js';
+import { actorRoutes } from './routes/systemActors.js';
+import { metricsRoutes } from './routes/systemMetrics.js';
 import { userRoutes } from './routes/users.js';
 
 export interface AppDeps {
@@ -44,10 +53,23 @@ export interface AppDeps {
     authorizations: Authorizations;
     connector: ConnectorService;
   };
+  /** Probes, metrics, inspection, and the table every route registers through. */
+  operations: {
+    routeTable: RouteTable;
+    metrics: Metrics;
+    metricsToken: string | undefined;
+    readiness: ReadinessCheck;
+    inspection: Inspection;
+    /** performance.now() when the hub started. */
+    startedAt: number;
+  };
 }
 
+/** Probes and scrapes come every few seconds: their request lines are logged at debug. */
+const QUIET_PATHS = new Set(['/api/health', '/api/ready', '/metrics']);
+
 export function createApp(deps: AppDeps) {
-  const { services } = deps;
+  const { services, operations } = deps;
   // threads: 0 — no file-serving worker thread; the API serves JSON only.
   const app = express({ uwsApp: deps.uwsApp, threads: 0 });
   app.set('x-powered-by', false);
@@ -55,7 +77,8 @@ export function createApp(deps: AppDeps) {
   // Every route passes through the request log and CORS; the declarative fast path would skip them.
   app.set('declarative responses', false);
 
-  app.use(requestLog(deps.logger));
+  app.use(requestIds(deps.logger));
+  app.use(requestLog(deps.logger, { quietPaths: QUIET_PATHS, observe: createHttpMeter(operations.metrics.factory, operations.routeTable.patterns) }));
   app.use(deps.gate.middleware);
   app.use(
     cors({
@@ -68,14 +91,19 @@ export function createApp(deps: AppDeps) {
   app.use(jsonBody(deps.bodyLimitBytes));
 
   const access = createAccess(services.auth, deps.isProduction);
-  systemRoutes(app);
-  authRoutes(app, { auth: services.auth });
-  agentRoutes(app, { access, agents: services.agents });
-  userRoutes(app, { access, users: services.users });
-  messageRoutes(app, { access, messages: services.messages });
-  chatRoutes(app, { access, chat: services.chat, authorizations: services.authorizations });
-  connectorRoutes(app, { access, connector: services.connector });
-  devMockRoutes(app, { access, devMock: services.devMock, agents: services.agents });
+  // Routes register through the table: it records them and tags requests with their pattern.
+  const routes = operations.routeTable.wrap(app);
+  let openapi: object | undefined;
+  systemRoutes(routes, { readiness: operations.readiness, openapi: () => (openapi ??= buildOpenApiDocument()), startedAt: operations.startedAt });
+  metricsRoutes(routes, { metrics: operations.metrics, token: operations.metricsToken });
+  authRoutes(routes, { auth: services.auth });
+  agentRoutes(routes, { access, agents: services.agents });
+  userRoutes(routes, { access, users: services.users });
+  messageRoutes(routes, { access, messages: services.messages });
+  chatRoutes(routes, { access, chat: services.chat, authorizations: services.authorizations });
+  connectorRoutes(routes, { access, connector: services.connector });
+  actorRoutes(routes, { access, inspection: operations.inspection });
+  devMockRoutes(routes, { access, devMock: services.devMock, agents: services.agents });
 
   app.use((_req, _res, next) => next(Errors.routeNotFound()));
   app.use(createErrorHandler(deps.logger));

@@ -1,13 +1,15 @@
 // The one place errors become HTTP answers: HubErrors keep their status and text; anything else
-// is a 500 whose detail goes to the log only.
+// is a 500 whose detail goes to the log only (with the request id, which the client also got).
 import type { Logger } from 'pino';
 import { HubError, INTERNAL_ERROR_BODY } from '../errors.js';
 import type { NextFunction, Request, Response } from './context.js';
+import { requestLogger } from './requestId.js';
 
 export function createErrorHandler(logger: Logger) {
   return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
+    const log = requestLogger(res, logger);
     if (res.headersSent) {
-      logger.error({ err, method: req.method, path: req.path }, 'error after the response was sent');
+      log.error({ err, method: req.method, path: req.path }, 'error after the response was sent');
       return;
     }
     if (err instanceof HubError) {
@@ -15,7 +17,7 @@ export function createErrorHandler(logger: Logger) {
       res.status(err.status).json({ error: err.message });
       return;
     }
-    logger.error({ err, method: req.method, path: req.path }, 'unhandled error in request');
+    log.error({ err, method: req.method, path: req.path }, 'unhandled error in request');
     res.status(500).json(INTERNAL_ERROR_BODY);
   };
 }

@@ -1,6 +1,9 @@
-// One log line per request: method, path (credentials in the query redacted), status, ms.
+// One log line per request: method, path (credentials in the query redacted), status, ms, and the
+// request id. Probes and scrapes (health, readiness, metrics) log at debug: they come every few
+// seconds and say nothing new. Each finished request is also handed to `observe` (the metrics).
 import type { Logger } from 'pino';
-import type { Handler } from './context.js';
+import type { Handler, Request, Response } from './context.js';
+import { requestLogger } from './requestId.js';
 
 const SECRET_QUERY = /([?&](?:token|api_token|access_token|password)=)[^&]*/gi;
 
@@ -8,15 +11,25 @@ export function redactUrl(url: string): string {
   return url.replace(SECRET_QUERY, '$1[redacted]');
 }
 
-export function requestLog(logger: Logger): Handler {
+export interface RequestLogOptions {
+  /** Paths logged at debug whatever their status. */
+  quietPaths?: ReadonlySet<string>;
+  observe?: (req: Request, res: Response, seconds: number) => void;
+}
+
+export function requestLog(logger: Logger, options: RequestLogOptions = {}): Handler {
+  const quiet = options.quietPaths ?? new Set<string>();
   return (req, res, next) => {
     const started = process.hrtime.bigint();
     res.on('finish', () => {
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      options.observe?.(req, res, seconds);
+      const log = requestLogger(res, logger);
       const status = res.statusCode;
-      const line = { method: req.method, path: redactUrl(req.originalUrl ?? req.url), status, ms: Math.round(ms * 10) / 10 };
-      if (status >= 500) logger.error(line, 'request failed');
-      else logger.info(line, 'request');
+      const line = { method: req.method, path: redactUrl(req.originalUrl ?? req.url), status, ms: Math.round(seconds * 1e4) / 10 };
+      if (quiet.has(req.path)) log.debug(line, 'request');
+      else if (status >= 500) log.error(line, 'request failed');
+      else log.info(line, 'request');
     });
     next();
   };

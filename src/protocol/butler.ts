@@ -12,6 +12,29 @@ export const authResponseBody = z.object({
 });
 export type AuthResponseInput = z.infer<typeof authResponseBody>;
 
+export const authResponseResult = z.object({
+  status: z.literal('processed'),
+  action_id: z.string(),
+  result: z.string().describe('what happens next, in words'),
+});
+
+/** An authorization request as `GET /api/chat/auth/requests` lists it. */
+export const authorizationView = z.object({
+  action_id: z.string(),
+  requester_id: z.number().int(),
+  conversation_id: z.number().int().nullable(),
+  approver_id: z.number().int().nullable().describe('the human who must answer; null: any admin'),
+  target_agent_id: z.number().int(),
+  target_agent_name: z.string(),
+  command: z.string(),
+  reason: z.string(),
+  status: z.enum(AuthorizationStatuses),
+  decided_by: z.number().int().nullable(),
+  created_at: z.string(),
+  expires_at: z.string(),
+  decided_at: z.string().nullable(),
+});
+
 export const authRequestsQuery = z.object({
   status: z.enum(AuthorizationStatuses).optional(),
   limit: z.coerce.number().int().min(1).max(200).default(50),

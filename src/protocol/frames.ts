@@ -12,6 +12,18 @@ export type ChatType = (typeof ChatTypes)[number];
 export const ClientFrameTypes = [...ChatTypes, ...TelemetryTypes, 'AUTH_RESPONSE'] as const;
 export type ClientFrameType = (typeof ClientFrameTypes)[number];
 
+/** Every type the hub sends (label values of the outbound frame counters). */
+export const ServerFrameTypes = [
+  ...ChatTypes,
+  ...TelemetryTypes,
+  'AUTH_REQUEST',
+  'AUTH_STATUS_UPDATE',
+  'ACK',
+  'ERROR',
+  'PRESENCE',
+  'BUTLER_AGENT_MESSAGE',
+] as const;
+
 const positiveId = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f]/;
@@ -35,6 +47,16 @@ const streamEndFrame = z.object({ ...envelope, type: z.literal('CHAT_STREAM_END'
 const systemLogFrame = z.object({ ...envelope, type: z.literal('SYSTEM_LOG'), payload: systemLogPayload });
 const reportFrame = <T extends ReportType>(type: T) => z.object({ ...envelope, type: z.literal(type), payload: reportPayloads[type] });
 const authResponseFrame = z.object({ ...envelope, type: z.literal('AUTH_RESPONSE'), payload: authResponseBody });
+
+/** The query of `GET /api/ws`; the credential may come as an Authorization bearer header instead. */
+export const wsUpgradeQuery = z.object({
+  token: z.string().optional().meta({ description: 'JWT of a human or api_token of an agent' }),
+  since: z
+    .string()
+    .regex(/^\d{1,16}$/, 'must be a message id (a whole number)')
+    .optional()
+    .meta({ description: 'resume: replay every stored frame for you with a greater id, then go live' }),
+});
 
 export const clientFrame = z.discriminatedUnion('type', [
   chatFrame,

@@ -40,7 +40,8 @@ function describeIssue(issue: Issue, input: unknown): string {
       if (issue.path.length > 0 && valueAt(input, issue.path) === undefined) return `${field} is required`;
       return `${field} must be one of ${issue.values.map(String).join(', ')}`;
     case 'invalid_format':
-      return `${field} must be a valid ${issue.format}`;
+      // A pattern with its own message says what it wants better than "a valid regex".
+      return issue.message && !issue.message.startsWith('Invalid') ? `${field} ${issue.message}` : `${field} must be a valid ${issue.format}`;
     case 'not_multiple_of':
       return `${field} must be a multiple of ${issue.divisor}`;
     case 'invalid_union': {

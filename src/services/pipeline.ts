@@ -6,6 +6,7 @@
 import type { Logger } from 'pino';
 import { audienceOf, type Audience } from '../actors/audience.js';
 import type { Delivery } from '../actors/router.js';
+import type { PipelineMeter } from '../metrics/pipeline.js';
 import { Errors, HubError } from '../errors.js';
 import { ChatTypes, isTelemetryType, monitorFrame, presenceFrame, toMessageFrame, type FrameSource, type MessageFrame } from '../protocol/frames.js';
 import { ChatRowTypes, LogLevels, TelemetryTypes } from '../protocol/messages.js';
@@ -73,6 +74,8 @@ export interface PipelineDeps {
   /** Runs one delivery round (the edge corks each socket once per round); default: just runs it. */
   round?: (fn: () => void) => void;
   maxBatch?: number;
+  /** Batch size, commit and delivery latency, queue depth; recorded once per batch. */
+  meter?: PipelineMeter;
 }
 
 /** Types whose rows are kept (the rest is relayed only). */
@@ -80,6 +83,7 @@ const STORED_TYPES = new Set<string>([...ChatRowTypes, ...TelemetryTypes]);
 /** Types that belong to a human↔machine conversation thread. */
 const THREADED_TYPES = new Set<string>([...ChatTypes, ...ChatRowTypes]);
 const MAX_CONTENT = 4096;
+const NO_METER: PipelineMeter = { watchDepth: () => undefined, committed: () => undefined, delivered: () => undefined, failed: () => undefined };
 const THREAD_TOUCH_MS = 1000;
 const MAX_REPORT = 512;
 
@@ -103,6 +107,7 @@ interface ThreadMeta {
 
 export function createPipeline(deps: PipelineDeps) {
   const { store, threads, directory, clock, logger } = deps;
+  const meter = deps.meter ?? NO_METER;
   const round = deps.round ?? ((fn: () => void) => fn());
   const defaultThreads = new Map<string, number>();
   /** When each thread's last_message_at was last written (epoch ms). */
@@ -247,12 +252,21 @@ export function createPipeline(deps: PipelineDeps) {
     // SQLite thread) is handed the next batch while this one commits, so preparing and committing
     // overlap; outcomes are still handled in batch order.
     const needsWrite = batch.messages.length > 0 || batch.presence.length > 0 || batch.threads.length > 0;
+    const writeStarted = performance.now();
+    let committedAt = writeStarted;
     const write: Promise<BatchResult> = needsWrite ? store.writeBatch(batch) : Promise.resolve({ messages: [], presence: [] });
     const previous = completing;
     const completion = write
       .then(
-        (result) => ({ result }),
-        (err: unknown) => ({ err }),
+        (result) => {
+          committedAt = performance.now();
+          if (needsWrite) meter.committed(items.length, (committedAt - writeStarted) / 1000);
+          return { result };
+        },
+        (err: unknown) => {
+          meter.failed();
+          return { err };
+        },
       )
       .then(async (outcome) => {
         await previous;
@@ -304,18 +318,20 @@ export function createPipeline(deps: PipelineDeps) {
           { user_id: row.id, username: row.username, status: row.status, online: row.online === 1, last_seen_at: row.last_seen_at, last_report: row.last_report },
           clock(),
         );
-        deliveries.push({ text, audience: { broadcast: 'humans', echo: false, exceptSender: false, monitor: false }, senderId: row.id });
+        deliveries.push({ type: 'PRESENCE', text, audience: { broadcast: 'humans', echo: false, exceptSender: false, monitor: false }, senderId: row.id });
       }
       round(() => {
         if (deliveries.length > 0) deps.deliver(deliveries);
         for (const answer of answers) answer();
         for (const [item, e] of rejected) item.origin?.rejected(e, item.input);
       });
+      // The round has written every socket's frames: persisted → sent.
+      if (deliveries.length > 0) meter.delivered((performance.now() - committedAt) / 1000);
     }
   }
 
   function toDelivery(source: FrameSource, audience: Audience, text = JSON.stringify(toMessageFrame(source)), recordOnly = false): Delivery {
-    const delivery: Delivery = { text, audience, senderId: source.sender_id };
+    const delivery: Delivery = { type: source.type, text, audience, senderId: source.sender_id };
     if (recordOnly) delivery.socketsOnly = true;
     if (source.id !== undefined) delivery.id = source.id;
     if (audience.monitor) delivery.monitorText = monitorFrame(source);
@@ -335,6 +351,8 @@ export function createPipeline(deps: PipelineDeps) {
       for (const item of items) if (item.kind === 'message') item.origin?.rejected(error, item.input);
     },
   });
+
+  meter.watchDepth(() => queue.depth);
 
   function submit(sender: Principal, input: MessageInput, origin?: Origin): void {
     queue.push({ kind: 'message', sender, input, store: STORED_TYPES.has(input.type), at: clock(), origin });

@@ -5,16 +5,22 @@
 import { audienceOf, reaches } from '../actors/audience.js';
 import type { ConnectionOutlet } from '../actors/connection.js';
 import { monitorFrame, toMessageFrame, type FrameSource } from '../protocol/frames.js';
+import type { DeliveryMeter } from '../metrics/ws.js';
 import type { MessagesRepo } from '../store/repositories/messages.js';
 import type { Principal } from './directory.js';
 
-export function createReplay(deps: { messages: MessagesRepo; pageSize?: number }) {
+export function createReplay(deps: { messages: MessagesRepo; pageSize?: number; meter?: DeliveryMeter }) {
   const pageSize = deps.pageSize ?? 500;
+  const meter = deps.meter ?? { sent: () => undefined };
   /**
    * Resolves with the id of the last row read (0 when there was none): every frame with an id up to
    * it that is for this user has been sent, so live frames up to it are duplicates.
    */
   return async function replay(user: Principal, since: number, outlet: ConnectionOutlet): Promise<number> {
+    const send = (type: string, text: string) => {
+      meter.sent(type, 1, text);
+      outlet.send(text);
+    };
     let cursor = since;
     let lastRead = 0;
     for (;;) {
@@ -23,8 +29,8 @@ export function createReplay(deps: { messages: MessagesRepo; pageSize?: number }
         cursor = lastRead = row.id;
         const source: FrameSource = { ...row, payload: JSON.parse(row.payload) as unknown };
         const audience = audienceOf(row);
-        if (reaches(audience, row.sender_id, user)) outlet.send(JSON.stringify(toMessageFrame(source)));
-        if (audience.monitor && user.role === 'ADMIN') outlet.send(monitorFrame(source));
+        if (reaches(audience, row.sender_id, user)) send(row.type, JSON.stringify(toMessageFrame(source)));
+        if (audience.monitor && user.role === 'ADMIN') send('BUTLER_AGENT_MESSAGE', monitorFrame(source));
         if (outlet.closed) return lastRead;
         // The replay goes at the reader's pace: a long absence must not fill the hub's memory.
         if (outlet.congested) await outlet.whenWritable();

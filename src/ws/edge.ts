@@ -7,7 +7,8 @@ import uWS from 'uWebSockets.js';
 import { createActor, fromPromise, type AnyActorRef } from 'xstate';
 import { connectionMachine, type ConnectionActor, type ConnectionOutlet, type RouterRef, type Session } from '../actors/connection.js';
 import { CloseCode, Errors, HubError } from '../errors.js';
-import { errorFrame, type AuthResponseFrame, type ClientFrame } from '../protocol/frames.js';
+import type { WsMeter } from '../metrics/ws.js';
+import { wsUpgradeQuery, type AuthResponseFrame, type ClientFrame } from '../protocol/frames.js';
 import { isMachineRole } from '../protocol/roles.js';
 import type { Principal } from '../services/directory.js';
 import type { Pipeline } from '../services/pipeline.js';
@@ -42,6 +43,8 @@ export interface WsEdgeDeps {
   replay(user: Principal, since: number, outlet: ConnectionOutlet): Promise<number>;
   /** An AUTH_RESPONSE frame from a human; rejects with a HubError to answer with ERROR. */
   authResponse(user: Principal, payload: AuthResponseFrame['payload']): Promise<void>;
+  /** Counts sockets, frames, bytes and cut-offs (per frame, with pre-bound counters). */
+  meter: WsMeter;
   now?: () => number;
 }
 
@@ -67,10 +70,8 @@ const HARD_LIMIT_FACTOR = 2;
 const BURST_FACTOR = 4;
 const SLOW_CONSUMER_GRACE_MS = 3000;
 
-const SINCE = /^\d{1,16}$/;
-
 export function attachWebSocket(deps: WsEdgeDeps) {
-  const { limits, logger, pipeline } = deps;
+  const { limits, logger, pipeline, meter } = deps;
   const now = deps.now ?? Date.now;
   const connections = new Map<number, ConnectionActor>();
   let nextKey = 1;
@@ -98,13 +99,13 @@ export function attachWebSocket(deps: WsEdgeDeps) {
     const user = data.session!.user;
     if (frame.type === 'AUTH_RESPONSE') {
       if (isMachineRole(user.role)) {
-        outlet.send(errorFrame('forbidden', 'only human users answer authorization requests', frame.local_id));
+        outlet.sendError('forbidden', 'only human users answer authorization requests', frame.local_id);
         return;
       }
       deps.authResponse(user, frame.payload).catch((err: unknown) => {
         const error = err instanceof HubError ? err : Errors.unavailable('the answer could not be recorded; send it again');
         if (!(err instanceof HubError)) logger.error({ err }, 'recording an authorization answer failed');
-        outlet.send(errorFrame(error.kind, error.message, frame.local_id));
+        outlet.sendError(error.kind, error.message, frame.local_id);
       });
       return;
     }
@@ -140,7 +141,7 @@ export function attachWebSocket(deps: WsEdgeDeps) {
       const sinceText = req.getQuery('since') ?? '';
       if (!accepting) return refuseNow(res, Errors.unavailable('the hub is shutting down'));
       if (credential === '') return refuseNow(res, Errors.tokenRequired());
-      if (sinceText !== '' && !SINCE.test(sinceText)) return refuseNow(res, Errors.badRequest('since must be a message id (a whole number)'));
+      if (sinceText !== '' && !wsUpgradeQuery.shape.since.safeParse(sinceText).success) return refuseNow(res, Errors.badRequest('since must be a message id (a whole number)'));
       const since = sinceText === '' ? undefined : Number(sinceText);
 
       let aborted = false;
@@ -202,13 +203,18 @@ export function attachWebSocket(deps: WsEdgeDeps) {
         user,
         { softBytes: limits.maxBufferedBytes, hardBytes: limits.maxBufferedBytes * BURST_FACTOR, graceMs: SLOW_CONSUMER_GRACE_MS },
         {
-          slow: () => data.actor.send({ type: 'CLOSE', code: CloseCode.slowConsumer, reason: 'slow consumer: resume with since' }),
+          slow: () => {
+            meter.slowConsumer();
+            data.actor.send({ type: 'CLOSE', code: CloseCode.slowConsumer, reason: 'slow consumer: resume with since' });
+          },
           close: (code, reason) => data.actor.send({ type: 'CLOSE', code, reason }),
         },
         deps.sendBatch,
         data.since !== undefined,
         data.authStartedAt,
+        meter,
       );
+      meter.opened(user.role);
       data.actor.send({ type: 'OPENED', outlet: data.outlet });
       logger.info({ conn: data.key, user: user.username, role: user.role, since: data.since }, 'websocket connected');
     },
@@ -218,16 +224,22 @@ export function attachWebSocket(deps: WsEdgeDeps) {
       const outlet = data.outlet;
       if (!outlet || outlet.closed) return;
       if (!data.meters.rate.take()) {
-        outlet.send(errorFrame('rate_limited', `more than ${limits.rateLimit} frames per second; slow down`));
-        if (!data.meters.rateStrikes.take()) data.actor.send({ type: 'CLOSE', code: CloseCode.rateLimited, reason: 'rate limit exceeded' });
+        meter.refused(message.byteLength);
+        outlet.sendError('rate_limited', `more than ${limits.rateLimit} frames per second; slow down`);
+        if (!data.meters.rateStrikes.take()) {
+          meter.rateLimitClose();
+          data.actor.send({ type: 'CLOSE', code: CloseCode.rateLimited, reason: 'rate limit exceeded' });
+        }
         return;
       }
       const decoded = decodeFrame(message, isBinary, limits.maxFrameBytes);
       if (!decoded.ok) {
-        outlet.send(errorFrame(decoded.code, decoded.message, decoded.localId));
+        meter.refused(message.byteLength);
+        outlet.sendError(decoded.code, decoded.message, decoded.localId);
         if (!data.meters.badFrames.take()) data.actor.send({ type: 'CLOSE', code: CloseCode.invalidFrames, reason: 'too many invalid frames' });
         return;
       }
+      meter.received(decoded.frame.type, message.byteLength);
       dispatch(data, outlet, decoded.frame);
     },
 
@@ -240,6 +252,7 @@ export function attachWebSocket(deps: WsEdgeDeps) {
       data.outlet?.markClosed();
       data.actor.send({ type: 'SOCKET_CLOSED', code });
       const snapshot = data.actor.getSnapshot();
+      meter.closed(data.session!.user.role, snapshot.context.closeCode ?? code);
       logger.info(
         { conn: data.key, user: data.session?.user.username, code: snapshot.context.closeCode ?? code, reason: snapshot.context.closeReason },
         'websocket closed',

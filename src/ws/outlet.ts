@@ -6,7 +6,8 @@
 // sent after it, minus those the replay already sent.
 import type uWS from 'uWebSockets.js';
 import type { ConnectionOutlet } from '../actors/connection.js';
-import type { HubError } from '../errors.js';
+import type { FrameErrorCode, HubError } from '../errors.js';
+import type { WsMeter } from '../metrics/ws.js';
 import { ackFrame, errorFrame } from '../protocol/frames.js';
 import { isMachineRole } from '../protocol/roles.js';
 import type { Principal } from '../services/directory.js';
@@ -56,6 +57,7 @@ export class SocketOutlet implements ConnectionOutlet, Origin, BatchedSocket {
     private readonly batch: SendBatch,
     resuming: boolean,
     readonly authenticatedAt: number,
+    private readonly meter: WsMeter,
   ) {
     this.held = resuming ? [] : null;
   }
@@ -116,6 +118,13 @@ export class SocketOutlet implements ConnectionOutlet, Origin, BatchedSocket {
     return true;
   }
 
+  /** Sends an ERROR frame (and counts it by code). */
+  sendError(code: FrameErrorCode, message: string, localId?: string): void {
+    const text = errorFrame(code, message, localId);
+    this.meter.error(code, text);
+    this.send(text);
+  }
+
   endReplay(lastReplayedId: number): void {
     this.replayedUpTo = lastReplayedId;
     const held = this.held ?? [];
@@ -165,15 +174,20 @@ export class SocketOutlet implements ConnectionOutlet, Origin, BatchedSocket {
   accepted(result: Accepted): void {
     const localId = result.frame.local_id;
     if (isMachineRole(this.user.role)) {
-      if (localId !== undefined && result.stored) this.send(ackFrame(localId, result.stored.id, result.frame.timestamp));
+      if (localId !== undefined && result.stored) {
+        const ack = ackFrame(localId, result.stored.id, result.frame.timestamp);
+        this.meter.sent('ACK', 1, ack);
+        this.send(ack);
+      }
     } else if (result.stored?.duplicate) {
       // A human's repeat is not delivered again; its own socket still gets the echo it waits for.
+      this.meter.sent(result.frame.type, 1, result.text);
       this.send(result.text);
     }
   }
 
   rejected(error: HubError, input: MessageInput): void {
-    this.send(errorFrame(error.kind, error.message, input.local_id));
+    this.sendError(error.kind, error.message, input.local_id);
   }
 
   private cutOff(): void {

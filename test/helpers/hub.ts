@@ -33,8 +33,13 @@ export interface TestHub {
 let counter = 0;
 export const uniqueName = (prefix: string) => `${prefix}-${process.pid}-${++counter}-${randomBytes(2).toString('hex')}`;
 
-export async function startTestHub(driver: Driver, env: Record<string, string> = {}): Promise<TestHub> {
-  return launch(await createTestDatabase(driver), randomBytes(32).toString('hex'), env);
+/** Settings over the defaults; a function sees the test database's settings first (to reroute DATABASE_URL). */
+export type TestHubEnv = Record<string, string> | ((dbEnv: Record<string, string>) => Record<string, string>);
+
+export async function startTestHub(driver: Driver, extraEnv: TestHubEnv = {}): Promise<TestHub> {
+  const database = await createTestDatabase(driver);
+  const env = typeof extraEnv === 'function' ? extraEnv(database.env) : extraEnv;
+  return launch(database, randomBytes(32).toString('hex'), env);
 }
 
 async function launch(database: TestDatabase, jwtSecret: string, env: Record<string, string>): Promise<TestHub> {

@@ -12,6 +12,9 @@ export interface RouteSpec {
 
 export const ROUTES: readonly RouteSpec[] = [
   { method: 'GET', path: '/api/ping', access: 'public' },
+  { method: 'GET', path: '/api/health', access: 'public' },
+  { method: 'GET', path: '/api/ready', access: 'public' },
+  { method: 'GET', path: '/api/openapi.json', access: 'public' },
   { method: 'POST', path: '/api/auth/login', access: 'public' },
   { method: 'POST', path: '/api/auth/register', access: 'public' },
   // WebSocket upgrade (credential in the query); a plain HTTP GET gets 426.
@@ -31,6 +34,8 @@ export const ROUTES: readonly RouteSpec[] = [
   { method: 'DELETE', path: '/api/users/agents/:id', access: 'admin' },
   { method: 'POST', path: '/api/users/agents/test-connection', access: 'admin' },
   { method: 'PATCH', path: '/api/users/agents/:id/token', access: 'admin' },
+  { method: 'GET', path: '/api/admin/actors', access: 'admin' },
+  { method: 'GET', path: '/api/admin/actors/:actor_id', access: 'admin' },
   { method: 'POST', path: '/api/dev/mock/reset', access: 'admin-non-production' },
   { method: 'POST', path: '/api/dev/mock/chat', access: 'admin-non-production' },
   { method: 'GET', path: '/api/dev/mock/agent-token/:username', access: 'admin-non-production' },
@@ -54,10 +59,16 @@ export const CHAT_ACCESS_ROUTES: readonly RouteSpec[] = [
 
 /**
  * A concrete path for a pattern; ids point at the bootstrap admin (1) and Butler (2), so refusals are
- * about access only. `agentId` stands in for `:agent_id` where a real agent is needed.
+ * about access only. `agentId` stands in for `:agent_id` where a real agent is needed; `:actor_id`
+ * is the router, the one actor every hub has.
  */
 export function concrete(path: string, agentId = 1): string {
-  return path.replace(':id', '1').replace(':username', 'Butler').replace(':peer_id', '2').replace(':agent_id', String(agentId));
+  return path
+    .replace(':id', '1')
+    .replace(':username', 'Butler')
+    .replace(':peer_id', '2')
+    .replace(':agent_id', String(agentId))
+    .replace(':actor_id', 'router');
 }
 
 /**

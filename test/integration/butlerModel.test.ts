@@ -8,6 +8,7 @@ import { BUTLER_ID, askButler, nextAnswer, type Answer } from '../helpers/butler
 import { describeEachDriver } from '../helpers/db.js';
 import { lastUserText, startFakeModel, textReply, type FakeModel, type ModelRequest } from '../helpers/fakeModel.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
+import { scrape, valueOf } from '../helpers/metrics.js';
 import { connectWs, wsClientPool, type WsClient } from '../helpers/wsClient.js';
 
 const API_TOKEN = 'sk-test-butler-secret-token';
@@ -230,6 +231,41 @@ describeEachDriver('Butler with a language model', (driver) => {
     expect([first.text, second.text]).toEqual(['answer to slow first', 'answer to fast second']);
     const order = ws.received.filter((f) => f.sender_id === BUTLER_ID).map((f) => f.stream_id);
     expect(order.lastIndexOf(first.streamId)).toBeLessThan(order.indexOf(second.streamId));
+  });
+
+  it('counts turns, model calls and authorization requests in /metrics, and shows its conversations to admins', async () => {
+    const before = await scrape(t);
+    const worker = await t.createAgent();
+    await connect(worker.api_token);
+    const { id, ws, token } = await human();
+    fake.enqueue(
+      { steps: [{ toolCall: { name: 'command_agent', arguments: JSON.stringify({ target_agent_id: worker.id, command: 'ping', reasoning: 'asked' }) } }] },
+      textReply('Asked.'),
+      { status: 503, message: 'busy' },
+    );
+    const echo = await askButler(ws, 'ping the worker');
+    const request = await ws.next('AUTH_REQUEST');
+    await nextAnswer(ws);
+    await t.api.post('/api/chat/auth/response', { action_id: request.payload.action_id, approved: false }, { token });
+    await nextAnswer(ws);
+    await askButler(ws, 'fail please');
+    await nextAnswer(ws);
+    const after = await scrape(t);
+    const moved = (name: string, labels?: Record<string, string>) => valueOf(after, name, labels) - valueOf(before, name, labels);
+    expect(moved('hub_butler_turns_total', { kind: 'message' })).toBe(2);
+    expect(moved('hub_butler_turns_total', { kind: 'decision' })).toBe(1);
+    expect(moved('hub_butler_model_calls_total', { outcome: 'ok' })).toBe(2);
+    expect(moved('hub_butler_model_calls_total', { outcome: 'error' })).toBe(1);
+    expect(moved('hub_butler_authorizations_total', { status: 'PENDING' })).toBe(1);
+    expect(moved('hub_butler_authorizations_total', { status: 'REJECTED' })).toBe(1);
+    expect(valueOf(after, 'hub_butler_conversations_active')).toBeGreaterThanOrEqual(1);
+
+    const summary = await t.api.get(`/api/admin/actors?user_id=${id}`, { token: t.adminToken });
+    expect(summary.status).toBe(200);
+    expect(summary.body.butler).toMatchObject({ id: 'butler', state: 'running', items: [{ id: `conversation-${id}-${echo.conversation_id}`, state: 'idle', answered: 3 }] });
+    const conversation = await t.api.get(`/api/admin/actors/conversation-${id}-${echo.conversation_id}`, { token: t.adminToken });
+    expect(conversation.body).toMatchObject({ kind: 'conversation', state: 'idle', context: { asker: { id }, conversation_id: echo.conversation_id, queued: [] } });
+    expect((await t.api.get('/api/admin/actors/butler', { token })).status).toBe(403);
   });
 
   it('stops the answer in progress and the queue on /cancel, and says what it stopped', async () => {

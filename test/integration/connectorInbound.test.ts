@@ -7,6 +7,7 @@ import { toPrincipal, type Principal } from '../../src/services/directory.js';
 import { describeEachDriver } from '../helpers/db.js';
 import { FAKE_BOT_OPEN_ID, messageEvent, startFakePlatform, type FakePlatform } from '../helpers/fakePlatform.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
+import { scrape, valueOf } from '../helpers/metrics.js';
 import { connectWs } from '../helpers/wsClient.js';
 
 const APP_ID = 'cli_a1b2c3d4e5f60718';
@@ -98,6 +99,7 @@ describeEachDriver('chat-platform connector, live', (driver) => {
     t.hub.store.db.selectFrom('messages').selectAll().where('sender_id', '=', butler.id).where('target_id', '=', userId).where('type', '=', 'CHAT').orderBy('id', 'desc').executeTakeFirstOrThrow();
 
   it('runs a platform message through Butler and posts its answer back to the chat it came from (stream chunks are not sent)', async () => {
+    const before = await scrape(t);
     const { messageId } = await deliver(messageEvent({ chatId: 'oc_group_ops', chatType: 'group', openId: 'ou_carol', text: 'agents', mentions: [FAKE_BOT_OPEN_ID] }));
     const [question] = await storedByLocalId(messageId);
     // Butler answers on its own time; its stored answer and the platform send are both awaited.
@@ -112,6 +114,11 @@ describeEachDriver('chat-platform connector, live', (driver) => {
     expect(fake.sends.find((s) => s.text === answer.text)).toEqual({ chat_id: 'oc_group_ops', msg_type: 'text', text: answer.text, receive_id_type: 'chat_id' });
     await t.hub.connector.settled();
     expect((await logEntries()).find((e) => e.action === 'outbound_sent' && e.detail.includes('oc_group_ops'))).toBeDefined();
+    // Counted in /metrics: the message in, and (at least) this answer out.
+    const after = await scrape(t);
+    const moved = (labels: Record<string, string>) => valueOf(after, 'hub_connector_events_total', labels) - valueOf(before, 'hub_connector_events_total', labels);
+    expect(moved({ direction: 'in', outcome: 'accepted' })).toBe(1);
+    expect(moved({ direction: 'out', outcome: 'sent' })).toBeGreaterThanOrEqual(1);
   });
 
   it('sends a platform user\'s command to an admin for approval, tells the chat, and posts the agent\'s answer once approved', async () => {

@@ -10,6 +10,7 @@ const PRODUCTION_OK = {
   JWT_SECRET: STRONG_SECRET,
   INITIAL_ADMIN_USER: 'root',
   INITIAL_ADMIN_PASS: 'a-long-admin-password',
+  METRICS_TOKEN: 'a-long-scrape-token',
 };
 
 /** The problems of the ConfigError that parseConfig throws; fails the test if it does not throw one. */

@@ -81,7 +81,7 @@ function routable(type: string, sender: Name, target: Name | null): Routable {
 
 function delivery(type: string, sender: Name, target: Name | null, extra: Partial<Delivery> = {}): Delivery {
   const m = routable(type, sender, target);
-  return { text: JSON.stringify({ type, sender_id: m.sender_id, target_id: m.target_id, n: nextKey++ }), audience: audienceOf(m), senderId: m.sender_id, ...extra };
+  return { type, text: JSON.stringify({ type, sender_id: m.sender_id, target_id: m.target_id, n: nextKey++ }), audience: audienceOf(m), senderId: m.sender_id, ...extra };
 }
 
 function deliver(router: RouterActor, ...deliveries: Delivery[]): void {

@@ -1,8 +1,27 @@
 // Login and self-registration (public).
 import { loginBody, registerBody } from '../../protocol/http.js';
+import { sessionBody } from '../../protocol/responses.js';
 import type { AuthService } from '../../services/auth.js';
 import { route, type Routes } from '../context.js';
+import { routeDocs } from '../routeDocs.js';
 import { parseBody } from '../validate.js';
+
+export const authRouteDocs = routeDocs('auth', {
+  'POST /api/auth/login': {
+    access: 'public',
+    summary: 'Log in as a human; agents and Butler cannot',
+    body: loginBody,
+    responses: { 200: { description: 'a JWT and the user', schema: sessionBody } },
+    errors: { 401: 'invalid credentials', 429: 'too many failed logins for this name from this address (Retry-After)' },
+  },
+  'POST /api/auth/register': {
+    access: 'public',
+    summary: 'Self-registration as a MEMBER, when ALLOW_SELF_REGISTRATION=true',
+    body: registerBody,
+    responses: { 201: { description: 'a JWT and the new user', schema: sessionBody } },
+    errors: { 403: 'self-registration is disabled on this hub', 409: 'username already exists' },
+  },
+});
 
 export function authRoutes(app: Routes, deps: { auth: AuthService }): void {
   app.post(

@@ -1,10 +1,40 @@
 // Developer mock endpoints: admin only, and refused in production.
+import { z } from 'zod';
 import { mockChatBody, usernameParams } from '../../protocol/http.js';
+import { rawAgentToken } from '../../protocol/responses.js';
 import type { AgentsService } from '../../services/agents.js';
 import type { DevMockService } from '../../services/devMock.js';
 import type { Access } from '../auth.js';
 import { route, type Routes } from '../context.js';
+import { routeDocs } from '../routeDocs.js';
 import { parseBody, parseWith } from '../validate.js';
+
+const rowId = z.object({ id: z.number().int() });
+
+export const devMockRouteDocs = routeDocs('dev', {
+  'POST /api/dev/mock/reset': {
+    access: 'admin-non-production',
+    summary: 'Back to the bootstrap state: the admin (id 1) and Butler (id 2)',
+    responses: { 200: { description: 'reset', schema: z.object({ status: z.literal('reset') }) } },
+  },
+  'POST /api/dev/mock/chat': {
+    access: 'admin-non-production',
+    summary: 'Insert a chat row',
+    body: mockChatBody,
+    responses: {
+      201: { description: 'the new row', schema: rowId },
+      200: { description: 'a repeated local_id: the row it already made', schema: rowId },
+    },
+    errors: { 404: 'no such sender or receiver' },
+  },
+  'GET /api/dev/mock/agent-token/:username': {
+    access: 'admin-non-production',
+    summary: "An agent's raw api_token, for local bootstrap scripts",
+    params: usernameParams,
+    responses: { 200: { description: 'the token', schema: rawAgentToken } },
+    errors: { 404: 'no such agent' },
+  },
+});
 
 export function devMockRoutes(app: Routes, deps: { access: Access; devMock: DevMockService; agents: AgentsService }): void {
   const { access, devMock, agents } = deps;

@@ -3,9 +3,11 @@ import { z } from 'zod';
 import { systemLogPayload } from '../../protocol/messages.js';
 import { reportPayloads } from '../../protocol/reports.js';
 import { legacyMessageBody, listMessagesQuery, typedMessageBody } from '../../protocol/http.js';
+import { messageView } from '../../protocol/responses.js';
 import type { IngestInput, MessagesService } from '../../services/messages.js';
 import type { Access } from '../auth.js';
 import { callerOf, route, type Routes } from '../context.js';
+import { routeDocs } from '../routeDocs.js';
 import { parseBody, parseWith } from '../validate.js';
 
 // Payloads are parsed under their field name, so errors read `payload.level is required`.
@@ -15,6 +17,23 @@ const payloadFields = {
   CODE_REVIEW: z.object({ payload: reportPayloads.CODE_REVIEW }),
   SECURITY_ALERT: z.object({ payload: reportPayloads.SECURITY_ALERT }),
 } as const;
+
+export const messageRouteDocs = routeDocs('messages', {
+  'GET /api/messages': {
+    access: 'authenticated',
+    summary: 'Dashboard messages, newest first',
+    query: listMessagesQuery,
+    responses: { 200: { description: 'the page', schema: z.array(messageView), headers: { 'X-Total-Count': 'matching messages before paging' } } },
+  },
+  'POST /api/messages': {
+    access: 'authenticated',
+    summary: 'Ingest a dashboard message; it is stored, then delivered over the WebSocket like any telemetry',
+    description: 'Two forms: `{agent_id?, level, content}` (a SYSTEM_LOG) or `{type, payload, target_id?, agent_id?}`.',
+    body: z.union([typedMessageBody, legacyMessageBody]),
+    responses: { 201: { description: 'the stored message', schema: messageView } },
+    errors: { 403: 'only admins may post on behalf of another user (agent_id)', 404: 'no such target or agent' },
+  },
+});
 
 /** `{type, payload, ...}` is the typed form; anything else is read as `{agent_id, level, content}`. */
 function toIngestInput(body: unknown): IngestInput {

@@ -51,6 +51,8 @@ export interface AuthorizationsDeps {
   timeoutMs: number;
   /** Told once per request, after its decision (or expiry) is stored. */
   onDecided(request: AuthorizationRow): void;
+  /** Told when a request is made. */
+  onRequested?(request: AuthorizationRow): void;
 }
 
 /** Admins an any-admin request is shown to (a hub has a handful). */
@@ -167,6 +169,7 @@ export function createAuthorizations(deps: AuthorizationsDeps) {
       await repo.setMessageIds(row.action_id, ids);
       row.message_ids = JSON.stringify(ids);
       arm(row);
+      deps.onRequested?.(row);
       logger.info({ actionId: row.action_id, agent: row.target_agent_name, requester: input.requester.id, approver: row.approver_id ?? 'admins' }, 'authorization requested');
       return row;
     },

@@ -9,6 +9,7 @@ import { butlerMachine } from '../../actors/butler.js';
 import type { ConversationPorts } from '../../actors/conversation.js';
 import type { routerMachine } from '../../actors/router.js';
 import type { ButlerConfig } from '../../config.js';
+import type { ButlerMeter } from '../../metrics/butler.js';
 import type { MessageFrame } from '../../protocol/frames.js';
 import type { AuthorizationsRepo } from '../../store/repositories/authorizations.js';
 import type { ChatRepo } from '../../store/repositories/chat.js';
@@ -39,6 +40,7 @@ export interface ButlerDeps {
   logger: Logger;
   /** Chat-platform users' commands are approved by admins (the connector knows who they are). */
   isPlatformIdentity(userId: number): Promise<boolean>;
+  meter?: ButlerMeter;
   /** Replaces the OpenAI-compatible client (tests of the brain alone). */
   model?: LanguageModel;
 }
@@ -95,7 +97,9 @@ export function createButler(deps: ButlerDeps) {
     clock: deps.clock,
     logger: log,
     timeoutMs: settings.authTimeoutMs,
+    onRequested: () => deps.meter?.authorization('PENDING'),
     onDecided(request) {
+      deps.meter?.authorization(request.status);
       // The outcome is a turn of the conversation that asked, answered to whoever asked.
       void agents
         .find(request.requester_id)
@@ -114,7 +118,8 @@ export function createButler(deps: ButlerDeps) {
     isPlatformIdentity: deps.isPlatformIdentity,
     logger: log,
   });
-  const model = deps.model ?? (settings.model && createOpenAiModel({ ...settings.model, idleTimeoutMs: settings.streamIdleTimeoutMs }));
+  const client = deps.model ?? (settings.model && createOpenAiModel({ ...settings.model, idleTimeoutMs: settings.streamIdleTimeoutMs }));
+  const model = client && deps.meter ? meteredModel(client, deps.meter) : client;
   const streamDeps = { pipeline, butler, logger: log, flushMs: settings.streamFlushMs, maxChars: settings.maxReplyChars };
   const brain = createBrain({
     model,
@@ -130,6 +135,7 @@ export function createButler(deps: ButlerDeps) {
   const running = new Set<Promise<void>>();
   const ports: ConversationPorts = {
     answer(turn, asker, signal) {
+      deps.meter?.turn(turn.kind);
       const answer = brain.answer(turn, asker, signal);
       running.add(answer);
       void answer.finally(() => running.delete(answer)).catch(() => undefined);
@@ -151,6 +157,7 @@ export function createButler(deps: ButlerDeps) {
     input: { butler, ports, claimAnswer: (frame) => relay.claim(frame) },
   });
   actor.subscribe({ error: (err) => log.fatal({ err }, 'the Butler actor failed') });
+  deps.meter?.watchConversations(() => actor.getSnapshot().context.conversations.size);
 
   const endpoint: Endpoint = {
     key: 0,
@@ -197,3 +204,21 @@ export function createButler(deps: ButlerDeps) {
   };
 }
 export type Butler = ReturnType<typeof createButler>;
+
+/** The model with each call counted and timed. */
+function meteredModel(model: LanguageModel, meter: ButlerMeter): LanguageModel {
+  return {
+    name: model.name,
+    async step(messages, tools, options) {
+      const started = performance.now();
+      try {
+        const result = await model.step(messages, tools, options);
+        meter.modelCall('ok', (performance.now() - started) / 1000);
+        return result;
+      } catch (err) {
+        meter.modelCall(options.signal.aborted ? 'aborted' : 'error', (performance.now() - started) / 1000);
+        throw err;
+      }
+    },
+  };
+}

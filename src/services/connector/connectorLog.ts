@@ -2,6 +2,7 @@
 // results, inbound events accepted or filtered, outbound sends and errors. Each entry also goes to
 // the hub's log. Pages are newest first behind an opaque cursor.
 import type { Logger } from 'pino';
+import type { ConnectorMeter } from '../../metrics/connector.js';
 import { Errors } from '../../errors.js';
 import type { ConnectorLogView } from '../../protocol/connector.js';
 import type { LogLevel } from '../../protocol/messages.js';
@@ -30,7 +31,7 @@ function toLogView(row: ConnectorLogRow): ConnectorLogView {
 
 const PINO_LEVEL: Record<LogLevel, 'info' | 'warn' | 'error'> = { INFO: 'info', SUCCESS: 'info', WARNING: 'warn', ERROR: 'error' };
 
-export function createConnectorLog(deps: { repo: ConnectorsRepo; clock: Clock; logger: Logger }) {
+export function createConnectorLog(deps: { repo: ConnectorsRepo; clock: Clock; logger: Logger; meter?: ConnectorMeter }) {
   const { repo, clock, logger } = deps;
   /** Writes not yet finished: shutdown waits for them before the store closes. */
   const pending = new Set<Promise<void>>();
@@ -47,6 +48,7 @@ export function createConnectorLog(deps: { repo: ConnectorsRepo; clock: Clock; l
     /** Writes an entry; a failure to store it is logged, never thrown (the event itself went on). */
     write(connectorId: number, level: LogLevel, action: string, detail: string, traceId?: string): Promise<void> {
       logger[PINO_LEVEL[level]]({ connectorId, action, traceId }, `connector: ${detail}`);
+      deps.meter?.entry(level, action);
       const write = store(connectorId, level, action, detail, traceId);
       pending.add(write);
       void write.finally(() => pending.delete(write));

@@ -3,6 +3,7 @@
 // reloads it after a dev reset and stops it before the router.
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
+import type { ConnectorMeter } from '../../metrics/connector.js';
 import type { RouterRef } from '../../actors/connection.js';
 import { createConnectorsRepo } from '../../store/repositories/connectors.js';
 import { createPlatformIdentitiesRepo } from '../../store/repositories/platformIdentities.js';
@@ -29,12 +30,13 @@ export interface ConnectorDeps {
   platform: PlatformSettings;
   /** The hub's key material for secrets at rest (TOKEN_SECRET, else the JWT secret). */
   secret: string;
+  meter?: ConnectorMeter;
 }
 
 export function createConnector(deps: ConnectorDeps) {
   const logger = deps.logger.child({ component: 'connector' });
   const repo = createConnectorsRepo(deps.db);
-  const log = createConnectorLog({ repo, clock: deps.clock, logger });
+  const log = createConnectorLog({ repo, clock: deps.clock, logger, meter: deps.meter });
   const identities = createPlatformIdentities({
     db: deps.db,
     users: deps.users,

@@ -1,0 +1,123 @@
+// The OpenAPI 3.1 document of the HTTP API, built from the route modules' docs (routeDocs.ts),
+// which name the same zod schemas the routes parse with. zod-openapi turns them into JSON Schema
+// through zod 4's own converter, reads request schemas as inputs (a coerced `limit` is an integer
+// query parameter with its default) and needs no patching of zod.
+import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject, type ZodOpenApiResponsesObject } from 'zod-openapi';
+import { errorBody } from '../protocol/responses.js';
+import type { AccessLevel, RouteDoc } from './routeDocs.js';
+import { agentRouteDocs } from './routes/agents.js';
+import { authRouteDocs } from './routes/auth.js';
+import { connectorRouteDocs } from './routes/connector.js';
+import { chatRouteDocs } from './routes/chat.js';
+import { devMockRouteDocs } from './routes/devMock.js';
+import { messageRouteDocs } from './routes/messages.js';
+import { systemRouteDocs } from './routes/system.js';
+import { actorRouteDocs } from './routes/systemActors.js';
+import { metricsRouteDocs } from './routes/systemMetrics.js';
+import { userRouteDocs } from './routes/users.js';
+
+/** Every documented route; a new route module adds its docs here. */
+export const ROUTE_DOCS: readonly RouteDoc[] = [
+  ...systemRouteDocs,
+  ...metricsRouteDocs,
+  ...authRouteDocs,
+  ...agentRouteDocs,
+  ...userRouteDocs,
+  ...messageRouteDocs,
+  ...chatRouteDocs,
+  ...connectorRouteDocs,
+  ...actorRouteDocs,
+  ...devMockRouteDocs,
+];
+
+const ACCESS_TEXT: Record<AccessLevel, string> = {
+  public: 'public',
+  metrics: 'public, or the METRICS_TOKEN bearer token when it is set',
+  authenticated: 'any authenticated user (human JWT or agent api_token)',
+  human: 'authenticated humans (ADMIN or MEMBER); machines get 403',
+  admin: 'admins only',
+  'admin-non-production': 'admins only, and never in production (403 there)',
+};
+
+/** `/api/users/:id` → `/api/users/{id}` */
+export function openApiPath(expressPath: string): string {
+  return expressPath.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, '{$1}');
+}
+
+function securityOf(access: AccessLevel): Array<Record<string, string[]>> {
+  if (access === 'public') return [];
+  // An empty requirement makes the token optional: it is needed only when METRICS_TOKEN is set.
+  if (access === 'metrics') return [{}, { metricsToken: [] }];
+  return [{ bearer: [] }];
+}
+
+function errorsOf(doc: RouteDoc): Record<number, string> {
+  const errors: Record<number, string> = {};
+  if (doc.params || doc.query || doc.body) errors[400] = 'invalid input: the message names the field';
+  if (doc.access !== 'public' && doc.access !== 'metrics') errors[401] = 'missing or invalid credentials';
+  if (doc.access === 'human') errors[403] = 'machines (agents, Butler) are not allowed';
+  if (doc.access === 'admin') errors[403] = 'admin access required';
+  if (doc.access === 'admin-non-production') errors[403] = 'admin access required, or mock endpoints are disabled in production';
+  Object.assign(errors, doc.errors);
+  errors[500] ??= 'Internal server error (the cause is only in the server log)';
+  errors[503] ??= 'the hub is shutting down';
+  return errors;
+}
+
+function operationOf(doc: RouteDoc): ZodOpenApiOperationObject {
+  const responses: ZodOpenApiResponsesObject = {};
+  for (const [status, r] of Object.entries(doc.responses)) {
+    const headers = r.headers
+      ? Object.fromEntries(Object.entries(r.headers).map(([name, description]) => [name, { description, schema: { type: 'string' as const } }]))
+      : undefined;
+    const content = r.schema
+      ? { 'application/json': { schema: r.schema } }
+      : r.contentType
+        ? { [r.contentType]: { schema: { type: 'string' as const } } }
+        : undefined;
+    responses[status as `${1 | 2 | 3 | 4 | 5}${string}`] = { description: r.description, ...(headers ? { headers } : {}), ...(content ? { content } : {}) };
+  }
+  for (const [status, description] of Object.entries(errorsOf(doc))) {
+    responses[status as `${1 | 2 | 3 | 4 | 5}${string}`] = { description, content: { 'application/json': { schema: errorBody } } };
+  }
+  const requestParams = doc.params || doc.query ? { ...(doc.params ? { path: doc.params } : {}), ...(doc.query ? { query: doc.query } : {}) } : undefined;
+  return {
+    operationId: `${doc.method.toLowerCase()}${openApiPath(doc.path).replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase())}`,
+    tags: [doc.tag],
+    summary: doc.summary,
+    description: [`Access: ${ACCESS_TEXT[doc.access]}.`, doc.description].filter(Boolean).join('\n\n'),
+    'x-access': doc.access,
+    security: securityOf(doc.access),
+    ...(requestParams ? { requestParams } : {}),
+    ...(doc.body ? { requestBody: { required: true, content: { 'application/json': { schema: doc.body } } } } : {}),
+    responses,
+  };
+}
+
+export function buildOpenApiDocument(docs: readonly RouteDoc[] = ROUTE_DOCS) {
+  const paths: ZodOpenApiPathsObject = {};
+  for (const doc of docs) {
+    const item = (paths[openApiPath(doc.path)] ??= {});
+    const method = doc.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
+    if (item[method]) throw new Error(`${doc.method} ${doc.path} is documented twice`);
+    item[method] = operationOf(doc);
+  }
+  return createDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'Agent messaging hub',
+      version: '1',
+      description:
+        'HTTP JSON API of the hub: humans, AI agents and Butler. Every path but /metrics is under /api. ' +
+        'Each operation states who may call it (`x-access`: public, metrics, authenticated, human, admin, admin-non-production).',
+    },
+    tags: [...new Set(docs.map((d) => d.tag))].map((name) => ({ name })),
+    paths,
+    components: {
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: 'a JWT from POST /api/auth/login, or an agent api_token' },
+        metricsToken: { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN' },
+      },
+    },
+  });
+}
