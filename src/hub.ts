@@ -88,6 +88,8 @@ export interface Hub {
 
 /** How long shutdown waits for requests in flight before it closes connections anyway. */
 const DRAIN_TIMEOUT_MS = 10_000;
+/** How long shutdown waits for sockets to finish their close handshake. */
+const SOCKET_CLOSE_WAIT_MS = 2_000;
 
 /** One set of repositories over the store, shared by the live side and the services. */
 function createRepos(store: Store) {
@@ -308,6 +310,8 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       await pipeline.drain();
       await liveConnector.settled();
       await presence.hubStopping().catch((err: unknown) => logger.warn({ err }, 'could not record Butler going offline'));
+      // Sockets were told to close (1001); let their close handshakes finish before the app goes.
+      if (!(await ws.closed(SOCKET_CLOSE_WAIT_MS))) logger.warn({ open: ws.connections.size }, 'sockets still open after the close wait; closing anyway');
       // uWS flushes a corked response when the current callback returns; close only after that.
       await new Promise((resolve) => setImmediate(resolve));
       uwsApp.close();

@@ -23,7 +23,10 @@ export interface Endpoint {
 }
 
 export interface AddressSummary {
+  /** Sockets. */
   endpoints: number;
+  /** Endpoints inside the hub (Butler, chat-platform identities), not counted as sockets. */
+  inHub: number;
   users: number;
   humans: number;
   admins: number;
@@ -77,9 +80,9 @@ export class AddressTable {
 
   summary(): AddressSummary {
     const byRole: Record<string, number> = {};
-    for (const e of this.bound) byRole[e.user.role] = (byRole[e.user.role] ?? 0) + 1;
+    for (const e of this.all) byRole[e.user.role] = (byRole[e.user.role] ?? 0) + 1;
     const multiSocketUsers: Record<number, number> = {};
     for (const [id, set] of this.byUser) if (set.size > 1) multiSocketUsers[id] = set.size;
-    return { endpoints: this.bound.size, users: this.byUser.size, humans: this.humans.size, admins: this.admins.size, byRole, multiSocketUsers };
+    return { endpoints: this.all.size, inHub: this.bound.size - this.all.size, users: this.byUser.size, humans: this.humans.size, admins: this.admins.size, byRole, multiSocketUsers };
   }
 }

@@ -89,6 +89,7 @@ export function routerSource(router: { getSnapshot(): { value: unknown; status: 
         state: stateOf(snapshot.value),
         status: snapshot.status,
         endpoints: table.endpoints,
+        in_hub_endpoints: table.inHub,
         users: table.users,
         by_role: table.byRole,
         multi_socket_users: table.multiSocketUsers,

@@ -11,8 +11,8 @@ import { Errors, HubError } from '../errors.js';
 import { ChatTypes, isTelemetryType, monitorFrame, presenceFrame, toMessageFrame, type FrameSource, type MessageFrame } from '../protocol/frames.js';
 import { ChatRowTypes, LogLevels, TelemetryTypes } from '../protocol/messages.js';
 import { isMachineRole } from '../protocol/roles.js';
-import { channelKindFor } from '../protocol/threads.js';
-import type { BatchResult, MessageInsert, PresencePatch, StoredMessage, WriteBatch } from '../store/batchWriter.js';
+import { channelKindFor, defaultThreadTitle } from '../protocol/threads.js';
+import type { BatchResult, DefaultThreadRequest, MessageInsert, PresencePatch, StoredMessage, WriteBatch } from '../store/batchWriter.js';
 import type { Store } from '../store/db.js';
 import type { ThreadsRepo } from '../store/repositories/threads.js';
 import { storableText } from '../store/repositories/like.js';
@@ -131,15 +131,50 @@ export function createPipeline(deps: PipelineDeps) {
     return meta;
   }
 
+  const defaultKey = (human: Principal, machine: Principal) => `${human.id}:${machine.id}:${channelKindFor(machine.role)!}`;
+
+  function threadRequest(human: Principal, machine: Principal, at: string): DefaultThreadRequest {
+    return { ownerId: human.id, peerId: machine.id, kind: channelKindFor(machine.role)!, title: defaultThreadTitle(machine.username), at };
+  }
+
+  function remember(key: string, request: DefaultThreadRequest, id: number): void {
+    defaultThreads.set(key, id);
+    threadMeta.set(id, { owner: request.ownerId, peer: request.peerId });
+  }
+
   async function defaultThread(human: Principal, machine: Principal, at: string): Promise<number> {
-    const kind = channelKindFor(machine.role)!;
-    const key = `${human.id}:${machine.id}:${kind}`;
+    const key = defaultKey(human, machine);
     const cached = defaultThreads.get(key);
     if (cached !== undefined) return cached;
-    const row = await threads.getOrCreateDefault(human.id, machine, kind, at);
-    defaultThreads.set(key, row.id);
-    threadMeta.set(row.id, { owner: row.owner_user_id, peer: row.peer_user_id });
-    return row.id;
+    const request = threadRequest(human, machine, at);
+    const [id] = await store.ensureDefaultThreads([request]);
+    remember(key, request, id!);
+    return id!;
+  }
+
+  /**
+   * The default threads a batch needs and the hub has not seen yet, made in one call to the writer
+   * before the batch is resolved (a burst of new conversations costs one round trip, not one each).
+   * A failure here is left to the per-message path, which answers each message on its own.
+   */
+  async function prepareThreads(items: Item[]): Promise<void> {
+    const unknown = new Set<number>();
+    for (const item of items) {
+      if (item.kind === 'message' && item.input.target_id !== undefined && !directory.peek(item.input.target_id)) unknown.add(item.input.target_id);
+    }
+    if (unknown.size > 0) await directory.load(unknown);
+    const wanted = new Map<string, DefaultThreadRequest>();
+    for (const item of items) {
+      if (item.kind !== 'message' || item.input.conversation_id !== undefined || item.input.target_id === undefined || !THREADED_TYPES.has(item.input.type)) continue;
+      const target = directory.peek(item.input.target_id);
+      const pair = target && threadPair(item.sender, target);
+      if (!pair) continue;
+      const key = defaultKey(pair.human, pair.machine);
+      if (!defaultThreads.has(key) && !wanted.has(key)) wanted.set(key, threadRequest(pair.human, pair.machine, item.at));
+    }
+    if (wanted.size === 0) return;
+    const ids = await store.ensureDefaultThreads([...wanted.values()]);
+    [...wanted].forEach(([key, request], i) => remember(key, request, ids[i]!));
   }
 
   /**
@@ -208,6 +243,7 @@ export function createPipeline(deps: PipelineDeps) {
     const mergePresence = (userId: number, patch: PresencePatch, at: string) =>
       presence.set(userId, { patch: { ...presence.get(userId)?.patch, ...patch }, at });
 
+    await prepareThreads(items).catch((err: unknown) => logger.warn({ err }, 'could not prepare the conversation threads of a batch'));
     for (const item of items) {
       if (item.kind === 'presence') {
         mergePresence(item.userId, item.patch, item.at);

@@ -64,6 +64,73 @@ export interface BatchResult {
 
 export type BatchWriter = (batch: WriteBatch) => Promise<BatchResult>;
 
+/** The default conversation thread of (owner, peer, kind), made if it does not exist yet. */
+export interface DefaultThreadRequest {
+  ownerId: number;
+  peerId: number;
+  kind: string;
+  title: string;
+  at: string;
+}
+
+/** Each request's thread id, in order. */
+export type DefaultThreadsWriter = (requests: DefaultThreadRequest[]) => Promise<number[]>;
+
+// The conflict target repeats the partial index's own literal: SQLite cannot match `is_default = ?`.
+const THREAD_INSERT = `INSERT INTO conversation_threads (owner_user_id, peer_user_id, channel_kind, title, is_default, created_at, updated_at)
+  VALUES (?, ?, ?, ?, 1, ?, ?)
+  ON CONFLICT (owner_user_id, peer_user_id, channel_kind) WHERE is_default = 1 DO NOTHING`;
+const THREAD_FIND = 'SELECT id FROM conversation_threads WHERE owner_user_id = ? AND peer_user_id = ? AND channel_kind = ? AND is_default = 1';
+const numbered = (text: string) => {
+  let n = 0;
+  return text.replace(/\?/g, () => `$${++n}`);
+};
+
+/**
+ * Default threads made by the writer itself (SQLite's writer thread), in one transaction: a main
+ * thread writing them on its own connection would wait, event loop stopped, for the writer's lock.
+ */
+export function sqliteDefaultThreads(raw: BetterSqlite3.Database): (requests: DefaultThreadRequest[]) => number[] {
+  let run: ((requests: DefaultThreadRequest[]) => number[]) | undefined;
+  const prepare = () => {
+    const insert = raw.prepare(THREAD_INSERT);
+    const find = raw.prepare(THREAD_FIND);
+    return raw.transaction((requests: DefaultThreadRequest[]) =>
+      requests.map((r) => {
+        insert.run(r.ownerId, r.peerId, r.kind, r.title, r.at, r.at);
+        return (find.get(r.ownerId, r.peerId, r.kind) as { id: number }).id;
+      }),
+    );
+  };
+  return (requests) => {
+    run ??= prepare();
+    return run(requests);
+  };
+}
+
+export function postgresDefaultThreads(pool: pg.Pool): DefaultThreadsWriter {
+  const insert = numbered(THREAD_INSERT);
+  const find = numbered(THREAD_FIND);
+  return async (requests) => {
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      const ids: number[] = [];
+      for (const r of requests) {
+        await client.query(insert, [r.ownerId, r.peerId, r.kind, r.title, r.at, r.at]);
+        ids.push(Number((await client.query<{ id: number }>(find, [r.ownerId, r.peerId, r.kind])).rows[0]!.id));
+      }
+      await client.query('COMMIT');
+      return ids;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      client.release();
+    }
+  };
+}
+
 const COLUMNS = [
   'type',
   'sender_id',
@@ -156,10 +223,7 @@ const PG_INSERT = `INSERT INTO messages (${COLUMNS.join(', ')})
   RETURNING id, sender_id, local_id`;
 const PG_EXISTING = `SELECT m.id, m.sender_id, m.local_id, m.created_at, m.conversation_id FROM messages m
   JOIN unnest($1::bigint[], $2::text[]) AS k(sender_id, local_id) ON m.sender_id = k.sender_id AND m.local_id = k.local_id`;
-const PG_PRESENCE = PRESENCE_UPDATE.replace(/\?/g, (() => {
-  let n = 0;
-  return () => `$${++n}`;
-})());
+const PG_PRESENCE = numbered(PRESENCE_UPDATE);
 
 export function postgresBatchWriter(pool: pg.Pool): BatchWriter {
   return async (batch) => {

@@ -5,7 +5,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase } from 'kysely';
 import pg from 'pg';
 import type { DbConfig } from '../config.js';
-import { postgresBatchWriter, type BatchWriter } from './batchWriter.js';
+import { postgresBatchWriter, postgresDefaultThreads, type BatchWriter, type DefaultThreadsWriter } from './batchWriter.js';
 import { openSqliteConnection } from './sqliteConnection.js';
 import { startSqliteWriter } from './sqliteWriter.js';
 import type { Database } from './schema.js';
@@ -32,6 +32,8 @@ export interface Store {
    * order: true of SQLite's single writer thread (2), not of PostgreSQL's pool (1).
    */
   readonly writeDepth: number;
+  /** Default conversation threads, made by the writer (never blocking the event loop on SQLite's lock). */
+  readonly ensureDefaultThreads: DefaultThreadsWriter;
   /** A trivial query, for readiness checks. */
   ping(): Promise<void>;
   /** Deletes every row of every table but `migrations` and restarts id sequences (dev reset). */
@@ -80,6 +82,7 @@ function openSqlite(path: string): Store {
     db,
     migrations,
     writeBatch: (batch) => writer.write(batch),
+    ensureDefaultThreads: (requests) => writer.defaultThreads(requests),
     writeDepth: 2,
     async ping() {
       raw.prepare('SELECT 1').get();
@@ -176,6 +179,7 @@ function openPostgres(url: string): Store {
     db,
     migrations,
     writeBatch: postgresBatchWriter(pool),
+    ensureDefaultThreads: postgresDefaultThreads(pool),
     writeDepth: 1,
     async ping() {
       await pool.query('SELECT 1');

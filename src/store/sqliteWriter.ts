@@ -4,11 +4,13 @@
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { BatchResult, BatchWriter } from './batchWriter.js';
-import type { WriterReply } from './sqliteWriterThread.js';
+import type { BatchWriter, DefaultThreadsWriter } from './batchWriter.js';
+import type { WriterReply, WriterRequest } from './sqliteWriterThread.js';
 
 export interface SqliteWriter {
   write: BatchWriter;
+  /** Default conversation threads, made in the writer's order (after the batches posted before). */
+  defaultThreads: DefaultThreadsWriter;
   /** Waits for batches in flight, then stops the thread. */
   close(): Promise<void>;
 }
@@ -28,7 +30,7 @@ function threadEntry(): { entry: URL | string; eval: boolean } {
 
 export function startSqliteWriter(path: string): SqliteWriter {
   const entry = threadEntry();
-  const pending = new Map<number, { resolve(result: BatchResult): void; reject(err: Error): void }>();
+  const pending = new Map<number, { resolve(result: never): void; reject(err: Error): void }>();
   let seq = 0;
   let worker: Worker | undefined;
   let closing: Promise<void> | undefined;
@@ -54,7 +56,7 @@ export function startSqliteWriter(path: string): SqliteWriter {
       const p = pending.get(reply.seq);
       if (!p) return;
       pending.delete(reply.seq);
-      if (reply.ok) p.resolve(reply.result);
+      if (reply.ok) p.resolve(reply.result as never);
       else p.reject(Object.assign(new Error(reply.message), { code: reply.code }));
       settled();
     });
@@ -71,17 +73,20 @@ export function startSqliteWriter(path: string): SqliteWriter {
   worker = spawn();
   worker.unref();
 
+  function post<R>(request: (seq: number) => WriterRequest): Promise<R> {
+    if (closing) return Promise.reject(new Error('the store is closed'));
+    worker ??= spawn();
+    worker.ref();
+    const id = ++seq;
+    return new Promise<R>((resolve, reject) => {
+      pending.set(id, { resolve: resolve as (result: never) => void, reject });
+      worker!.postMessage(request(id));
+    });
+  }
+
   return {
-    write(batch) {
-      if (closing) return Promise.reject(new Error('the store is closed'));
-      worker ??= spawn();
-      worker.ref();
-      const id = ++seq;
-      return new Promise((resolve, reject) => {
-        pending.set(id, { resolve, reject });
-        worker!.postMessage({ seq: id, batch });
-      });
-    },
+    write: (batch) => post((id) => ({ seq: id, op: 'batch', batch })),
+    defaultThreads: (threads) => post((id) => ({ seq: id, op: 'threads', threads })),
     close() {
       closing ??= (async () => {
         if (pending.size > 0) await new Promise<void>((resolve) => idleWaiters.push(resolve));

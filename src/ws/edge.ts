@@ -74,6 +74,14 @@ export function attachWebSocket(deps: WsEdgeDeps) {
   const { limits, logger, pipeline, meter } = deps;
   const now = deps.now ?? Date.now;
   const connections = new Map<number, ConnectionActor>();
+  let closedWaiters: Array<() => void> = [];
+  const forget = (key: number) => {
+    connections.delete(key);
+    if (connections.size > 0 || closedWaiters.length === 0) return;
+    const waiters = closedWaiters;
+    closedWaiters = [];
+    for (const w of waiters) w();
+  };
   let nextKey = 1;
   let accepting = true;
 
@@ -184,9 +192,9 @@ export function attachWebSocket(deps: WsEdgeDeps) {
       });
       connections.set(connKey, data.actor);
       data.actor.subscribe({
-        complete: () => connections.delete(connKey),
+        complete: () => forget(connKey),
         error: (err) => {
-          connections.delete(connKey);
+          forget(connKey);
           logger.error({ err, conn: connKey }, 'connection actor failed');
           data.outlet?.end(CloseCode.internal, 'internal error');
         },
@@ -266,6 +274,25 @@ export function attachWebSocket(deps: WsEdgeDeps) {
     /** Refuses new upgrades from now on (shutdown). */
     stopAccepting(): void {
       accepting = false;
+    },
+    /**
+     * Resolves true once every connection has closed (its close handshake done), false after
+     * `timeoutMs`. Shutdown waits for it: a socket force-closed by closing the app mid-handshake
+     * was seen to take a connection of the next server in the same process down with it (1006).
+     */
+    closed(timeoutMs: number): Promise<boolean> {
+      if (connections.size === 0) return Promise.resolve(true);
+      return new Promise((resolve) => {
+        const timer = setTimeout(() => {
+          closedWaiters = closedWaiters.filter((w) => w !== done);
+          resolve(false);
+        }, timeoutMs);
+        const done = () => {
+          clearTimeout(timer);
+          resolve(true);
+        };
+        closedWaiters.push(done);
+      });
     },
   };
 }

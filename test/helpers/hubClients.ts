@@ -86,7 +86,7 @@ export async function postAsButler(t: TestHub, input: { payload: string; target_
 }
 
 /** A directive from Butler with a fresh stream_id; resolves with that stream_id. */
-export async function sendDirective(t: TestHub, agentId: number, command: string, streamId = `directive-${Math.random().toString(36).slice(2)}`): Promise<string> {
+export async function sendDirective(t: TestHub, agentId: number, command: string, streamId = `butler-directive-${Math.random().toString(36).slice(2)}`): Promise<string> {
   await postAsButler(t, { payload: `[DIRECTIVE] ${command}`, target_id: agentId, stream_id: streamId });
   return streamId;
 }

@@ -71,8 +71,11 @@ export function connectWs(
     unconsumed.push(frame);
     wake();
   });
+  // A socket that breaks (1006) says why, when the ws library knows (an invalid frame, a reset).
+  let lastError: string | undefined;
+  socket.on('error', (err) => (lastError = err.message));
   socket.on('close', (code, reason) => {
-    closeInfo = { code, reason: reason.toString() };
+    closeInfo = { code, reason: reason.toString() || (lastError ? `error: ${lastError}` : '') };
     wake();
   });
 
