@@ -285,12 +285,31 @@ describe('router: address table and presence', () => {
     bind(router, users.admin);
     expect(summary(router)).toEqual({
       endpoints: 7,
+      inHub: 0,
       users: 6,
       humans: 4,
       admins: 2,
       byRole: { ADMIN: 2, BUTLER: 1, MEMBER: 2, AGENT: 2 },
       multiSocketUsers: { [users.admin.id]: 2 },
     });
+  });
+
+  it('gives an in-hub endpoint (Butler) only what is addressed to it, never broadcasts or records, and counts it apart', () => {
+    const cast = bindCast(router);
+    const inHub = Object.assign(new FakeEndpoint(users.butler), { inHub: true });
+    router.send({ type: 'BIND', endpoint: inHub });
+    deliver(
+      router,
+      delivery('CHAT', 'member', 'butler', { text: 'to Butler' }),
+      delivery('CHAT', 'member', null, { text: 'broadcast' }),
+      delivery('SYSTEM_LOG', 'agent', null, { text: 'telemetry' }),
+      delivery('CHAT', 'admin', 'butler', { text: 'a record', socketsOnly: true }),
+    );
+    expect(inHub.texts).toEqual(['to Butler']);
+    expect(cast.butler.texts).toEqual(['to Butler', 'broadcast', 'a record']);
+    expect(summary(router)).toMatchObject({ endpoints: 6, inHub: 1 });
+    router.send({ type: 'CLOSE_ALL', code: 4001, reason: 'reset' });
+    expect(inHub.closes).toEqual([]);
   });
 
   it('binds an endpoint once: a repeated BIND changes nothing', () => {
