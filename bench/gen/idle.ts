@@ -7,6 +7,8 @@ import type { IdleConnectParams, IdleConnectResult, IdleStatus } from './protoco
 let conns: Array<Conn | undefined> = [];
 let closed = 0;
 let acked = 0;
+/** ACKs beyond the one each announce should get. */
+let duplicateAcks = 0;
 
 const announce = (i: number) =>
   JSON.stringify({ type: 'SYSTEM_LOG', payload: { level: 'INFO', content: `idle bench agent ${i} online` }, local_id: `idle.${process.pid}.${i}` });
@@ -21,8 +23,12 @@ async function connect(p: IdleConnectParams): Promise<IdleConnectResult> {
     const i = offset + k;
     const conn = await openSocket(url, { localAddress: p.localAddresses[i % p.localAddresses.length] });
     conn.onClose(() => closed++);
+    let ackedHere = false;
     conn.onText((text) => {
-      if ((JSON.parse(text) as { type: string }).type === 'ACK') acked++;
+      if ((JSON.parse(text) as { type: string }).type !== 'ACK') return;
+      if (ackedHere) duplicateAcks++;
+      else acked++;
+      ackedHere = true;
     });
     if (p.announce) conn.send(announce(i));
     return conn;
@@ -44,7 +50,7 @@ async function connect(p: IdleConnectParams): Promise<IdleConnectResult> {
 serve({
   hello: () => ({ pid: process.pid }),
   connect,
-  status: (): IdleStatus => ({ open: conns.filter((c) => c?.open).length, closed }),
+  status: (): IdleStatus => ({ open: conns.filter((c) => c?.open).length, closed, duplicateAcks }),
   disconnect: async () => {
     await closeAll(conns, 10_000);
     conns = [];

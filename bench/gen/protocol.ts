@@ -117,6 +117,8 @@ export interface IdleConnectResult extends ConnectResult {
 export interface IdleStatus {
   open: number;
   closed: number;
+  /** Announces acknowledged more than once. */
+  duplicateAcks: number;
 }
 
 export interface HttpRunParams {

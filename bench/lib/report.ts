@@ -44,10 +44,11 @@ const load = (r: RunRow) =>
 const generators = (u: Usage) => Object.values(u.generatorCpuPercent).map(int).join(' / ');
 
 /** The common columns of a server's usage: CPU (main thread), generators, foreign, loop lag, RSS. */
-export const usageHeader = '| server CPU % (main thread) | generators CPU % | foreign CPU % | loop lag p99 / max ms | server RSS MB |';
-export const usageAlign = '---:|---|---:|---:|---:|';
+export const usageHeader = '| server CPU % (main thread) | generators CPU % | foreign CPU % | loop lag p99 / max ms | fsync p99 / max ms | server RSS MB |';
+export const usageAlign = '---:|---|---:|---:|---:|---:|';
 export const usageCells = (u: Usage) =>
-  `| ${int(u.serverCpuPercent)} (${int(u.serverThreads.main)}) | ${generators(u)} | ${foreign(u.foreignCpuPercent)} | ${ms(u.loop.p99)} / ${ms(u.loop.max)} | ${int(u.serverRssMb)} |`;
+  `| ${int(u.serverCpuPercent)} (${int(u.serverThreads.main)}) | ${generators(u)} | ${foreign(u.foreignCpuPercent)} | ${ms(u.loop.p99)} / ${ms(u.loop.max)} | ` +
+  `${ms(u.fsyncMs.p99)} / ${ms(u.fsyncMs.max)} | ${int(u.serverRssMb)} |`;
 
 export function loadTable(rows: RunRow[]): string[] {
   const broadcast = rows.some((r) => r.deliveredRate > r.messageRate * 1.5);

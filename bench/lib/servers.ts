@@ -134,28 +134,12 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   return { ...server, baseUrl: `http://127.0.0.1:${server.port}` };
 }
 
+/** A reference relay: `script` listens on `--port` and answers `/ping`; it trusts the user id it is given. */
+const startRelay = (kind: ServerKind, transport: Transport, script: string, socketUrl: Started['socketUrl']) =>
+  startServer({ kind, transport, script, args: (port) => ['--port', String(port)], pingPath: '/ping', socketUrl, startTimeoutMs: 30_000 });
+
 /** The ceiling: bare uWebSockets.js, no actors, no validation, no store. */
-export function startRawRelay(): Promise<Server> {
-  return startServer({
-    kind: 'raw',
-    transport: 'ws',
-    script: 'bench/servers/rawRelay.ts',
-    args: (port) => ['--port', String(port)],
-    pingPath: '/ping',
-    socketUrl: (port, uid) => `ws://127.0.0.1:${port}/ws?uid=${uid}`,
-    startTimeoutMs: 30_000,
-  });
-}
+export const startRawRelay = () => startRelay('raw', 'ws', 'bench/servers/rawRelay.ts', (port, uid) => `ws://127.0.0.1:${port}/ws?uid=${uid}`);
 
 /** What a team might pick instead: a Socket.IO server on node:http, one room per user, no store. */
-export function startSocketioRelay(): Promise<Server> {
-  return startServer({
-    kind: 'socketio',
-    transport: 'socketio',
-    script: 'bench/servers/socketioRelay.ts',
-    args: (port) => ['--port', String(port)],
-    pingPath: '/ping',
-    socketUrl: (port, uid) => `http://127.0.0.1:${port}/?uid=${uid}`,
-    startTimeoutMs: 30_000,
-  });
-}
+export const startSocketioRelay = () => startRelay('socketio', 'socketio', 'bench/servers/socketioRelay.ts', (port, uid) => `http://127.0.0.1:${port}/?uid=${uid}`);

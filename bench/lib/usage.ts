@@ -1,6 +1,9 @@
 // What a server and the load generators used while a run was measured: CPU per process (and per
 // server thread), the whole machine's and other users' CPU, the server's event-loop lag from its
-// probe, an HTTP round trip seen from outside, and its resident memory at the end.
+// probe, an HTTP round trip seen from outside, the disk's fsync latency, and the server's resident
+// memory at the end.
+import os from 'node:os';
+import { fsyncSampler } from './disk.js';
 import { pingSampler } from './net.js';
 import { CpuMeter, ForeignCpuMeter, MachineCpuMeter, rssKb, ThreadCpuMeter, type ThreadCpu } from './procfs.js';
 import type { LoopLag, Server } from './servers.js';
@@ -21,6 +24,8 @@ export interface Usage {
   loop: LoopLag;
   /** HTTP round trip to the server every 250 ms: what a client sees of its event loop. */
   pingMs: Percentiles;
+  /** A 4 KB write and fdatasync every 100 ms on the store's filesystem: what each commit waits for. */
+  fsyncMs: Percentiles;
   serverRssMb: number;
 }
 
@@ -36,6 +41,8 @@ export async function meterUsage(server: Server, generators: Generator[]): Promi
   const machine = new MachineCpuMeter();
   const foreign = new ForeignCpuMeter();
   const pings = pingSampler(server.pingUrl);
+  // The run's folder, and so the hub's SQLite file, is under the temporary directory.
+  const fsyncs = fsyncSampler(os.tmpdir());
   return {
     async stop() {
       const usage = {
@@ -47,7 +54,7 @@ export async function meterUsage(server: Server, generators: Generator[]): Promi
         pingMs: percentiles(pings.stop()),
         serverRssMb: rssKb(server.pid) / 1024,
       };
-      return { ...usage, loop: await server.loop() };
+      return { ...usage, fsyncMs: percentiles(await fsyncs.stop()), loop: await server.loop() };
     },
   };
 }

@@ -189,10 +189,17 @@ export async function runLoad(rig: Rig, spec: RunSpec, log: (line: string) => vo
 /** How each messaging scenario loads its server. */
 export interface LoadSettings {
   payloadBytes: number;
-  /** Unreported closed-loop run first: JIT warm-up, default threads created, SQLite pages cached. */
+  /** Unreported run first: JIT warm-up, default threads created, SQLite pages cached. */
   warmupMs: number;
+  /** Warm up with an open loop at this rate instead of a closed loop at window 16. */
+  warmupRate?: number;
   openRates: number[];
   openMs: number;
+  /**
+   * Open loops in rising order, stopping after the first the server did not keep up with: for a
+   * broadcast, which is ACKed before it is delivered, so overload piles up in the receivers' buffers.
+   */
+  stopWhenBehind?: boolean;
   windows: number[];
   closedMs: number;
   /** Start of each run left out of the rate. */
@@ -209,8 +216,15 @@ export interface LoadSettings {
 export function series(kind: string, s: LoadSettings): { warmup: RunSpec; runs: RunSpec[] } {
   const base = { drainMs: s.drainMs, payloadBytes: s.payloadBytes };
   return {
-    // A modest window: the warm-up is there to compile code and create rows, not to flood the server.
-    warmup: { ...base, label: 'warm-up', tag: `${kind}w`, mode: { kind: 'closed', window: Math.min(16, ...s.windows) }, durationMs: s.warmupMs, rampMs: 0 },
+    // A modest load: the warm-up is there to compile code and create rows, not to flood the server.
+    warmup: {
+      ...base,
+      label: 'warm-up',
+      tag: `${kind}w`,
+      mode: s.warmupRate === undefined ? { kind: 'closed', window: Math.min(16, ...s.windows) } : { kind: 'open', rate: s.warmupRate },
+      durationMs: s.warmupMs,
+      rampMs: 0,
+    },
     runs: [
       ...s.openRates.map((rate) => ({ ...base, label: `open loop ${rate}/s`, tag: `${kind}o${rate}`, mode: { kind: 'open' as const, rate }, durationMs: s.openMs, rampMs: s.rampMs })),
       ...s.windows.map((window) => ({
@@ -244,6 +258,10 @@ export async function runSeries(rig: Rig, kind: string, s: LoadSettings, log: (l
     if (rig.server.kind === 'hub') row.storedBefore = stored;
     stored += row.sent;
     rows.push(row);
+    if (s.stopWhenBehind && !keptUp(row)) {
+      log(`${rig.server.kind}: ${spec.label} did not keep up; no higher rate`);
+      break;
+    }
   }
   return { warmup: first, rows, window: { from, to: Date.now() } };
 }
@@ -251,10 +269,12 @@ export async function runSeries(rig: Rig, kind: string, s: LoadSettings, log: (l
 /** The best closed-loop run: the most the server sustained. */
 export const maxSustained = (rows: RunRow[]) => rows.filter((r) => r.mode.kind === 'closed').sort((a, b) => b.deliveredRate - a.deliveredRate)[0];
 
-/** The highest open-loop rate the server kept up with: delivered at the offered rate, no backlog building. */
-export function highestKeptUp(rows: RunRow[]): number | null {
-  const kept = rows.filter((r) => r.mode.kind === 'open' && !r.backlogGrowing && r.messageRate >= 0.97 * r.mode.rate && r.problems.length === 0);
-  return kept.length > 0 ? Math.max(...kept.map((r) => (r.mode.kind === 'open' ? r.mode.rate : 0))) : null;
+/** An open loop the server kept up with: delivered at the offered rate, no backlog building, no problem. */
+const keptUp = (r: RunRow) => r.mode.kind === 'open' && !r.backlogGrowing && r.messageRate >= 0.97 * r.mode.rate && r.problems.length === 0;
+
+/** The open-loop run with the highest rate the server kept up with. */
+export function highestKeptUp(rows: RunRow[]): RunRow | undefined {
+  return rows.filter(keptUp).sort((a, b) => b.deliveredRate - a.deliveredRate)[0];
 }
 
 export const openRow = (rows: RunRow[], rate: number) => rows.find((r) => r.mode.kind === 'open' && r.mode.rate === rate);

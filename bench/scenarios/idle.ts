@@ -151,6 +151,8 @@ export default defineScenario({
       const rss = rssKb(hub.pid);
       const status = await Promise.all(gens.map((g) => g.call<IdleStatus>('status', {}, 10_000)));
       const stillOpen = status.reduce((n, st) => n + st.open, 0);
+      const duplicateAcks = status.reduce((n, st) => n + st.duplicateAcks, 0);
+      if (duplicateAcks > 0) problems.push(`${duplicateAcks} announces were acknowledged more than once at ${target} sockets`);
       const step: Step = {
         sockets: target,
         connected,

@@ -35,7 +35,7 @@ export default defineScenario({
         p99MsAt5k: p99At(5_000),
         p99MsAt10k: p99At(10_000),
         p50MsAt5k: openRow(result.rows, 5_000)?.latency.p50 ?? null,
-        openLoopKeptUpMsgPerSec: highestKeptUp(result.rows),
+        openLoopKeptUpMsgPerSec: highestKeptUp(result.rows)?.messageRate ?? null,
       },
       details: { warmup: result.warmup, runs: result.rows },
       markdown: markdownSection(`Targeted CHAT on the hub, stored (${s.agents} agents → ${s.humans} humans, ${s.payloadBytes}-byte text)`, result, [
