@@ -94,7 +94,8 @@ function operationOf(doc: RouteDoc): ZodOpenApiOperationObject {
   };
 }
 
-export function buildOpenApiDocument(docs: readonly RouteDoc[] = ROUTE_DOCS) {
+/** The OpenAPI 3.1 document, as plain JSON data (what `GET /api/openapi.json` serves). */
+export function buildOpenApiDocument(docs: readonly RouteDoc[] = ROUTE_DOCS): object {
   const paths: ZodOpenApiPathsObject = {};
   for (const doc of docs) {
     const item = (paths[openApiPath(doc.path)] ??= {});
