@@ -203,7 +203,7 @@ function createServices(
         await connector.reload();
       },
     }),
-    chat: createChatService({ users, threads: repos.threads, chat: repos.chat, clock }),
+    chat: createChatService({ users, threads: repos.threads, chat: repos.chat, clock, ensureDefaultThreads: store.ensureDefaultThreads }),
     connector: connector.service,
   };
   return { services, presence, initialise, connector, replay: createReplay({ messages, meter: wsMeter }) };

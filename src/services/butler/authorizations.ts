@@ -25,21 +25,8 @@ export interface NewRequest {
   reason: string;
 }
 
-export interface AuthorizationView {
-  action_id: string;
-  requester_id: number;
-  conversation_id: number | null;
-  approver_id: number | null;
-  target_agent_id: number;
-  target_agent_name: string;
-  command: string;
-  reason: string;
-  status: AuthorizationStatus;
-  decided_by: number | null;
-  created_at: string;
-  expires_at: string;
-  decided_at: string | null;
-}
+/** A request as the API lists it: everything but the ids of its chat rows. */
+export type AuthorizationView = Omit<AuthorizationRow, 'message_ids'>;
 
 export interface AuthorizationsDeps {
   repo: AuthorizationsRepo;

@@ -62,16 +62,19 @@ export function createButler(deps: ButlerDeps) {
   const agents: AgentDirectory = {
     async list() {
       const { rows, total } = await users.list({ roles: ['AGENT'], offset: 0, limit: MAX_LISTED_AGENTS });
-      const list = rows.map((r) => ({
-        id: r.id,
-        name: r.username,
-        online: isOnline(r.id),
-        status: isOnline(r.id) ? 'ONLINE' : 'OFFLINE',
+      const list = rows.map((r) => {
+        const online = isOnline(r.id);
+        return {
+          id: r.id,
+          name: r.username,
+          online,
+          status: online ? 'ONLINE' : 'OFFLINE',
         last_report: r.last_report,
         last_seen_at: r.last_seen_at,
-        agent_kind: r.agent_kind,
-        description: r.description,
-      }));
+          agent_kind: r.agent_kind,
+          description: r.description,
+        };
+      });
       return { agents: list, total };
     },
     async find(id) {

@@ -120,7 +120,7 @@ export function createToolbox(deps: ToolboxDeps) {
           return JSON.stringify(total > list.length ? { agents: list, total, note: `only the first ${list.length} are listed` } : { agents: list });
         }
         case 'command_agent': {
-          const args = toolArguments.command_agent.parse(json);
+          const args = parsed.data as z.output<typeof toolArguments.command_agent>;
           const agent = await agentById(args.target_agent_id);
           if (typeof agent === 'string') return JSON.stringify({ error: agent });
           const outcome = await command(asker, agent, args.command, args.reasoning, signal);
@@ -133,7 +133,7 @@ export function createToolbox(deps: ToolboxDeps) {
           });
         }
         case 'ask_agent': {
-          const args = toolArguments.ask_agent.parse(json);
+          const args = parsed.data as z.output<typeof toolArguments.ask_agent>;
           const agent = await agentById(args.target_agent_id);
           if (typeof agent === 'string') return JSON.stringify({ error: agent });
           if (!agents.isOnline(agent.id)) return JSON.stringify({ error: `${agent.username} is offline` });

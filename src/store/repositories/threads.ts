@@ -1,7 +1,6 @@
 // Conversation threads: a human's conversations with one machine peer.
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { ChannelKind } from '../../protocol/threads.js';
-import { defaultThreadTitle } from '../../protocol/threads.js';
 import type { Database, NewThread, ThreadRow } from '../schema.js';
 
 export interface ThreadQuery {
@@ -32,29 +31,6 @@ export function createThreadsRepo(db: Kysely<Database>) {
     },
 
     findDefault,
-
-    /** The default thread of (owner, peer, kind), created on first use; safe against a racing creator. */
-    async getOrCreateDefault(ownerId: number, peer: { id: number; username: string }, kind: ChannelKind, now: string): Promise<ThreadRow> {
-      const existing = await findDefault(ownerId, peer.id, kind);
-      if (existing) return existing;
-      await db
-        .insertInto('conversation_threads')
-        .values({
-          owner_user_id: ownerId,
-          peer_user_id: peer.id,
-          channel_kind: kind,
-          title: defaultThreadTitle(peer.username),
-          is_default: 1,
-          created_at: now,
-          updated_at: now,
-        })
-        // The target's WHERE must repeat the partial index's own literal: SQLite cannot match `is_default = ?`.
-        .onConflict((oc) => oc.columns(['owner_user_id', 'peer_user_id', 'channel_kind']).where('is_default', '=', sql.lit(1)).doNothing())
-        .execute();
-      const row = await findDefault(ownerId, peer.id, kind);
-      if (!row) throw new Error(`default thread of ${ownerId}/${peer.id}/${kind} vanished after creation`);
-      return row;
-    },
 
     /** An owner's threads: pinned first, then the most recently active (never active last), newest first. */
     async list(query: ThreadQuery): Promise<ThreadRow[]> {
