@@ -2,7 +2,17 @@
 // both behind one Kysely query layer. Each driver also provides the few raw operations Kysely
 // cannot express portably: running a migration script atomically and wiping data for dev reset.
 import type BetterSqlite3 from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase } from 'kysely';
+import {
+  CompiledQuery,
+  Kysely,
+  PostgresDialect,
+  SqliteDialect,
+  SqliteDriver,
+  type DatabaseConnection,
+  type Driver,
+  type SqliteDatabase,
+  type SqliteDialectConfig,
+} from 'kysely';
 import pg from 'pg';
 import type { DbConfig } from '../config.js';
 import { postgresBatchWriter, postgresDefaultThreads, type BatchWriter, type DefaultThreadsWriter } from './batchWriter.js';
@@ -51,9 +61,29 @@ export function openStore(config: DbConfig): Store {
   return config.driver === 'sqlite' ? openSqlite(config.path) : openPostgres(config.url);
 }
 
+/**
+ * Transactions on the main connection take SQLite's write lock when they begin. A deferred one that
+ * reads first and writes later fails at once with SQLITE_BUSY (its snapshot went stale, so the busy
+ * timeout does not apply) whenever the writer thread commits in between, which it does all the time.
+ */
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
+class ImmediateSqliteDialect extends SqliteDialect {
+  constructor(private readonly settings: SqliteDialectConfig) {
+    super(settings);
+  }
+  override createDriver(): Driver {
+    return new ImmediateSqliteDriver(this.settings);
+  }
+}
+
 function openSqlite(path: string): Store {
   const raw = openSqliteConnection(path);
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(raw) }) });
+  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(raw) }) });
   // Messages are written by their own thread and connection (group commit); the rest uses this one.
   const writer = startSqliteWriter(path);
 
