@@ -33,7 +33,7 @@ import { createLiveSessions } from './services/liveSessions.js';
 import { createPasswordHasher } from './services/passwords.js';
 import { createPipeline, type Pipeline } from './services/pipeline.js';
 import { createInspection, type Inspection } from './services/inspection.js';
-import { butlerSource, connectionsSource, routerSource } from './services/inspectionSources.js';
+import { butlerSource, connectionsSource, connectorSource, routerSource } from './services/inspectionSources.js';
 import { createPresenceService } from './services/presence.js';
 import { createReadiness } from './services/readiness.js';
 import { createReplay } from './services/replay.js';
@@ -271,6 +271,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     inspection.add(routerSource(live.router));
     inspection.add(connectionsSource(ws.connections));
     inspection.add(butlerSource(butler.actor, butler.relay));
+    inspection.add(connectorSource(connector));
     const routeTable = createRouteTable();
     const gate = createRequestGate();
     const app = createApp({

@@ -36,6 +36,8 @@ describeEachDriver('actor inspection', (driver) => {
     expect(mine).toEqual([{ id: expect.stringMatching(/^connection-\d+$/), state: 'open.live', user_id: 1, username: 'admin', role: 'ADMIN' }]);
     expect(summary.body.connections.by_state_and_role.open.ADMIN).toBe(1);
     expect(summary.body.router).toMatchObject({ id: 'router', state: 'running', endpoints: 1, by_role: { ADMIN: 1 } });
+    // No connector runs on a fresh hub.
+    expect(summary.body.connector).toMatchObject({ id: 'connector', state: 'idle', connector_id: null, connection: 'stopped' });
 
     const snapshot = await t.api.get(`/api/admin/actors/${mine[0].id}`, { token: t.adminToken });
     expect(snapshot.status).toBe(200);

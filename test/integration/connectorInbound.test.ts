@@ -59,9 +59,12 @@ describeEachDriver('chat-platform connector, live', (driver) => {
     return res.body.items;
   }
 
-  it('reports the live connection as connected', async () => {
+  it('reports the live connection as connected, also in actor inspection', async () => {
     const res = await t.api.get(BASE, { token: t.adminToken });
     expect(res.body).toMatchObject({ id: connectorId, state: 'enabled', status: 'connected' });
+    const actors = await t.api.get('/api/admin/actors', { token: t.adminToken });
+    expect(actors.body.connector).toMatchObject({ id: 'connector', state: 'enabled', connector_id: connectorId, connection: 'connected', queued_answers: 0 });
+    expect((await t.api.get('/api/admin/actors/connector', { token: t.adminToken })).body).toMatchObject({ kind: 'connector', state: 'enabled' });
   });
 
   it('turns a direct message into a CHAT to Butler from a new platform identity, in a thread for that chat', async () => {

@@ -79,6 +79,8 @@ export function createConnector(deps: ConnectorDeps) {
      * `im.message.receive_v1`. Dropped and logged unless that connector is the enabled one.
      */
     receive: (connectorId: number, event: unknown) => runtime.receive(connectorId, event),
+    /** What runs now (the enabled connector, its connection and queue), for actor inspection. */
+    status: () => runtime.status(),
     /** Resolves once inbound events received so far are handled. */
     settled: () => runtime.settled(),
   };

@@ -271,6 +271,16 @@ export function createConnectorRuntime(deps: RuntimeDeps) {
       return active && active.config.id === config.id && sameCredentials(active.config, config) ? active.api : apiFor(config);
     },
 
+    /** What runs now, for actor inspection: the enabled connector, its long connection and its queue. */
+    status(): { connectorId: number | null; connection: string; queuedAnswers: number; identities: number } {
+      return {
+        connectorId: active?.config.id ?? null,
+        connection: active ? (active.connection?.state ?? 'off (CHATPLATFORM_WS_ENABLED=false)') : 'stopped',
+        queuedAnswers: active?.queue.depth ?? 0,
+        identities: endpoints.size,
+      };
+    },
+
     connected(connectorId: number): boolean {
       return active?.config.id === connectorId && active.connection?.state === 'connected';
     },
