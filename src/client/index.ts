@@ -7,7 +7,7 @@ export { decideOnClose, backoffDelay } from './closeCodes.js';
 export type { Receipt } from './outbox.js';
 export { OutboxFullError } from './outbox.js';
 export { createRestClient, HubRequestError } from './rest.js';
-export type { AgentCreated, ConnectionCheck, Page, RestClient, RestOptions, TokenRotated } from './rest.js';
+export type { ActorSnapshot, AgentCreated, AuthorizationView, AuthResponseResult, ConnectionCheck, ConnectorAction, ConnectorLogView, ConnectorOutcome, ConnectorView, MachineDescription, Page, RestClient, RestOptions, TokenRotated } from './rest.js';
 export { StreamWriter } from './stream.js';
 export type { SocketConstructor, SocketLike } from './transport.js';
 export { serverFrame } from '../protocol/serverFrames.js';

@@ -2,7 +2,10 @@
 // by the hub's own zod schemas, answers by its wire objects. Errors come back as HubRequestError with
 // the status and the hub's `{"error"}` text. Uses the standard fetch (browsers, Node 18+).
 import type { z } from 'zod';
+import type { ConnectorAction, MachineDescription } from '../machines/connector.js';
+import type { authorizationView, authResponseResult, AuthRequestsQuery } from '../protocol/butler.js';
 import type { createThreadBody, updateThreadBody } from '../protocol/chat.js';
+import type { connectorFieldsBody, ConnectorLogView, ConnectorView, testMessageBody } from '../protocol/connector.js';
 import type {
   createUserBody,
   legacyMessageBody,
@@ -60,6 +63,29 @@ export interface ConnectionCheck {
   agent_name?: string;
 }
 
+export type AuthorizationView = z.output<typeof authorizationView>;
+export type AuthResponseResult = z.output<typeof authResponseResult>;
+export interface ConnectorOutcome {
+  ok: boolean;
+  message: string;
+  detail?: string;
+  trace_id?: string;
+  verified_at?: string;
+  connector?: ConnectorView;
+}
+export type { ConnectorAction, ConnectorLogView, ConnectorView, MachineDescription };
+/** One actor as `GET /api/admin/actors/:actor_id` shows it. */
+export interface ActorSnapshot {
+  id: string;
+  kind: string;
+  state: string;
+  status: string;
+  context: Record<string, unknown>;
+}
+
+/** The chat-platform connector's routes (admins). */
+const CONNECTOR = '/api/integrations/chatplatform';
+
 export function createRestClient(options: RestOptions) {
   const base = httpBase(options.url);
   const doFetch = options.fetch ?? ((...args: Parameters<typeof fetch>) => fetch(...args));
@@ -101,6 +127,7 @@ export function createRestClient(options: RestOptions) {
     /** Any endpoint, for what has no helper yet. */
     request: json,
     ping: () => json<{ message: string }>('GET', '/api/ping'),
+    authOptions: () => json<{ self_registration: boolean }>('GET', '/api/auth/options', { token: '' }),
     login: (username: string, password: string) => json<{ token: string; user: UserView }>('POST', '/api/auth/login', { body: { username, password }, token: '' }),
     register: (username: string, password: string) => json<{ token: string; user: UserView }>('POST', '/api/auth/register', { body: { username, password }, token: '' }),
 
@@ -131,6 +158,23 @@ export function createRestClient(options: RestOptions) {
       updateThread: (id: number, body: z.input<typeof updateThreadBody>) => json<ThreadView>('PATCH', `/api/chat/threads/${id}`, { body }),
       threadMessages: (id: number, query: { limit?: number; before_id?: number } = {}) => json<ChatMessageView[]>('GET', `/api/chat/threads/${id}/messages`, { query }),
       butlerAgent: (agentId: number, query: { limit?: number; before_id?: number } = {}) => json<ChatMessageView[]>('GET', `/api/chat/butler-agent/${agentId}`, { query }),
+      authRequests: (query: Partial<Pick<AuthRequestsQuery, 'status' | 'limit' | 'before'>> = {}) => json<AuthorizationView[]>('GET', '/api/chat/auth/requests', { query }),
+      authRespond: (action_id: string, approved: boolean) => json<AuthResponseResult>('POST', '/api/chat/auth/response', { body: { action_id, approved } }),
+    },
+    connector: {
+      /** The current connector, or the defaults with id 0 when none was created. */
+      get: () => json<ConnectorView>('GET', CONNECTOR),
+      machine: () => json<MachineDescription>('GET', `${CONNECTOR}/machine`),
+      create: (body: z.input<typeof connectorFieldsBody>) => json<ConnectorView>('POST', CONNECTOR, { body }),
+      update: (id: number, body: z.input<typeof connectorFieldsBody>) => json<ConnectorView>('PATCH', `${CONNECTOR}/${id}`, { body }),
+      verify: (id: number) => json<ConnectorOutcome>('POST', `${CONNECTOR}/${id}/verify-callback`),
+      enable: (id: number, enabled: boolean) => json<ConnectorView>('PATCH', `${CONNECTOR}/${id}/enable`, { body: { enabled } }),
+      testMessage: (id: number, body: z.input<typeof testMessageBody> = {}) => json<ConnectorOutcome>('POST', `${CONNECTOR}/${id}/test-message`, { body }),
+      logs: (id: number, query: { cursor?: string; limit?: number } = {}) => json<{ items: ConnectorLogView[]; cursor: string }>('GET', `${CONNECTOR}/${id}/logs`, { query }),
+    },
+    admin: {
+      actors: (query: { user_id?: number; limit?: number } = {}) => json<Record<string, unknown>>('GET', '/api/admin/actors', { query }),
+      actor: (id: string) => json<ActorSnapshot>('GET', `/api/admin/actors/${encodeURIComponent(id)}`),
     },
     dev: {
       reset: () => json<{ status: string }>('POST', '/api/dev/mock/reset'),

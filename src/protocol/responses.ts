@@ -110,6 +110,7 @@ export const rotatedToken = z
 
 export const rawAgentToken = z.object({ username: z.string(), role: z.string(), api_token: z.string() }).meta({ id: 'RawAgentToken' });
 
+export const authOptionsBody = z.object({ self_registration: z.boolean() }).meta({ id: 'AuthOptions' });
 export const healthBody = z.object({ status: z.literal('ok'), uptime_seconds: z.number() }).meta({ id: 'Health' });
 export const readyBody = z.object({ status: z.literal('ready') }).meta({ id: 'Ready' });
 

@@ -65,6 +65,9 @@ export function createAuthService(deps: AuthServiceDeps) {
       return { token: jwt.sign(user), user: toUserView(user) };
     },
 
+    /** Whether POST /api/auth/register is open. */
+    selfRegistration: deps.allowSelfRegistration,
+
     async register(username: string, password: string): Promise<Session> {
       if (!deps.allowSelfRegistration) throw Errors.registrationDisabled();
       const user = await deps.usersService.createHuman({ username, password, role: 'MEMBER' });

@@ -15,6 +15,7 @@ export const ROUTES: readonly RouteSpec[] = [
   { method: 'GET', path: '/api/health', access: 'public' },
   { method: 'GET', path: '/api/ready', access: 'public' },
   { method: 'GET', path: '/api/openapi.json', access: 'public' },
+  { method: 'GET', path: '/api/auth/options', access: 'public' },
   { method: 'POST', path: '/api/auth/login', access: 'public' },
   { method: 'POST', path: '/api/auth/register', access: 'public' },
   // WebSocket upgrade (credential in the query); a plain HTTP GET gets 426.

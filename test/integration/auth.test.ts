@@ -49,6 +49,7 @@ describeEachDriver('auth', (driver) => {
     const res = await t.api.post('/api/auth/register', { username: uniqueName('self'), password: 'long-enough' });
     expect(res.status).toBe(403);
     expect(res.body).toEqual({ error: 'self-registration is disabled on this hub' });
+    expect((await t.api.get('/api/auth/options')).body).toEqual({ self_registration: false });
   });
 
   it('answers each bearer problem with its own 401', async () => {
@@ -107,6 +108,7 @@ describeEachDriver('self-registration', (driver) => {
   afterAll(() => t.stop());
 
   it('creates a MEMBER with a session when enabled, and refuses duplicates and weak input', async () => {
+    expect((await t.api.get('/api/auth/options')).body).toEqual({ self_registration: true });
     const username = uniqueName('self');
     const res = await t.api.post('/api/auth/register', { username, password: 'long-enough' });
     expect(res.status).toBe(201);

@@ -1,12 +1,17 @@
 // Login and self-registration (public).
 import { loginBody, registerBody } from '../../protocol/http.js';
-import { sessionBody } from '../../protocol/responses.js';
+import { authOptionsBody, sessionBody } from '../../protocol/responses.js';
 import type { AuthService } from '../../services/auth.js';
 import { route, type Routes } from '../context.js';
 import { routeDocs } from '../routeDocs.js';
 import { parseBody } from '../validate.js';
 
 export const authRouteDocs = routeDocs('auth', {
+  'GET /api/auth/options': {
+    access: 'public',
+    summary: 'How one may sign in here: whether self-registration is open (a login page reads it)',
+    responses: { 200: { description: 'the options', schema: authOptionsBody } },
+  },
   'POST /api/auth/login': {
     access: 'public',
     summary: 'Log in as a human; agents and Butler cannot',
@@ -24,6 +29,10 @@ export const authRouteDocs = routeDocs('auth', {
 });
 
 export function authRoutes(app: Routes, deps: { auth: AuthService }): void {
+  app.get('/api/auth/options', (_req, res) => {
+    res.json({ self_registration: deps.auth.selfRegistration });
+  });
+
   app.post(
     '/api/auth/login',
     route(async (req, res) => {
