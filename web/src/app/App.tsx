@@ -1,0 +1,100 @@
+// The dashboard: signed out, the login page; signed in, the live session (socket, stores) and the
+// pages. Everything a session built is torn down when it ends.
+import { createRestClient } from '@hub/client';
+import { Suspense, useEffect, useState, type ReactNode } from 'react';
+import { Route, Switch, useLocation } from 'wouter';
+import { ErrorBoundary } from '../components/ErrorBoundary';
+import { Toasts } from '../components/Toasts';
+import { Loading, PageHeader } from '../components/ui';
+import { createApi } from '../lib/api';
+import { createLive } from '../lib/live';
+import { useStore } from '../lib/store';
+import type { Session } from '../lib/session';
+import { createAgents } from '../state/agents';
+import { HubContext, ShellContext, useShell, type Hub, type Shell } from './context';
+import { Layout } from './Layout';
+import { PAGES } from './pages';
+import { Login } from '../pages/Login';
+
+export function App({ shell }: { shell: Shell }) {
+  return (
+    <ShellContext.Provider value={shell}>
+      <Signed />
+      <Toasts />
+    </ShellContext.Provider>
+  );
+}
+
+function Signed() {
+  const shell = useShell();
+  const session = useStore(shell.session.current);
+  if (!session) return <Login />;
+  // A new token (another sign-in) is a new session: key on it so nothing of the old one survives.
+  return <SessionRoot key={session.token} session={session} />;
+}
+
+function SessionRoot({ session }: { session: Session }) {
+  const shell = useShell();
+  const [hub, setHub] = useState<Hub>();
+  // Built in an effect, so its socket is closed exactly when this session's view goes away.
+  useEffect(() => {
+    const api = createApi(shell.session);
+    const live = createLive(shell.session);
+    const built: Hub = { ...shell, api, live, agents: createAgents(api, live) };
+    setHub(built);
+    return () => {
+      built.agents.dispose();
+      void built.live.close();
+    };
+  }, [shell]);
+  if (!hub) return <Loading what="your session" />;
+  return (
+    <HubContext.Provider value={hub}>
+      <Layout>
+        <Pages admin={session.user.role === 'ADMIN'} />
+      </Layout>
+    </HubContext.Provider>
+  );
+}
+
+function Pages({ admin }: { admin: boolean }) {
+  const [location] = useLocation();
+  return (
+    <ErrorBoundary resetKey={location}>
+      <Suspense fallback={<Loading what="the page" />}>
+        <Switch>
+          {PAGES.map(({ path, admin: adminOnly, component: Page, label }) => (
+            <Route key={path} path={path}>
+              {adminOnly && !admin ? <AdminsOnly label={label} /> : <Page />}
+            </Route>
+          ))}
+          <Route>
+            <NotFound />
+          </Route>
+        </Switch>
+      </Suspense>
+    </ErrorBoundary>
+  );
+}
+
+function Notice({ title, children }: { title: string; children: ReactNode }) {
+  return (
+    <div>
+      <PageHeader title={title} />
+      <p className="notice">{children}</p>
+    </div>
+  );
+}
+
+function AdminsOnly({ label }: { label: string }) {
+  return <Notice title={label}>This page is for admins. Ask an admin of this hub if you need it.</Notice>;
+}
+
+function NotFound() {
+  return <Notice title="Not found">There is no page here. Pick one from the menu.</Notice>;
+}
+
+/** Unsigned calls (login, registration, the hub's options). */
+export function createPublicApi() {
+  return createRestClient({ url: window.location.origin });
+}

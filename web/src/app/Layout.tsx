@@ -1,0 +1,80 @@
+// The frame around every page: the nav (a sidebar on a laptop, a menu on a phone), the connection
+// indicator, the theme switch and the user.
+import { useState, type ReactNode } from 'react';
+import { Link, useLocation } from 'wouter';
+import { ConnectionIndicator } from '../components/ConnectionIndicator';
+import { useStore } from '../lib/store';
+import type { ThemeChoice } from '../lib/theme';
+import { useHub } from './context';
+import { PAGES } from './pages';
+
+const THEMES: Array<{ value: ThemeChoice; label: string }> = [
+  { value: 'system', label: 'System theme' },
+  { value: 'light', label: 'Light' },
+  { value: 'dark', label: 'Dark' },
+];
+
+function isActive(href: string, location: string): boolean {
+  return href === '/' ? location === '/' : location === href || location.startsWith(`${href}/`);
+}
+
+export function Layout({ children }: { children: ReactNode }) {
+  const { session, theme } = useHub();
+  const user = useStore(session.current)!.user;
+  const choice = useStore(theme.choice);
+  const [location] = useLocation();
+  const [menuOpen, setMenuOpen] = useState(false);
+  const pages = PAGES.filter((p) => !p.admin || user.role === 'ADMIN');
+
+  return (
+    <div className="shell">
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header className="topbar">
+        <button type="button" className="btn btn-ghost menu-button" aria-expanded={menuOpen} aria-controls="nav" onClick={() => setMenuOpen((o) => !o)}>
+          <span aria-hidden>☰</span>
+          <span className="sr-only">Menu</span>
+        </button>
+        <Link href="/" className="brand">
+          <img src="/favicon.svg" alt="" width={22} height={22} />
+          Agent Hub
+        </Link>
+        <ConnectionIndicator />
+        <div className="topbar-end">
+          <label className="sr-only" htmlFor="theme">
+            Theme
+          </label>
+          <select id="theme" className="theme-select" value={choice} onChange={(e) => theme.set(e.target.value as ThemeChoice)}>
+            {THEMES.map((t) => (
+              <option key={t.value} value={t.value}>
+                {t.label}
+              </option>
+            ))}
+          </select>
+          <span className="who" title={user.role}>
+            {user.username}
+            <span className="who-role">{user.role === 'ADMIN' ? 'admin' : 'member'}</span>
+          </span>
+          <button type="button" className="btn btn-ghost" onClick={() => session.signOut()}>
+            Sign out
+          </button>
+        </div>
+      </header>
+      <nav id="nav" className={`sidebar${menuOpen ? ' open' : ''}`} aria-label="Pages">
+        <ul>
+          {pages.map((p) => (
+            <li key={p.href}>
+              <Link href={p.href} className={isActive(p.href, location) ? 'active' : ''} aria-current={isActive(p.href, location) ? 'page' : undefined} onClick={() => setMenuOpen(false)}>
+                {p.label}
+              </Link>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      <main id="main" className="content" tabIndex={-1}>
+        {children}
+      </main>
+    </div>
+  );
+}

@@ -1,0 +1,24 @@
+// The dashboard's pages: path, nav label, who may open them, and the code, loaded when first opened
+// (so the first load carries only the shell and the page in view).
+import { lazy, type ComponentType, type LazyExoticComponent } from 'react';
+
+export interface PageDef {
+  /** wouter pattern. */
+  path: string;
+  /** Where the nav link points. */
+  href: string;
+  label: string;
+  admin: boolean;
+  component: LazyExoticComponent<ComponentType>;
+}
+
+export const PAGES: readonly PageDef[] = [
+  { path: '/', href: '/', label: 'Overview', admin: false, component: lazy(() => import('../pages/Overview')) },
+  { path: '/feed', href: '/feed', label: 'Live feed', admin: false, component: lazy(() => import('../pages/Feed')) },
+  { path: '/chat/:peer?/:thread?', href: '/chat', label: 'Chat', admin: false, component: lazy(() => import('../pages/Chat')) },
+  { path: '/approvals', href: '/approvals', label: 'Approvals', admin: false, component: lazy(() => import('../pages/Approvals')) },
+  { path: '/monitor/:agent?', href: '/monitor', label: 'Monitor', admin: true, component: lazy(() => import('../pages/Monitor')) },
+  { path: '/agents', href: '/agents', label: 'Agents', admin: true, component: lazy(() => import('../pages/Agents')) },
+  { path: '/connector', href: '/connector', label: 'Connector', admin: true, component: lazy(() => import('../pages/Connector')) },
+  { path: '/actors/:actor?', href: '/actors', label: 'Actors', admin: true, component: lazy(() => import('../pages/Actors')) },
+];

@@ -1,0 +1,14 @@
+// The hub's REST helper, signed with the session's token. A 401 on a signed request means the
+// session is no longer valid (expired, user deleted): the page signs out and says so.
+import { createRestClient, type RestClient } from '@hub/client';
+import type { SessionStore } from './session';
+
+export function createApi(session: SessionStore, base = window.location.origin): RestClient {
+  const signedFetch: typeof fetch = async (input, init) => {
+    const res = await fetch(input, init);
+    const signed = new Headers(init?.headers).has('Authorization');
+    if (res.status === 401 && signed) session.signOut('Your session is no longer valid. Please sign in again.');
+    return res;
+  };
+  return createRestClient({ url: base, token: () => session.token(), fetch: signedFetch });
+}

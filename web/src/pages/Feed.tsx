@@ -1,0 +1,5 @@
+import { PageHeader } from '../components/ui';
+
+export default function Feed() {
+  return <PageHeader title="Feed" />;
+}

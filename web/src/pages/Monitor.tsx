@@ -1,0 +1,5 @@
+import { PageHeader } from '../components/ui';
+
+export default function Monitor() {
+  return <PageHeader title="Monitor" />;
+}

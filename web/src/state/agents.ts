@@ -1,0 +1,67 @@
+// Agents and Butler with live presence: the list comes from the REST API once per connection, then
+// every PRESENCE frame updates it in place (no polling). A PRESENCE for someone not listed (an agent
+// registered since) reloads the list.
+import type { PresenceView, RestClient, UserView } from '@hub/client';
+import type { Live } from '../lib/live';
+import { createStore, type Store } from '../lib/store';
+
+export interface AgentsState {
+  /** By id; Butler included. */
+  byId: ReadonlyMap<number, UserView>;
+  loaded: boolean;
+  error: unknown;
+}
+
+export interface Agents {
+  state: Store<AgentsState>;
+  reload(): Promise<void>;
+  dispose(): void;
+}
+
+const BUTLER_ID = 2;
+
+export function isButler(user: Pick<UserView, 'id' | 'role'>): boolean {
+  return user.role === 'BUTLER' || user.id === BUTLER_ID;
+}
+
+export function createAgents(api: RestClient, live: Live): Agents {
+  const state = createStore<AgentsState>({ byId: new Map(), loaded: false, error: undefined });
+  let loading: Promise<void> | undefined;
+
+  async function load() {
+    try {
+      const [agents, butler] = await Promise.all([api.agents.list({ limit: 1000 }), api.agents.butler()]);
+      const byId = new Map<number, UserView>();
+      byId.set(butler.id, butler);
+      for (const agent of agents.items) byId.set(agent.id, agent);
+      state.set({ byId, loaded: true, error: undefined });
+    } catch (err) {
+      state.set((prev) => ({ ...prev, error: err }));
+    }
+  }
+  function reload() {
+    return (loading ??= load().finally(() => (loading = undefined)));
+  }
+
+  function apply(presence: PresenceView & { user_id?: number }) {
+    const id = presence.user_id ?? presence.id;
+    const known = state.get().byId.get(id);
+    if (!known) return void reload();
+    const byId = new Map(state.get().byId);
+    byId.set(id, { ...known, status: presence.status, online: presence.online, last_seen_at: presence.last_seen_at, last_report: presence.last_report });
+    state.set((prev) => ({ ...prev, byId }));
+  }
+
+  const offPresence = live.client.on('PRESENCE', (frame) => apply({ ...frame.payload, id: frame.payload.user_id, role: 'AGENT' }));
+  // Presence is not replayed on resume: every (re)connection reads the list again.
+  const offConnections = live.connections.subscribe(() => void reload());
+  void reload();
+  return {
+    state,
+    reload,
+    dispose() {
+      offPresence();
+      offConnections();
+    },
+  };
+}
