@@ -23,7 +23,14 @@ export async function ensureWeb() {
   if (built >= Math.max(...SOURCES.map(newest))) return false;
   process.stderr.write(built ? 'dashboard sources changed: rebuilding dist/web…\n' : 'building the dashboard into dist/web…\n');
   const started = Date.now();
-  const { build } = await import('vite');
+  let build;
+  try {
+    ({ build } = await import('vite'));
+  } catch {
+    // A production install (--omit=dev) has no Vite: the hub still starts, serving what is built.
+    process.stderr.write('vite is not installed (an install without dev dependencies?): not building the dashboard; run "npm run build" where it is\n');
+    return false;
+  }
   await build({ configFile: join(ROOT, 'web/vite.config.ts'), logLevel: 'warn' });
   process.stderr.write(`dashboard built in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
   return true;
