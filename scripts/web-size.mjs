@@ -35,7 +35,10 @@ function weigh(keys) {
     files.add(chunk.file);
     for (const c of chunk.css ?? []) files.add(c);
   }
-  for (const file of files) (file.endsWith('.css') ? (css += gz(file)) : (js += gz(file)));
+  for (const file of files) {
+    if (file.endsWith('.css')) css += gz(file);
+    else js += gz(file);
+  }
   return { js, css };
 }
 

@@ -19,8 +19,8 @@ export default defineConfig({
     sourcemap: true,
     // Read by scripts/web-size.mjs to weigh the first load (the hub does not serve dot-folders).
     manifest: true,
-    // The first load is budgeted (300 KB gzipped); admin pages come as their own chunks.
-    chunkSizeWarningLimit: 400,
+    // The first load is budgeted by `npm run size:web` (300 KB gzipped); pages come as their own chunks.
+    chunkSizeWarningLimit: 600,
     rollupOptions: {
       // zod's sources carry comments Rollup cannot place; harmless, and not ours to fix.
       onwarn(warning, warn) {
