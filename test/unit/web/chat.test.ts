@@ -99,9 +99,11 @@ describe('chat reducer: streams', () => {
     ]);
   });
 
-  it('ends a stream whose final CHAT never came with what streamed', () => {
-    const state = run([chunk('partial'), frame({ type: 'CHAT_STREAM_END', ...fromButler, conversation_id: 1, stream_id: 's1', payload: '' })]);
+  it('ends a stream whose final CHAT did not come first with what streamed, and takes the final text when it does come', () => {
+    let state = run([chunk('partial'), frame({ type: 'CHAT_STREAM_END', ...fromButler, conversation_id: 1, stream_id: 's1', payload: '' })]);
     expect(items(state)).toEqual([expect.objectContaining({ status: 'confirmed', text: 'partial' })]);
+    state = run([frame({ type: 'CHAT', ...fromButler, id: 61, conversation_id: 1, stream_id: 's1', payload: 'partial, then whole' })], state);
+    expect(items(state)).toEqual([expect.objectContaining({ key: 's:2:s1', id: 61, text: 'partial, then whole' })]);
   });
 });
 

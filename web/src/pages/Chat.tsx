@@ -1,10 +1,10 @@
 // Chat with Butler and with each agent: the peers (live presence, unread counts), the threads with
 // the selected peer, and the open thread's messages. The address names the peer and the thread
 // (/chat/:peer/:thread); without a thread it opens the peer's default one.
-import { useEffect, useState } from 'react';
+import { Fragment, useEffect, useState } from 'react';
 import { Link, useLocation, useParams } from 'wouter';
 import { useHub } from '../app/context';
-import { Button, Loading, PageHeader } from '../components/ui';
+import { Button, ErrorNote, Loading, PageHeader } from '../components/ui';
 import { useStore } from '../lib/store';
 import { Conversation } from './chat/Conversation';
 import { PeerList, peerLabel } from './chat/PeerList';
@@ -25,7 +25,7 @@ export default function Chat() {
   const params = useParams<{ peer?: string; thread?: string }>();
   const [, navigate] = useLocation();
   const { agents } = useHub();
-  const { byId, loaded } = useStore(agents.state);
+  const { byId, loaded, error: agentsError } = useStore(agents.state);
   const peerParam = idParam(params.peer);
   const threadParam = idParam(params.thread);
   const peerId = peerParam ?? BUTLER_ID;
@@ -46,17 +46,22 @@ export default function Chat() {
   const closeLists = () => setListsOpen(false);
   let main;
   if (peerParam === null || threadParam === null) main = <Missing text="This address does not name a peer and a thread." />;
-  else if (!peer) main = loaded ? <Missing text="There is no agent with this id. Pick someone from the list." /> : <Loading what="agents" />;
+  else if (!peer) {
+    if (loaded) main = <Missing text="There is no agent with this id. Pick someone from the list." />;
+    else if (agentsError) main = <Failed error={agentsError} retry={() => void agents.reload()} />;
+    else main = <Loading what="agents" />;
+  }
   else if (thread) {
     main = (
-      <>
-        <ThreadHeader key={thread.id} peer={peer} thread={thread} onChanged={threads.put} />
-        <Conversation key={thread.id} peer={peer} threadId={thread.id} />
-      </>
+      <Fragment key={thread.id}>
+        <ThreadHeader peer={peer} thread={thread} onChanged={threads.put} />
+        <Conversation peer={peer} threadId={thread.id} />
+      </Fragment>
     );
   } else if (threadParam !== undefined && threads.list) main = <Missing text="This thread does not exist or is not yours." />;
   else if (threads.list && threads.list.every((t) => t.archived_at)) main = <Missing text={`Every thread with ${peerLabel(peer)} is archived. Start a new one, or show the archived ones.`} />;
-  else main = threads.error ? null : <Loading what="the conversation" />;
+  else if (threads.error) main = <Failed error={threads.error} retry={threads.reload} />;
+  else main = <Loading what="the conversation" />;
 
   return (
     <div className="chat-page">
@@ -99,6 +104,15 @@ function Missing({ text }: { text: string }) {
     <div className="chat-missing">
       <p className="notice">{text}</p>
       <Link href={`/chat/${BUTLER_ID}`}>Chat with Butler</Link>
+    </div>
+  );
+}
+
+/** At phone width the lists (where errors also show) are hidden: the failure shows here too. */
+function Failed({ error, retry }: { error: unknown; retry(): void }) {
+  return (
+    <div className="chat-missing">
+      <ErrorNote error={error} retry={retry} />
     </div>
   );
 }

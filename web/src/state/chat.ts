@@ -167,13 +167,13 @@ function mergeStored(conversation: Conversation, item: ChatItem, me: number): { 
     (i) =>
       i.id === undefined &&
       ((item.local_id !== undefined && i.local_id === item.local_id && item.sender_id === me) ||
-        (item.stream_id !== undefined && i.stream_id === item.stream_id && i.status === 'streaming' && i.sender_id === item.sender_id)),
+        (item.stream_id !== undefined && i.stream_id === item.stream_id && i.sender_id === item.sender_id)),
   );
   if (unstored >= 0) {
     const previous = items[unstored]!;
     const rest = items.filter((_, n) => n !== unstored);
-    // A stream's final CHAT is the peer's new message; a confirmed send was already counted as ours.
-    return { conversation: { ...conversation, items: placeStored(rest, { ...item, key: previous.key }) }, added: previous.status === 'streaming' };
+    // A stream's final CHAT is the peer's new message; our own send is never unread.
+    return { conversation: { ...conversation, items: placeStored(rest, { ...item, key: previous.key }) }, added: previous.sender_id !== me };
   }
   return { conversation: { ...conversation, items: placeStored(items, item) }, added: true };
 }
