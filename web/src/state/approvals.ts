@@ -1,7 +1,7 @@
 // Butler's authorization requests for this session: which ones wait for an answer (the nav's count)
-// and the outcomes seen live, so a chat card and the Approvals list show the same status. The
-// pending list is read once per connection (AUTH_STATUS_UPDATE is not replayed after a gap), then
-// AUTH_REQUEST and AUTH_STATUS_UPDATE frames keep it current.
+// and the outcomes known, so a chat card and the Approvals list show the same status. Both are read
+// once per connection (AUTH_STATUS_UPDATE is not stored, so not replayed after a gap), then
+// AUTH_REQUEST and AUTH_STATUS_UPDATE frames keep them current.
 import type { AuthResponseResult, RestClient } from '@hub/client';
 import type { Live } from '../lib/live';
 import { createStore, type Store } from '../lib/store';
@@ -9,7 +9,7 @@ import { createStore, type Store } from '../lib/store';
 export interface ApprovalsState {
   /** Action ids of the requests waiting for an answer. */
   pending: ReadonlySet<string>;
-  /** Outcomes learnt since sign-in, by action id (newer than any row read before). */
+  /** Outcomes by action id: read at each connection, then live (newer than a row read earlier). */
   decided: ReadonlyMap<string, string>;
   /** Why the pending list could not be read (the count is then a lower bound). */
   error: unknown;
@@ -41,8 +41,15 @@ export function createApprovals(api: RestClient, live: Live): Approvals {
 
   async function reload() {
     try {
-      const rows = await api.chat.authRequests({ status: 'PENDING', limit: PENDING_LIMIT });
-      state.set((prev) => ({ ...prev, error: undefined, pending: new Set(rows.filter((r) => !prev.decided.has(r.action_id)).map((r) => r.action_id)) }));
+      // The recent ones too: a decision made during a gap in the connection reaches the chat cards.
+      const [waiting, recent] = await Promise.all([api.chat.authRequests({ status: 'PENDING', limit: PENDING_LIMIT }), api.chat.authRequests({ limit: PENDING_LIMIT })]);
+      state.set((prev) => {
+        const decided = new Map(prev.decided);
+        for (const r of recent) if (r.status !== 'PENDING') decided.set(r.action_id, r.status);
+        // Kept: requests that arrived live while this was read (a decided one is in `recent`).
+        const pending = new Set([...waiting.map((r) => r.action_id), ...prev.pending].filter((id) => !decided.has(id)));
+        return { pending, decided, error: undefined };
+      });
     } catch (err) {
       // Only the count depends on it; the Approvals page reads its list itself and shows its errors.
       state.set((prev) => ({ ...prev, error: err }));
