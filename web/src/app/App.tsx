@@ -11,6 +11,8 @@ import { createLive } from '../lib/live';
 import { useStore } from '../lib/store';
 import type { Session } from '../lib/session';
 import { createAgents } from '../state/agents';
+import { createApprovals } from '../state/approvals';
+import { createChat } from '../state/chatLive';
 import { HubContext, ShellContext, useShell, type Hub, type Shell } from './context';
 import { Layout } from './Layout';
 import { PAGES } from './pages';
@@ -40,13 +42,16 @@ function SessionRoot({ session }: { session: Session }) {
   useEffect(() => {
     const api = createApi(shell.session);
     const live = createLive(shell.session);
-    const built: Hub = { ...shell, api, live, agents: createAgents(api, live) };
+    const me = { id: session.user.id, name: session.user.username, role: session.user.role };
+    const built: Hub = { ...shell, api, live, agents: createAgents(api, live), chat: createChat(api, live, me), approvals: createApprovals(api, live) };
     setHub(built);
     return () => {
       built.agents.dispose();
+      built.chat.dispose();
+      built.approvals.dispose();
       void built.live.close();
     };
-  }, [shell]);
+  }, [shell, session]);
   if (!hub) return <Loading what="your session" />;
   return (
     <HubContext.Provider value={hub}>

@@ -4,6 +4,7 @@ import { useState, type ReactNode } from 'react';
 import { Link, useLocation } from 'wouter';
 import { ConnectionIndicator } from '../components/ConnectionIndicator';
 import { useStore } from '../lib/store';
+import { PENDING_LIMIT } from '../state/approvals';
 import type { ThemeChoice } from '../lib/theme';
 import { useHub } from './context';
 import { PAGES } from './pages';
@@ -19,7 +20,8 @@ function isActive(href: string, location: string): boolean {
 }
 
 export function Layout({ children }: { children: ReactNode }) {
-  const { session, theme } = useHub();
+  const { session, theme, approvals } = useHub();
+  const waiting = useStore(approvals.state).pending.size;
   const user = useStore(session.current)!.user;
   const choice = useStore(theme.choice);
   const [location] = useLocation();
@@ -67,6 +69,7 @@ export function Layout({ children }: { children: ReactNode }) {
             <li key={p.href}>
               <Link href={p.href} className={isActive(p.href, location) ? 'active' : ''} aria-current={isActive(p.href, location) ? 'page' : undefined} onClick={() => setMenuOpen(false)}>
                 {p.label}
+                {p.href === '/approvals' && waiting > 0 ? <PendingCount count={waiting} /> : null}
               </Link>
             </li>
           ))}
@@ -76,5 +79,15 @@ export function Layout({ children }: { children: ReactNode }) {
         {children}
       </main>
     </div>
+  );
+}
+
+/** Requests waiting for the user's answer, beside the Approvals link. */
+function PendingCount({ count }: { count: number }) {
+  return (
+    <span className="badge badge-warn" style={{ marginLeft: 8 }} data-testid="approvals-pending">
+      {count >= PENDING_LIMIT ? `${PENDING_LIMIT}+` : count}
+      <span className="sr-only"> waiting for your answer</span>
+    </span>
   );
 }

@@ -7,6 +7,8 @@ import type { SessionStore } from '../lib/session';
 import type { Theme } from '../lib/theme';
 import type { Toasts } from '../lib/toasts';
 import type { Agents } from '../state/agents';
+import type { Approvals } from '../state/approvals';
+import type { ChatLive } from '../state/chatLive';
 
 /** Outlives sign-in and sign-out. */
 export interface Shell {
@@ -22,6 +24,8 @@ export interface Hub extends Shell {
   api: RestClient;
   live: Live;
   agents: Agents;
+  chat: ChatLive;
+  approvals: Approvals;
 }
 
 export const ShellContext = createContext<Shell | null>(null);

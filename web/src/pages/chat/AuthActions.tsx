@@ -1,0 +1,50 @@
+// Approve / Reject for one of Butler's authorization requests, shared by the chat card and the
+// Approvals list. The outcome shows at once (the approvals store records it) and again when the
+// hub's AUTH_STATUS_UPDATE arrives; a refusal (decided elsewhere, expired) is a toast.
+import { useState } from 'react';
+import { useHub } from '../../app/context';
+import { Badge, Button, toneOf } from '../../components/ui';
+import { useStore } from '../../lib/store';
+import './Auth.css';
+
+/** The newest status known: a live outcome beats the one the row or frame carried. */
+export function useAuthStatus(actionId: string, status: string): string {
+  const decided = useStore(useHub().approvals.state).decided.get(actionId);
+  return decided ?? status;
+}
+
+export function StatusBadge({ status }: { status: string }) {
+  return (
+    <Badge tone={toneOf(status)} title={`Status: ${status.toLowerCase()}`}>
+      <span data-testid="auth-status">{status}</span>
+    </Badge>
+  );
+}
+
+export function AuthActions({ actionId, agentName }: { actionId: string; agentName: string }) {
+  const { approvals, toasts } = useHub();
+  const [busy, setBusy] = useState<'approve' | 'reject'>();
+
+  async function decide(approved: boolean) {
+    setBusy(approved ? 'approve' : 'reject');
+    try {
+      const answer = await approvals.respond(actionId, approved);
+      toasts.success(`${approved ? 'Approved' : 'Rejected'}: ${answer.result.replace(/^(approved|rejected): /, '')}`);
+    } catch (err) {
+      toasts.error(err, `Could not ${approved ? 'approve' : 'reject'} the command for ${agentName}`);
+    } finally {
+      setBusy(undefined);
+    }
+  }
+
+  return (
+    <div className="auth-actions">
+      <Button variant="primary" busy={busy === 'approve'} disabled={busy !== undefined} onClick={() => void decide(true)}>
+        Approve
+      </Button>
+      <Button variant="danger" busy={busy === 'reject'} disabled={busy !== undefined} onClick={() => void decide(false)}>
+        Reject
+      </Button>
+    </div>
+  );
+}
