@@ -8,7 +8,9 @@ import { useHub } from '../../app/context';
 import { Badge, Button, Card, CopyButton, ErrorNote, Time } from '../../components/ui';
 import { whyNot } from './hints';
 
-type Result = { kind: 'outcome'; outcome: ConnectorOutcome } | { kind: 'error'; error: unknown };
+/** An action's answer, with when it came (it stays shown while the connector moves on). */
+type Result = ({ kind: 'outcome'; outcome: ConnectorOutcome } | { kind: 'error'; error: unknown }) & { at: string };
+const now = () => new Date().toISOString();
 
 interface Props {
   view: ConnectorView;
@@ -47,8 +49,8 @@ export function ActionsPanel({ view, unsaved, onDone }: Props) {
     run(
       'verify',
       () => api.connector.verify(view.id),
-      (outcome) => setVerifyResult({ kind: 'outcome', outcome }),
-      (error) => setVerifyResult({ kind: 'error', error }),
+      (outcome) => setVerifyResult({ kind: 'outcome', outcome, at: now() }),
+      (error) => setVerifyResult({ kind: 'error', error, at: now() }),
     );
 
   const setEnabled = (enabled: boolean) => {
@@ -68,8 +70,8 @@ export function ActionsPanel({ view, unsaved, onDone }: Props) {
     void run(
       'test_message',
       () => api.connector.testMessage(view.id, body),
-      (outcome) => setTestResult({ kind: 'outcome', outcome }),
-      (error) => setTestResult({ kind: 'error', error }),
+      (outcome) => setTestResult({ kind: 'outcome', outcome, at: now() }),
+      (error) => setTestResult({ kind: 'error', error, at: now() }),
       { traceId: (o) => o.trace_id },
     );
   }
@@ -175,6 +177,9 @@ function VerifyAnswer({ result }: { result: Result | undefined }) {
         {capitalise(outcome.message)}
         {outcome.detail ? `: ${outcome.detail}` : ''}.
       </span>
+      <span className="muted cx-answer-time">
+        <Time iso={result.at} />
+      </span>
     </div>
   );
 }
@@ -187,6 +192,9 @@ function TestAnswer({ result }: { result: Result | undefined }) {
     <div className={`cx-answer ${outcome.ok ? 'cx-answer-ok' : 'cx-answer-bad'}`} role="status" data-testid="test-answer" data-ok={outcome.ok}>
       <Badge tone={outcome.ok ? 'ok' : 'bad'}>{outcome.ok ? 'ok' : 'failed'}</Badge>
       <span>{capitalise(outcome.message)}.</span>
+      <span className="muted cx-answer-time">
+        <Time iso={result.at} />
+      </span>
       {outcome.trace_id ? (
         <span className="cx-trace">
           Trace <code data-testid="test-trace">{outcome.trace_id}</code> <CopyButton text={outcome.trace_id} label="Copy trace ID" />

@@ -103,6 +103,7 @@ function LogEntry({ entry, marked }: { entry: ConnectorLogView; marked: boolean 
       <div className="cx-log-meta">
         <Badge tone={toneOf(entry.level)}>{entry.level}</Badge>
         <span className="mono cx-log-action">{entry.action}</span>
+        {marked ? <Badge tone="accent">last test message</Badge> : null}
         <span className="cx-log-time">
           <Time iso={entry.timestamp} />
         </span>
@@ -111,7 +112,6 @@ function LogEntry({ entry, marked }: { entry: ConnectorLogView; marked: boolean 
       {entry.trace_id ? (
         <p className="cx-log-trace">
           trace <code>{entry.trace_id}</code>
-          {marked ? <span className="sr-only"> (the last test message)</span> : null}
         </p>
       ) : null}
     </li>

@@ -151,7 +151,7 @@ export function SettingsForm({ form, onChanged }: Props) {
         <fieldset>
           <legend>Credentials</legend>
           {text('connector_name', 'Shown here and in the log.')}
-          {text('app_id', "The app's ID in the platform's developer console.", { placeholder: 'cli_…' })}
+          {text('app_id', "The app's ID in the platform's developer console: cli_ and 16 hexadecimal digits.", { placeholder: 'cli_…' })}
           {secret('app_secret', 'Needed to verify and to connect.', false)}
           {secret('verification_token', 'Checked on the events the platform sends, when set.', true)}
           {secret('encrypt_key', 'Needed only when the app encrypts its events.', true)}
