@@ -8,6 +8,7 @@ import { useHub } from '../../app/context';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { Button, Card, ErrorNote } from '../../components/ui';
 import { bodyOf, FIELD_LABELS, saveConsequence, validate, type FieldErrors, type FieldName, type FormValues } from './form';
+import { whyNot } from './hints';
 import { SecretInput } from './SecretInput';
 import type { ConnectorForm } from './useConnectorForm';
 
@@ -31,6 +32,8 @@ export function SettingsForm({ form, onChanged }: Props) {
   const body = bodyOf(base, values);
   const consequence = saveConsequence(base, body);
   const dirty = creating || form.changed.length > 0;
+  // The hub lists `update` among the allowed actions; a connector that may not change says why.
+  const refusal = creating ? undefined : whyNot('update', base);
 
   function set<K extends FieldName>(field: K, value: FormValues[K]) {
     form.set(field, value);
@@ -211,7 +214,12 @@ export function SettingsForm({ form, onChanged }: Props) {
               Discard changes
             </Button>
           ) : null}
-          <Button type="submit" variant="primary" busy={saving} disabled={!dirty}>
+          {refusal ? (
+            <small id="cx-why-update" className="cx-why">
+              {refusal}
+            </small>
+          ) : null}
+          <Button type="submit" variant="primary" busy={saving} disabled={!dirty || refusal !== undefined} aria-describedby={refusal ? 'cx-why-update' : undefined}>
             {creating ? 'Create connector' : 'Save changes'}
           </Button>
         </div>
