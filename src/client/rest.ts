@@ -70,6 +70,8 @@ export interface ConnectorOutcome {
   message: string;
   detail?: string;
   trace_id?: string;
+  /** A test message the platform accepted: its id there. */
+  platform_message_id?: string;
   verified_at?: string;
   connector?: ConnectorView;
 }
