@@ -19,6 +19,8 @@ export interface Conversation {
   older: boolean;
   loading: 'latest' | 'older' | null;
   error: unknown;
+  /** Which read the error is from, so a retry repeats that one. */
+  failed: 'latest' | 'older' | null;
 }
 
 export interface MonitorState {
@@ -40,7 +42,7 @@ export interface Monitor {
   dispose(): void;
 }
 
-export const EMPTY_CONVERSATION: Conversation = { entries: [], loaded: false, older: false, loading: null, error: undefined };
+export const EMPTY_CONVERSATION: Conversation = { entries: [], loaded: false, older: false, loading: null, error: undefined, failed: null };
 
 export function createMonitor(api: RestClient, live: Live): Monitor {
   const state = createStore<MonitorState>({ conversations: new Map(), unseen: new Map(), watching: undefined });
@@ -59,7 +61,7 @@ export function createMonitor(api: RestClient, live: Live): Monitor {
     if (running) return running;
     const held = state.get().conversations.get(agentId) ?? EMPTY_CONVERSATION;
     const before = which === 'older' ? oldestId(held.entries) : undefined;
-    update(agentId, (c) => ({ ...c, loading: which, error: undefined }));
+    update(agentId, (c) => ({ ...c, loading: which, error: undefined, failed: null }));
     const done = api.chat
       .butlerAgent(agentId, { limit: HISTORY_PAGE, before_id: before })
       .then(
@@ -72,9 +74,10 @@ export function createMonitor(api: RestClient, live: Live): Monitor {
             older: which === 'older' ? full : c.loaded ? c.older : c.older || full,
             loading: null,
             error: undefined,
+            failed: null,
           }));
         },
-        (err: unknown) => update(agentId, (c) => ({ ...c, loading: null, error: err })),
+        (err: unknown) => update(agentId, (c) => ({ ...c, loading: null, error: err, failed: which })),
       )
       .finally(() => inFlight.delete(agentId));
     inFlight.set(agentId, done);
@@ -116,8 +119,8 @@ export function createMonitor(api: RestClient, live: Live): Monitor {
         return { ...prev, watching: agentId, unseen };
       });
       if (agentId === undefined) return;
-      const held = state.get().conversations.get(agentId);
-      if (!held?.loaded && !held?.error) void fetchPage(agentId, 'latest');
+      // Read once per session; a read that failed is tried again when the agent is opened again.
+      if (!state.get().conversations.get(agentId)?.loaded) void fetchPage(agentId, 'latest');
     },
     reload: (agentId) => fetchPage(agentId, 'latest'),
     loadOlder: (agentId) => fetchPage(agentId, 'older'),

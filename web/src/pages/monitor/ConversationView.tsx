@@ -21,7 +21,7 @@ const dayOf = (iso: string) => new Date(iso).toLocaleDateString(undefined, { wee
 export function ConversationView({ agentId, agent, conversation = EMPTY_CONVERSATION }: Props) {
   const { monitor } = useHub();
   const log = useRef<HTMLDivElement>(null);
-  const { entries, loaded, older, loading, error } = conversation;
+  const { entries, loaded, older, loading, error, failed } = conversation;
   const { onScroll, away, toEnd } = useStickToBottom(log, entries[0]?.key, entries.at(-1)?.key);
   const name = agent?.username ?? `agent #${agentId}`;
   let lastDay = '';
@@ -56,7 +56,7 @@ export function ConversationView({ agentId, agent, conversation = EMPTY_CONVERSA
           ) : loaded && entries.length > 0 ? (
             <p className="mon-start muted">Start of the conversation</p>
           ) : null}
-          <ErrorNote error={error} retry={() => void (loaded ? monitor.loadOlder(agentId) : monitor.reload(agentId))} />
+          <ErrorNote error={error} retry={() => void (failed === 'older' ? monitor.loadOlder(agentId) : monitor.reload(agentId))} />
           {!loaded && loading ? <Loading what="the conversation" /> : null}
           {loaded && entries.length === 0 ? (
             <Empty>
