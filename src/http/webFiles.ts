@@ -105,6 +105,8 @@ async function listFiles(dir: string, limits: WebFilesLimits): Promise<string[]>
   while (pending.length > 0) {
     const sub = pending.pop()!;
     for (const entry of await readdir(join(dir, sub), { withFileTypes: true })) {
+      // Dot-files are the build's own (Vite's manifest in .vite/), not the app's.
+      if (entry.name.startsWith('.')) continue;
       const name = sub === '' ? entry.name : `${sub}/${entry.name}`;
       // Symbolic links are followed to files, never to folders (a link to a parent would loop).
       const info = entry.isSymbolicLink() ? await stat(join(dir, name)) : entry;
