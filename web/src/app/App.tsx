@@ -13,6 +13,7 @@ import type { Session } from '../lib/session';
 import { createAgents } from '../state/agents';
 import { createApprovals } from '../state/approvals';
 import { createChat } from '../state/chatLive';
+import { createMonitor } from '../state/monitor';
 import { HubContext, ShellContext, useShell, type Hub, type Shell } from './context';
 import { Layout } from './Layout';
 import { PAGES } from './pages';
@@ -43,12 +44,13 @@ function SessionRoot({ session }: { session: Session }) {
     const api = createApi(shell.session);
     const live = createLive(shell.session);
     const me = { id: session.user.id, name: session.user.username, role: session.user.role };
-    const built: Hub = { ...shell, api, live, agents: createAgents(api, live), chat: createChat(api, live, me), approvals: createApprovals(api, live) };
+    const built: Hub = { ...shell, api, live, agents: createAgents(api, live), chat: createChat(api, live, me), approvals: createApprovals(api, live), monitor: createMonitor(api, live) };
     setHub(built);
     return () => {
       built.agents.dispose();
       built.chat.dispose();
       built.approvals.dispose();
+      built.monitor.dispose();
       void built.live.close();
     };
   }, [shell, session]);

@@ -9,6 +9,7 @@ import type { Toasts } from '../lib/toasts';
 import type { Agents } from '../state/agents';
 import type { Approvals } from '../state/approvals';
 import type { ChatLive } from '../state/chatLive';
+import type { Monitor } from '../state/monitor';
 
 /** Outlives sign-in and sign-out. */
 export interface Shell {
@@ -26,6 +27,7 @@ export interface Hub extends Shell {
   agents: Agents;
   chat: ChatLive;
   approvals: Approvals;
+  monitor: Monitor;
 }
 
 export const ShellContext = createContext<Shell | null>(null);

@@ -1,5 +1,107 @@
-import { PageHeader } from '../components/ui';
+// Agents (admins): who is registered and connected, registration with a token shown once, token
+// rotation and deletion behind a confirmation, and a check of any token against the hub.
+import type { AgentCreated, UserView } from '@hub/client';
+import { useMemo, useState } from 'react';
+import { useHub } from '../app/context';
+import { ConfirmDialog } from '../components/ConfirmDialog';
+import { Button, ErrorNote, Loading, PageHeader } from '../components/ui';
+import { useStore } from '../lib/store';
+import { AgentTable } from './agents/AgentTable';
+import { RegisterAgentForm } from './agents/RegisterAgentForm';
+import { TestConnection } from './agents/TestConnection';
+import { TokenReveal, type RevealedToken } from './agents/TokenReveal';
+import './Agents.css';
+
+type Pending = { action: 'rotate' | 'delete'; agent: UserView };
+/** The form open above the list, if any: the list is what the page is for, the forms are a click away. */
+type Panel = 'register' | 'test' | null;
 
 export default function Agents() {
-  return <PageHeader title="Agents" />;
+  const { agents, api, toasts } = useHub();
+  const { byId, loaded, error } = useStore(agents.state);
+  const list = useMemo(() => [...byId.values()], [byId]);
+  const [revealed, setRevealed] = useState<RevealedToken | null>(null);
+  const [panel, setPanel] = useState<Panel>(null);
+  const [pending, setPending] = useState<Pending | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [actionError, setActionError] = useState<unknown>();
+
+  function registered(agent: AgentCreated) {
+    setRevealed({ agentId: agent.id, username: agent.username, token: agent.api_token, hint: agent.token_hint ?? '', reason: 'registered' });
+    setPanel(null);
+    void agents.reload();
+  }
+
+  function toggle(which: Exclude<Panel, null>) {
+    setPanel((open) => (open === which ? null : which));
+  }
+
+  function ask(action: Pending['action'], agent: UserView) {
+    setActionError(undefined);
+    setPending({ action, agent });
+  }
+
+  async function confirm() {
+    if (!pending) return;
+    const { action, agent } = pending;
+    setBusy(true);
+    setActionError(undefined);
+    try {
+      if (action === 'rotate') {
+        const rotated = await api.agents.rotateToken(agent.id);
+        setRevealed({ agentId: agent.id, username: agent.username, token: rotated.api_token, hint: rotated.token_hint, reason: 'rotated' });
+      } else {
+        await api.agents.remove(agent.id);
+        // A token on screen for an agent that no longer exists is of no use.
+        setRevealed((r) => (r?.agentId === agent.id ? null : r));
+        toasts.success(`${agent.username} was deleted.`);
+      }
+      setPending(null);
+      void agents.reload();
+    } catch (err) {
+      setActionError(err);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <div className="agents-page">
+      <PageHeader title="Agents">
+        <Button variant="primary" aria-expanded={panel === 'register'} aria-controls="agents-panel" onClick={() => toggle('register')}>
+          Register an agent
+        </Button>
+        <Button aria-expanded={panel === 'test'} aria-controls="agents-panel" onClick={() => toggle('test')}>
+          Test a connection
+        </Button>
+      </PageHeader>
+      {revealed ? <TokenReveal revealed={revealed} onDone={() => setRevealed(null)} /> : null}
+      <div id="agents-panel" className="agents-panel">
+        {panel === 'register' ? <RegisterAgentForm onRegistered={registered} onClose={() => setPanel(null)} /> : null}
+        {panel === 'test' ? <TestConnection onClose={() => setPanel(null)} /> : null}
+      </div>
+      <ErrorNote error={error} retry={() => void agents.reload()} />
+      {loaded ? (
+        <AgentTable agents={list} onRegister={() => setPanel('register')} onRotate={(a) => ask('rotate', a)} onDelete={(a) => ask('delete', a)} />
+      ) : error ? null : (
+        <Loading what="agents" />
+      )}
+      <ConfirmDialog
+        open={pending !== null}
+        title={pending?.action === 'rotate' ? `Rotate the token of ${pending.agent.username}?` : `Delete ${pending?.agent.username ?? 'the agent'}?`}
+        confirmLabel={pending?.action === 'rotate' ? 'Rotate token' : 'Delete agent'}
+        danger
+        busy={busy}
+        onConfirm={() => void confirm()}
+        onCancel={() => setPending(null)}
+      >
+        {pending?.action === 'rotate' ? (
+          <p>The current token stops working at once and the agent’s open connections are closed. A new token is shown once; the agent needs it to connect again.</p>
+        ) : (
+          <p>The agent can no longer connect: its token stops working and its open connections are closed. This cannot be undone.</p>
+        )}
+        <ErrorNote error={actionError} />
+      </ConfirmDialog>
+    </div>
+  );
 }

@@ -1,0 +1,150 @@
+// The registered agents with live presence (PRESENCE frames through the agents store), what they
+// are, their token's hint and age, and the actions on each. Butler is listed but not editable: it
+// runs inside the hub.
+import type { UserView } from '@hub/client';
+import { useId, useMemo, useState } from 'react';
+import { Link } from 'wouter';
+import { Badge, Button, Card, Empty, Time } from '../../components/ui';
+import { isButler } from '../../state/agents';
+
+interface Props {
+  agents: readonly UserView[];
+  onRegister(): void;
+  onRotate(agent: UserView): void;
+  onDelete(agent: UserView): void;
+}
+
+/** Butler first, then who is online, then by name. */
+function order(a: UserView, b: UserView): number {
+  return Number(isButler(b)) - Number(isButler(a)) || Number(b.online) - Number(a.online) || a.username.localeCompare(b.username);
+}
+
+function matches(agent: UserView, query: string): boolean {
+  if (!query) return true;
+  const q = query.toLowerCase();
+  return [agent.username, agent.description, agent.agent_kind, agent.runtime_kind, String(agent.id)].some((v) => v?.toLowerCase().includes(q));
+}
+
+export function AgentTable({ agents, onRegister, onRotate, onDelete }: Props) {
+  const [query, setQuery] = useState('');
+  const search = useId();
+  const shown = useMemo(() => agents.filter((a) => matches(a, query.trim())).sort(order), [agents, query]);
+  const online = agents.filter((a) => a.online).length;
+  // Butler is always listed; "no agents" means none besides it.
+  const registered = agents.filter((a) => !isButler(a)).length;
+
+  return (
+    <Card
+      title={
+        <>
+          Registered agents <span className="muted ag-count">{`${agents.length} · ${online} online`}</span>
+        </>
+      }
+      actions={
+        <div className="agents-search">
+          <label htmlFor={search} className="sr-only">
+            Filter agents
+          </label>
+          <input id={search} type="search" placeholder="Filter by name, kind…" value={query} onChange={(e) => setQuery(e.target.value)} />
+        </div>
+      }
+    >
+      {shown.length === 0 ? (
+        <Empty>No agent matches “{query}”.</Empty>
+      ) : (
+        <table className="agents-table">
+          <thead>
+            <tr>
+              <th scope="col">Agent</th>
+              <th scope="col">Presence</th>
+              <th scope="col">Last seen</th>
+              <th scope="col">Token</th>
+              <th scope="col">
+                <span className="sr-only">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {shown.map((agent) => (
+              <AgentRow key={agent.id} agent={agent} onRotate={onRotate} onDelete={onDelete} />
+            ))}
+          </tbody>
+        </table>
+      )}
+      {registered === 0 ? (
+        <Empty>
+          No agents are registered yet.{' '}
+          <button type="button" className="link" onClick={onRegister}>
+            Register the first one
+          </button>
+          ; its token is shown once.
+        </Empty>
+      ) : null}
+    </Card>
+  );
+}
+
+function AgentRow({ agent, onRotate, onDelete }: { agent: UserView; onRotate(a: UserView): void; onDelete(a: UserView): void }) {
+  const nameId = `agent-name-${agent.id}`;
+  const butler = isButler(agent);
+  return (
+    <tr data-testid={`agent-${agent.username}`}>
+      <td data-label="Agent">
+        <div className="agent-name">
+          <strong id={nameId}>{agent.username}</strong>
+          <span className="muted mono">#{agent.id}</span>
+          {butler ? <Badge tone="info">core</Badge> : null}
+          {agent.agent_kind ? <Badge>{agent.agent_kind}</Badge> : null}
+          {agent.runtime_kind ? <Badge>{agent.runtime_kind}</Badge> : null}
+        </div>
+        {agent.description ? <div className="muted agent-description">{agent.description}</div> : null}
+      </td>
+      <td data-label="Presence">
+        <div>
+          <Badge tone={agent.online ? 'ok' : 'muted'}>
+            <span className={`ag-dot${agent.online ? ' on' : ''}`} aria-hidden />
+            {agent.online ? 'online' : 'offline'}
+          </Badge>
+          {agent.status && agent.status !== 'ONLINE' && agent.status !== 'OFFLINE' ? <span className="muted agent-status"> {agent.status.toLowerCase()}</span> : null}
+          {agent.last_report ? (
+            <div className="muted agent-report" title={agent.last_report}>
+              {agent.last_report}
+            </div>
+          ) : null}
+        </div>
+      </td>
+      <td data-label="Last seen">{agent.online ? <span>now</span> : <Time iso={agent.last_seen_at} />}</td>
+      <td data-label="Token">
+        <div>
+          {agent.token_hint ? (
+            <>
+              <code className="ag-token-hint">{agent.token_hint}</code>
+              <div className="muted ag-small">
+                set <Time iso={agent.token_updated_at} />
+              </div>
+            </>
+          ) : (
+            <span className="muted">none</span>
+          )}
+        </div>
+      </td>
+      <td data-label="Actions" className="agent-actions">
+        {butler ? (
+          <span className="muted ag-small">runs inside the hub</span>
+        ) : (
+          <>
+            <Link href={`/monitor/${agent.id}`} className="btn btn-ghost btn-small" aria-describedby={nameId}>
+              Monitor
+            </Link>
+            <Button className="btn-small" onClick={() => onRotate(agent)} aria-describedby={nameId}>
+              Rotate token
+            </Button>
+            <Button className="btn-small ag-danger" onClick={() => onDelete(agent)} aria-describedby={nameId}>
+              Delete
+            </Button>
+          </>
+        )}
+      </td>
+    </tr>
+  );
+}
