@@ -11,6 +11,7 @@ import { createLive } from '../lib/live';
 import { useStore } from '../lib/store';
 import type { Session } from '../lib/session';
 import { createAgents } from '../state/agents';
+import { createFeed } from '../state/feed';
 import { HubContext, ShellContext, useShell, type Hub, type Shell } from './context';
 import { Layout } from './Layout';
 import { PAGES } from './pages';
@@ -40,10 +41,11 @@ function SessionRoot({ session }: { session: Session }) {
   useEffect(() => {
     const api = createApi(shell.session);
     const live = createLive(shell.session);
-    const built: Hub = { ...shell, api, live, agents: createAgents(api, live) };
+    const built: Hub = { ...shell, api, live, agents: createAgents(api, live), feed: createFeed(api, live) };
     setHub(built);
     return () => {
       built.agents.dispose();
+      built.feed.dispose();
       void built.live.close();
     };
   }, [shell]);

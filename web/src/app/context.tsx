@@ -7,6 +7,7 @@ import type { SessionStore } from '../lib/session';
 import type { Theme } from '../lib/theme';
 import type { Toasts } from '../lib/toasts';
 import type { Agents } from '../state/agents';
+import type { Feed } from '../state/feed';
 
 /** Outlives sign-in and sign-out. */
 export interface Shell {
@@ -22,6 +23,7 @@ export interface Hub extends Shell {
   api: RestClient;
   live: Live;
   agents: Agents;
+  feed: Feed;
 }
 
 export const ShellContext = createContext<Shell | null>(null);
