@@ -1,7 +1,8 @@
 // Configuration: parsed once from the environment (plus `.env`) into a frozen, typed object.
 // Nothing here runs at import time; tests call `parseConfig` with a plain object.
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parse as parseDotenv } from 'dotenv';
 import { z } from 'zod';
 import { zodIssueMessages } from './protocol/validation.js';
@@ -81,6 +82,8 @@ const envSchema = z.object({
   WS_IDLE_TIMEOUT: positiveInt(60),
   METRICS_ENABLED: boolean(true),
   METRICS_TOKEN: optionalString,
+  // Not `unsetIfEmpty`: `WEB_DIR=` is how a hub is told to serve no dashboard.
+  WEB_DIR: z.string().optional(),
 });
 
 /** Node's timer ceiling (2^31-1 ms), rounded down to whole days. */
@@ -158,6 +161,8 @@ export interface Config {
     /** Bearer token a scraper must send to GET /metrics; unset: the endpoint is open. */
     readonly token: string | undefined;
   };
+  /** Folder of the built dashboard, served at `/`; undefined: `WEB_DIR=` (empty), no dashboard. */
+  readonly webDir: string | undefined;
   /** Insecure defaults that were applied; the composition root logs each one as a warning. */
   readonly warnings: readonly string[];
 }
@@ -285,9 +290,24 @@ export function parseConfig(vars: Record<string, string | undefined>, cwd = proc
       idleTimeoutSeconds: e.WS_IDLE_TIMEOUT,
     },
     metrics: { enabled: e.METRICS_ENABLED, token: e.METRICS_TOKEN },
+    webDir: e.WEB_DIR === undefined ? defaultWebDir(cwd) : e.WEB_DIR.trim() === '' ? undefined : resolve(cwd, e.WEB_DIR.trim()),
     warnings,
   };
   return deepFreeze(config);
+}
+
+/**
+ * `dist/web` in the project's root: the folder holding the package.json nearest above this module,
+ * so it is the same under tsx (src/) and compiled (dist/src/), whatever the working directory.
+ */
+function defaultWebDir(cwd: string): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    if (existsSync(join(dir, 'package.json'))) return join(dir, 'dist', 'web');
+    const parent = dirname(dir);
+    if (parent === dir) return resolve(cwd, 'dist', 'web');
+    dir = parent;
+  }
 }
 
 /** Reads `.env` from `cwd` (if present) under the process environment, which wins. */

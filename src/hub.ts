@@ -10,6 +10,7 @@ import { BUTLER_USERNAME } from './protocol/roles.js';
 import { createApp } from './http/app.js';
 import { createRequestGate } from './http/requestGate.js';
 import { createRouteTable, type ServedRoute } from './http/routeTable.js';
+import { loadWebFiles, type WebBuild } from './http/webFiles.js';
 import { createButlerMeter } from './metrics/butler.js';
 import { createConnectorMeter } from './metrics/connector.js';
 import { createPipelineMeter } from './metrics/pipeline.js';
@@ -209,12 +210,20 @@ function createServices(
   return { services, presence, initialise, connector, replay: createReplay({ messages, meter: wsMeter }) };
 }
 
+function logWebBuild(logger: Logger, web: WebBuild): void {
+  if (web.state === 'loaded') logger.info({ dir: web.dir, files: web.files.size, bytes: web.bytes }, 'dashboard loaded');
+  else if (web.state === 'missing') logger.warn({ dir: web.dir }, `no dashboard in ${web.dir} (no index.html): run \`npm run build\` to build it; / answers 404 until then`);
+  else logger.info('WEB_DIR is empty: this hub serves no dashboard');
+}
+
 export async function startHub(options: HubOptions): Promise<Hub> {
   const { config, logger } = options;
   const clock = options.clock ?? createSystemClock();
   const jwtSecret = config.auth.jwtSecret ?? developmentSecret(config.dataDir);
 
   const startedAt = performance.now();
+  const web = await loadWebFiles(config.webDir);
+  logWebBuild(logger, web);
   const store = openStore(config.db);
   const uwsApp = uWS.App();
   const metrics = createMetrics({ enabled: config.metrics.enabled });
@@ -281,6 +290,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       isProduction: config.isProduction,
       corsOrigins: config.http.corsOrigins,
       bodyLimitBytes: config.http.bodyLimitBytes,
+      web,
       services: { ...services, authorizations: butler.authorizations },
       operations: {
         routeTable,

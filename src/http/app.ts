@@ -35,6 +35,8 @@ import { systemRoutes } from './routes/system.js';
 import { actorRoutes } from './routes/systemActors.js';
 import { metricsRoutes } from './routes/systemMetrics.js';
 import { userRoutes } from './routes/users.js';
+import { webApp } from './webApp.js';
+import type { WebBuild } from './webFiles.js';
 
 export interface AppDeps {
   uwsApp: uWS.TemplatedApp;
@@ -43,6 +45,8 @@ export interface AppDeps {
   isProduction: boolean;
   corsOrigins: readonly string[];
   bodyLimitBytes: number;
+  /** The built dashboard, served at `/` beside the API. */
+  web: WebBuild;
   services: {
     auth: AuthService;
     users: UsersService;
@@ -70,7 +74,7 @@ const QUIET_PATHS = new Set(['/api/health', '/api/ready', '/metrics']);
 
 export function createApp(deps: AppDeps) {
   const { services, operations } = deps;
-  // threads: 0 — no file-serving worker thread; the API serves JSON only.
+  // threads: 0 — no file-serving worker thread: the dashboard's files are served from memory.
   const app = express({ uwsApp: deps.uwsApp, threads: 0 });
   app.set('x-powered-by', false);
   app.set('etag', false);
@@ -104,6 +108,8 @@ export function createApp(deps: AppDeps) {
   connectorRoutes(routes, { access, connector: services.connector });
   actorRoutes(routes, { access, inspection: operations.inspection });
   devMockRoutes(routes, { access, devMock: services.devMock, agents: services.agents });
+  // After every API route: it answers what they did not, outside /api and /metrics.
+  app.use(webApp(deps.web));
 
   app.use((_req, _res, next) => next(Errors.routeNotFound()));
   app.use(createErrorHandler(deps.logger));

@@ -1,6 +1,7 @@
 // One log line per request: method, path (credentials in the query redacted), status, ms, and the
 // request id. Probes and scrapes (health, readiness, metrics) log at debug: they come every few
-// seconds and say nothing new. Each finished request is also handed to `observe` (the metrics).
+// seconds and say nothing new; so do the dashboard's files, a dozen for each page load. Each
+// finished request is also handed to `observe` (the metrics).
 import type { Logger } from 'pino';
 import type { Handler, Request, Response } from './context.js';
 import { requestLogger } from './requestId.js';
@@ -17,6 +18,11 @@ export interface RequestLogOptions {
   observe?: (req: Request, res: Response, seconds: number) => void;
 }
 
+/** Logs this request's line at debug, whatever its path (a handler that answers routine traffic). */
+export function logAtDebug(res: Response): void {
+  (res.locals as { logAtDebug?: boolean }).logAtDebug = true;
+}
+
 export function requestLog(logger: Logger, options: RequestLogOptions = {}): Handler {
   const quiet = options.quietPaths ?? new Set<string>();
   return (req, res, next) => {
@@ -27,7 +33,7 @@ export function requestLog(logger: Logger, options: RequestLogOptions = {}): Han
       const log = requestLogger(res, logger);
       const status = res.statusCode;
       const line = { method: req.method, path: redactUrl(req.originalUrl ?? req.url), status, ms: Math.round(seconds * 1e4) / 10 };
-      if (quiet.has(req.path)) log.debug(line, 'request');
+      if (quiet.has(req.path) || (res.locals as { logAtDebug?: boolean }).logAtDebug) log.debug(line, 'request');
       else if (status >= 500) log.error(line, 'request failed');
       else log.info(line, 'request');
     });

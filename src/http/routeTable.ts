@@ -15,6 +15,11 @@ export function routePatternOf(res: Response): string | undefined {
   return (res.locals as { routePattern?: string }).routePattern;
 }
 
+/** Names the route that took this request, for handlers outside the table (the dashboard's files). */
+export function tagRoute(res: Response, pattern: string): void {
+  (res.locals as { routePattern?: string }).routePattern = pattern;
+}
+
 export function createRouteTable() {
   const served: ServedRoute[] = [];
   const patterns = new Set<string>();
@@ -31,7 +36,7 @@ export function createRouteTable() {
           served.push({ method: verb.toUpperCase() as ServedRoute['method'], path });
           patterns.add(path);
           const tag: Handler = (_req, res, next) => {
-            (res.locals as { routePattern?: string }).routePattern = path;
+            tagRoute(res, path);
             next();
           };
           return (app[verb] as (path: string, ...handlers: Handler[]) => unknown)(path, tag, ...handlers);

@@ -1,6 +1,7 @@
 // HTTP request metrics: count by method, route pattern and status, and a duration histogram by
 // method and route. The route is the pattern the request matched (`unmatched` for a 404 on an
-// unknown path), so label values never come from the path a client typed.
+// unknown path, `dashboard` for the dashboard's files), so label values never come from the path a
+// client typed.
 import { ErrorStatus } from '../errors.js';
 import type { Request, Response } from '../http/context.js';
 import { routePatternOf } from '../http/routeTable.js';
@@ -9,10 +10,11 @@ import type { MetricsFactory } from './families.js';
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD'];
 const STATUSES = [200, 201, 204, 304, ...Object.values(ErrorStatus)].map(String);
 export const UNMATCHED_ROUTE = 'unmatched';
+export const DASHBOARD_ROUTE = 'dashboard';
 
 /** `observe` for the request log: one call per finished request. */
 export function createHttpMeter(factory: MetricsFactory, patterns: ReadonlySet<string>) {
-  const routes = new Set([UNMATCHED_ROUTE]);
+  const routes = new Set([UNMATCHED_ROUTE, DASHBOARD_ROUTE]);
   // The route table fills while the app starts; the label set follows it.
   const routeSet = { has: (v: string) => routes.has(v) || patterns.has(v) } as ReadonlySet<string>;
   const requests = factory.counter({

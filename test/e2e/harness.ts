@@ -30,6 +30,18 @@ export async function launchBrowser(): Promise<Browser> {
   });
 }
 
+/** The page's localStorage, as seen from code that runs in the page (this file's types are Node's). */
+export interface PageStorage {
+  getItem(key: string): string | null;
+  setItem(key: string, value: string): void;
+}
+
+
+/** The signed-in session the page keeps (its token and expiry). */
+export async function storedSession(page: Page): Promise<{ token: string; expiresAt: number }> {
+  return page.evaluate(() => JSON.parse((globalThis as unknown as { localStorage: PageStorage }).localStorage.getItem('hub.session') ?? 'null') as { token: string; expiresAt: number });
+}
+
 export interface OpenOptions {
   /** Width × height; the default is a laptop. */
   viewport?: { width: number; height: number };

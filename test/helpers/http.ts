@@ -1,4 +1,6 @@
 // A small JSON client for tests: real HTTP over loopback, answers with status, body and headers.
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+
 export interface ApiResponse<T = any> {
   status: number;
   body: T;
@@ -40,3 +42,28 @@ export function apiClient(baseUrl: string) {
   };
 }
 export type ApiClient = ReturnType<typeof apiClient>;
+
+export interface RawResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  /** The bytes as they came: not decompressed. */
+  body: Buffer;
+}
+
+/**
+ * One request with the path sent exactly as given (fetch would resolve `..` and `%2e%2e` first) and
+ * the answer's bytes untouched (fetch would decompress them).
+ */
+export function rawRequest(baseUrl: string, method: string, path: string, headers: Record<string, string> = {}): Promise<RawResponse> {
+  const { hostname, port } = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: hostname, port, method, path, headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}

@@ -50,6 +50,8 @@ async function launch(database: TestDatabase, jwtSecret: string, env: Record<str
     INITIAL_ADMIN_USER: 'admin',
     INITIAL_ADMIN_PASS: 'admin-password',
     LOG_LEVEL: 'info',
+    // No dashboard unless a test gives one: a hub starts the same whether or not dist/web was built.
+    WEB_DIR: '',
     ...database.env,
     ...env,
   });

@@ -74,10 +74,14 @@ describe('the hub process', () => {
     const ready = await hub.waitFor((l) => typeof l['msg'] === 'string' && (l['msg'] as string).startsWith('hub listening on'));
     const port = ready['port'] as number;
     expect(ready).toMatchObject({ env: 'development', driver: 'sqlite' });
-    expect(hub.lines.filter((l) => l['level'] === 'warn').map((l) => l['msg'])).toEqual([
+    const dashboard = (l: Record<string, unknown>) => l['msg'] === 'dashboard loaded' || String(l['msg']).startsWith('no dashboard in');
+    expect(hub.lines.filter((l) => l['level'] === 'warn' && !dashboard(l)).map((l) => l['msg'])).toEqual([
       'JWT_SECRET is not set: using a generated secret kept in the data folder (development only)',
       'INITIAL_ADMIN_USER/INITIAL_ADMIN_PASS are not set: the bootstrap admin is admin/admin123 (development only)',
     ]);
+    // The dashboard's folder is found from the hub's own files, not from the (temporary) working directory;
+    // whether it is built or not, the hub serves.
+    expect(hub.lines.find(dashboard)).toMatchObject({ dir: fileURLToPath(new URL('../../dist/web', import.meta.url)) });
 
     const ping = await fetch(`http://127.0.0.1:${port}/api/ping`);
     expect(await ping.json()).toEqual({ message: 'pong' });

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, it, expect } from 'vitest';
 import { ConfigError, loadConfig, parseConfig, parseDurationSeconds, type Config } from '../../src/config.js';
 
@@ -193,6 +194,25 @@ describe('parseConfig database', () => {
     const c = parseConfig({ DB_PATH: '/var/lib/hub/hub.sqlite' });
     expect(c.db).toEqual({ driver: 'sqlite', path: '/var/lib/hub/hub.sqlite' });
     expect(c.dataDir).toBe('/var/lib/hub');
+  });
+});
+
+describe('parseConfig WEB_DIR', () => {
+  const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
+
+  it('defaults to dist/web in the project root, whatever the working directory', () => {
+    expect(parseConfig({}).webDir).toBe(join(projectRoot, 'dist', 'web'));
+    expect(parseConfig({}, tmpdir()).webDir).toBe(join(projectRoot, 'dist', 'web'));
+  });
+
+  it('resolves a relative WEB_DIR against the working directory, as DB_PATH is', () => {
+    expect(parseConfig({ WEB_DIR: 'public' }, '/srv/hub').webDir).toBe('/srv/hub/public');
+    expect(parseConfig({ WEB_DIR: ' /opt/dashboard ' }).webDir).toBe('/opt/dashboard');
+  });
+
+  it('takes WEB_DIR= (empty) as no dashboard, not as the default', () => {
+    expect(parseConfig({ WEB_DIR: '' }).webDir).toBeUndefined();
+    expect(parseConfig({ WEB_DIR: '  ' }).webDir).toBeUndefined();
   });
 });
 

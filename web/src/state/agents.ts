@@ -43,13 +43,30 @@ export function createAgents(api: RestClient, live: Live): Agents {
     return (loading ??= load().finally(() => (loading = undefined)));
   }
 
-  function apply(presence: PresenceView & { user_id?: number }) {
-    const id = presence.user_id ?? presence.id;
-    const known = state.get().byId.get(id);
-    if (!known) return void reload();
+  // Every report an agent sends comes with a PRESENCE (its last_report changed): under a busy feed that
+  // is thousands a second, so updates are gathered and applied at most once per frame.
+  let queued = new Map<number, PresenceView>();
+  let flushing = false;
+  function flush() {
+    flushing = false;
+    const updates = queued;
+    queued = new Map();
     const byId = new Map(state.get().byId);
-    byId.set(id, { ...known, status: presence.status, online: presence.online, last_seen_at: presence.last_seen_at, last_report: presence.last_report });
+    let unknown = false;
+    for (const [id, p] of updates) {
+      const known = byId.get(id);
+      if (!known) unknown = true;
+      else byId.set(id, { ...known, status: p.status, online: p.online, last_seen_at: p.last_seen_at, last_report: p.last_report });
+    }
     state.set((prev) => ({ ...prev, byId }));
+    if (unknown) void reload();
+  }
+  function apply(presence: PresenceView) {
+    queued.set(presence.id, presence);
+    if (!flushing) {
+      flushing = true;
+      requestAnimationFrame(flush);
+    }
   }
 
   const offPresence = live.client.on('PRESENCE', (frame) => apply({ ...frame.payload, id: frame.payload.user_id, role: 'AGENT' }));
