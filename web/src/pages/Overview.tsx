@@ -43,7 +43,7 @@ export default function Overview() {
 function PresenceCard({ agents }: { agents: readonly UserView[] }) {
   const counts = useMemo(() => countPresence(agents), [agents]);
   return (
-    <Card className="overview-presence" title="Agents">
+    <Card className="overview-presence" title="Presence">
       <div className="overview-counts">
         <div className="overview-count ok">
           <span className="overview-number" data-testid="count-online">

@@ -73,18 +73,22 @@ export function createFeed(api: RestClient, live: Live, cap = MAX_ROWS): Feed {
   async function fetchOlder() {
     const before = state.get().rows.at(-1)?.id;
     state.set((prev) => ({ ...prev, history: 'loading', historyError: undefined }));
+    let settle: (prev: FeedState) => FeedState;
     try {
       const page = await api.messages.list({ limit: PAGE_SIZE, ...(before !== undefined ? { before_id: before } : {}) });
       const incoming = page.items.map(rowOfMessage).filter((r): r is FeedRow => r !== undefined);
-      state.set((prev) => {
+      settle = (prev) => {
         const rows = mergeRows(prev.rows, incoming, cap);
         const history: HistoryStatus = page.items.length < PAGE_SIZE ? 'done' : rows.length >= cap ? 'full' : 'more';
-        // X-Total-Count counts every matching row; with `before_id` it is still the whole count.
+        // X-Total-Count counts every matching row, whatever `before_id` says.
         return { ...prev, rows, history, hubTotal: page.total };
-      });
+      };
     } catch (err) {
-      state.set((prev) => ({ ...prev, history: 'error', historyError: err }));
+      settle = (prev) => ({ ...prev, history: 'error', historyError: err });
     }
+    // Free for the next page before anyone hears of this one: a view may ask again at once.
+    loading = undefined;
+    state.set(settle);
   }
 
   return {
@@ -96,7 +100,7 @@ export function createFeed(api: RestClient, live: Live, cap = MAX_ROWS): Feed {
         state.set((prev) => ({ ...prev, history: 'full' }));
         return Promise.resolve();
       }
-      return (loading ??= fetchOlder().finally(() => (loading = undefined)));
+      return (loading ??= fetchOlder());
     },
     dispose() {
       offFrame();
