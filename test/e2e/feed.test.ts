@@ -210,7 +210,14 @@ describe('live feed', { timeout: E2E_TIMEOUT }, () => {
 
     await page.getByTestId('feed-new').click();
     await rows.first().filter({ hasText: 'bulk-row late-3' }).waitFor();
-    await page.getByRole('button', { name: 'Pause' }).waitFor();
+
+    // Paused by hand at the top: the same, until Follow live.
+    await page.getByRole('button', { name: 'Pause' }).click();
+    await senders[1]!.client.log('INFO', 'bulk-row paused-1');
+    await page.getByTestId('feed-new').filter({ hasText: '1 new' }).waitFor();
+    expect(await rows.first().textContent()).toContain('bulk-row late-3');
+    await page.getByRole('button', { name: 'Follow live' }).click();
+    await rows.first().filter({ hasText: 'bulk-row paused-1' }).waitFor();
     expect(await rows.count()).toBeLessThan(200);
     expect(errors).toEqual([]);
     await context.close();

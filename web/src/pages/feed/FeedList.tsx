@@ -3,7 +3,7 @@
 // list holds still and a "N new" button counts what came since. Reaching the bottom pages in older
 // history; a filter that matches little pages in a few pages at most before asking.
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { memo, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { Badge, Button, ErrorNote } from '../../components/ui';
 import type { HistoryStatus } from '../../state/feed';
 import { countNewerThan, type FeedRow } from '../../state/feedRows';
@@ -86,13 +86,14 @@ export function FeedList({ rows, history, historyError, filtered, filterKey, loa
     });
   }
 
-  function toggle(id: number) {
+  // Stable, so rows that did not change are not rendered again.
+  const toggle = useCallback((id: number) => {
     setExpanded((prev) => {
       const next = new Set(prev);
       if (!next.delete(id)) next.add(id);
       return next;
     });
-  }
+  }, []);
 
   return (
     <div className="feed-list">
@@ -102,7 +103,9 @@ export function FeedList({ rows, history, historyError, filtered, filterKey, loa
           {filtered ? ' match' : ''}
         </span>
         {pause ? (
-          <Badge tone="warn">{pause.by === 'user' ? 'Paused' : 'Holding position'}</Badge>
+          <Badge tone="warn" title={pause.by === 'scroll' ? 'New messages wait above while you read; scroll to the top to follow again.' : undefined}>
+            {pause.by === 'user' ? 'Paused' : 'Paused while you read'}
+          </Badge>
         ) : (
           <Badge tone="ok">Following</Badge>
         )}
