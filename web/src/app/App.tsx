@@ -11,6 +11,7 @@ import { createLive } from '../lib/live';
 import { useStore } from '../lib/store';
 import type { Session } from '../lib/session';
 import { createAgents } from '../state/agents';
+import { createFeed } from '../state/feed';
 import { createApprovals } from '../state/approvals';
 import { createChat } from '../state/chatLive';
 import { createMonitor } from '../state/monitor';
@@ -44,10 +45,20 @@ function SessionRoot({ session }: { session: Session }) {
     const api = createApi(shell.session);
     const live = createLive(shell.session);
     const me = { id: session.user.id, name: session.user.username, role: session.user.role };
-    const built: Hub = { ...shell, api, live, agents: createAgents(api, live), chat: createChat(api, live, me), approvals: createApprovals(api, live), monitor: createMonitor(api, live) };
+    const built: Hub = {
+      ...shell,
+      api,
+      live,
+      agents: createAgents(api, live),
+      feed: createFeed(api, live),
+      chat: createChat(api, live, me),
+      approvals: createApprovals(api, live),
+      monitor: createMonitor(api, live),
+    };
     setHub(built);
     return () => {
       built.agents.dispose();
+      built.feed.dispose();
       built.chat.dispose();
       built.approvals.dispose();
       built.monitor.dispose();

@@ -10,6 +10,7 @@ import type { Agents } from '../state/agents';
 import type { Approvals } from '../state/approvals';
 import type { ChatLive } from '../state/chatLive';
 import type { Monitor } from '../state/monitor';
+import type { Feed } from '../state/feed';
 
 /** Outlives sign-in and sign-out. */
 export interface Shell {
@@ -28,6 +29,7 @@ export interface Hub extends Shell {
   chat: ChatLive;
   approvals: Approvals;
   monitor: Monitor;
+  feed: Feed;
 }
 
 export const ShellContext = createContext<Shell | null>(null);

@@ -1,0 +1,55 @@
+// The feed's filters: what they are, how they read from and write to the address (so a filtered
+// feed can be linked, e.g. from an agent on the overview), and the predicate the view applies.
+import { isFeedType, type FeedRow, type FeedType } from '../../state/feedRows';
+
+export const LEVELS = ['INFO', 'WARNING', 'ERROR', 'SUCCESS'] as const;
+export type Level = (typeof LEVELS)[number];
+
+export interface FeedFilters {
+  /** A sender's username; '' for everyone. */
+  agent: string;
+  level: Level | '';
+  type: FeedType | '';
+  /** Free text, matched case-insensitively against sender, type and content. */
+  text: string;
+}
+
+export const NO_FILTERS: FeedFilters = { agent: '', level: '', type: '', text: '' };
+
+export function filtersFromSearch(search: URLSearchParams): FeedFilters {
+  const level = search.get('level') ?? '';
+  const type = search.get('type') ?? '';
+  return {
+    agent: search.get('agent') ?? '',
+    level: (LEVELS as readonly string[]).includes(level) ? (level as Level) : '',
+    type: isFeedType(type) ? type : '',
+    text: search.get('q') ?? '',
+  };
+}
+
+export function searchOfFilters(filters: FeedFilters): URLSearchParams {
+  const out = new URLSearchParams();
+  if (filters.agent) out.set('agent', filters.agent);
+  if (filters.level) out.set('level', filters.level);
+  if (filters.type) out.set('type', filters.type);
+  if (filters.text) out.set('q', filters.text);
+  return out;
+}
+
+export function isFiltered(filters: FeedFilters): boolean {
+  return Boolean(filters.agent || filters.level || filters.type || filters.text.trim());
+}
+
+export function matcher(filters: FeedFilters): (row: FeedRow) => boolean {
+  const text = filters.text.trim().toLowerCase();
+  return (row) =>
+    (!filters.agent || row.sender_name === filters.agent) &&
+    (!filters.level || row.level === filters.level) &&
+    (!filters.type || row.type === filters.type) &&
+    (!text || row.haystack.includes(text));
+}
+
+/** The rows that pass, newest first; the same array when nothing filters. */
+export function applyFilters(rows: readonly FeedRow[], filters: FeedFilters): readonly FeedRow[] {
+  return isFiltered(filters) ? rows.filter(matcher(filters)) : rows;
+}
