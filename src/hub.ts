@@ -157,7 +157,7 @@ function createServices(
   const passwords = createPasswordHasher({ cost: options.passwordCost });
   const vault = createTokenVault(config.auth.tokenSecret ?? jwtSecret);
   const jwt = createJwtIssuer(jwtSecret, config.auth.jwtExpiresInSeconds);
-  const presence = createPresenceService({ users, clock });
+  const presence = createPresenceService({ users, clock, butlerModel: config.butler.model?.name });
 
   const initialise = async () => {
     if (await bootstrap({ db, users, credentials, passwords, vault, clock, admin: config.auth.initialAdmin })) {

@@ -4,7 +4,12 @@ import { BUTLER_USERNAME } from '../protocol/roles.js';
 import type { UsersRepo } from '../store/repositories/users.js';
 import type { Clock } from './clock.js';
 
-export function createPresenceService(deps: { users: UsersRepo; clock: Clock }) {
+/** What Butler's presence says it runs on: a dashboard shows it as Butler's last report. */
+export function butlerReport(model: string | undefined): string {
+  return model ? `running in the hub, answering with the language model ${model}` : 'running in the hub, in safe mode (no language model configured)';
+}
+
+export function createPresenceService(deps: { users: UsersRepo; clock: Clock; butlerModel: string | undefined }) {
   const { users, clock } = deps;
   return {
     async hubStarted(): Promise<void> {
@@ -12,7 +17,7 @@ export function createPresenceService(deps: { users: UsersRepo; clock: Clock }) 
       const butler = await users.findByUsername(BUTLER_USERNAME);
       await users.setMachinesOffline(now, butler ? [butler.id] : []);
       if (butler) {
-        await users.update(butler.id, { status: 'ONLINE', online: 1, last_seen_at: now, last_report: 'running in the hub', updated_at: now });
+        await users.update(butler.id, { status: 'ONLINE', online: 1, last_seen_at: now, last_report: butlerReport(deps.butlerModel), updated_at: now });
       }
     },
     async hubStopping(): Promise<void> {

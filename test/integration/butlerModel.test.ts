@@ -47,6 +47,11 @@ describeEachDriver('Butler with a language model', (driver) => {
     await fake.close();
   });
 
+  it("names the language model in Butler's presence", async () => {
+    const butler = await t.api.get('/api/users/butler', { token: t.adminToken });
+    expect(butler.body).toMatchObject({ online: true, last_report: 'running in the hub, answering with the language model fake-model' });
+  });
+
   /** A fresh member with an open socket. */
   async function human(): Promise<{ id: number; token: string; ws: WsClient }> {
     const member = await t.createMember();

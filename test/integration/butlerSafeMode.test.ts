@@ -25,6 +25,11 @@ describeEachDriver('Butler in safe mode', (driver) => {
   afterEach(() => clients.closeAll());
   afterAll(() => t.stop());
 
+  it("says in Butler's presence that it runs in safe mode", async () => {
+    const butler = await t.api.get('/api/users/butler', { token: t.adminToken });
+    expect(butler.body).toMatchObject({ online: true, last_report: 'running in the hub, in safe mode (no language model configured)' });
+  });
+
   /** A human asks `@agent text`; resolves with the AUTH_REQUEST and Butler's answer saying it waits. */
   async function requestCommand(human: WsClient, agentName: string, command: string) {
     const echo = await askButler(human, `@${agentName} ${command}`);

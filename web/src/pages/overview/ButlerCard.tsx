@@ -55,7 +55,6 @@ export function ButlerCard({ butler, admin }: { butler: UserView | undefined; ad
           {admin ? <ButlerActivity /> : null}
         </dl>
         <ErrorNote error={pending.error} retry={pending.reload} />
-        <p className="overview-hint">Language model or safe mode: not reported by the hub. In safe mode Butler says so in its replies.</p>
         {butler ? (
           <Link href={`/chat/${butler.id}`} className="btn btn-small">
             Chat with Butler
