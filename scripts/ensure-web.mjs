@@ -31,7 +31,16 @@ export async function ensureWeb() {
     process.stderr.write('vite is not installed (an install without dev dependencies?): not building the dashboard; run "npm run build" where it is\n');
     return false;
   }
-  await build({ configFile: join(ROOT, 'web/vite.config.ts'), logLevel: 'warn' });
+  // A test runner sets NODE_ENV=test, which would bundle React's development build: build as
+  // `npm run build` does, then put the environment back.
+  const nodeEnv = process.env.NODE_ENV;
+  process.env.NODE_ENV = 'production';
+  try {
+    await build({ configFile: join(ROOT, 'web/vite.config.ts'), mode: 'production', logLevel: 'warn' });
+  } finally {
+    if (nodeEnv === undefined) delete process.env.NODE_ENV;
+    else process.env.NODE_ENV = nodeEnv;
+  }
   process.stderr.write(`dashboard built in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
   return true;
 }

@@ -46,6 +46,8 @@ export interface OpenOptions {
   /** Width × height; the default is a laptop. */
   viewport?: { width: number; height: number };
   colorScheme?: 'light' | 'dark';
+  /** Reach the hub through this address instead (a relay in front of it). */
+  base?: string;
 }
 
 export interface Dashboard {
@@ -86,7 +88,7 @@ export async function startDashboard(env: Record<string, string> = {}): Promise<
     platform,
     browser,
     async open(path = '/', options = {}) {
-      const context = await browser.newContext({ viewport: options.viewport ?? { width: 1280, height: 800 }, colorScheme: options.colorScheme ?? 'light', baseURL: t.url });
+      const context = await browser.newContext({ viewport: options.viewport ?? { width: 1280, height: 800 }, colorScheme: options.colorScheme ?? 'light', baseURL: options.base ?? t.url });
       const page = await context.newPage();
       const errors: string[] = [];
       page.on('pageerror', (err) => errors.push(`page error: ${err.message}`));

@@ -27,6 +27,10 @@ export async function startTcpRelay(target: number | undefined) {
     retarget(next: number | undefined): void {
       port = next;
     },
+    /** Cuts every open connection (both ends see the line drop), keeping the port. */
+    drop(): void {
+      for (const s of open) s.destroy();
+    },
     async close(): Promise<void> {
       for (const s of open) s.destroy();
       await new Promise((resolve) => server.close(resolve));

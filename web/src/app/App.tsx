@@ -40,11 +40,18 @@ function Signed() {
 function SessionRoot({ session }: { session: Session }) {
   const shell = useShell();
   const [hub, setHub] = useState<Hub>();
+  const { id, username } = session.user;
   // Built in an effect, so its socket is closed exactly when this session's view goes away.
   useEffect(() => {
     const api = createApi(shell.session);
     const live = createLive(shell.session);
-    const me = { id: session.user.id, name: session.user.username, role: session.user.role };
+    // The role as it was at sign-in; a later change shows in the pages, not in messages already sent.
+    const me = { id, name: username, role: shell.session.current.get()?.user.role ?? 'MEMBER' };
+    // The hub closes a socket when its user's role changes; after every reconnect, the user is read
+    // again so the pages follow (a promoted member sees the admin pages).
+    const offUser = live.connections.subscribe(() => {
+      if (live.connections.get() > 1) api.users.get(id).then(shell.session.refreshUser, () => undefined);
+    });
     const built: Hub = {
       ...shell,
       api,
@@ -57,6 +64,7 @@ function SessionRoot({ session }: { session: Session }) {
     };
     setHub(built);
     return () => {
+      offUser();
       built.agents.dispose();
       built.feed.dispose();
       built.chat.dispose();
@@ -64,7 +72,7 @@ function SessionRoot({ session }: { session: Session }) {
       built.monitor.dispose();
       void built.live.close();
     };
-  }, [shell, session]);
+  }, [shell, id, username]);
   if (!hub) return <Loading what="your session" />;
   return (
     <HubContext.Provider value={hub}>

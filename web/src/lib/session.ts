@@ -41,6 +41,8 @@ export interface SessionStore {
   notice: Store<string | null>;
   token(): string;
   signIn(answer: { token: string; user: UserView }): void;
+  /** The same session with the user as the hub now knows them (a role changed, say). */
+  refreshUser(user: UserView): void;
   signOut(reason?: string): void;
 }
 
@@ -89,5 +91,13 @@ export function createSessionStore(storage: Storage = localStorage): SessionStor
       arm(session);
     },
     signOut,
+    refreshUser(user) {
+      const session = current.get();
+      if (!session || session.user.id !== user.id) return;
+      if (session.user.role === user.role && session.user.username === user.username) return;
+      const next = { ...session, user };
+      storage.setItem(KEY, JSON.stringify(next));
+      current.set(next);
+    },
   };
 }
