@@ -94,6 +94,47 @@ describe('dashboard session', { timeout: E2E_TIMEOUT }, () => {
     await context.close();
   });
 
+  it('works from the keyboard: sign in, skip to the content, reach the pages and the theme', async () => {
+    const { page, context } = await d.open('/');
+    // The username field has focus on arrival.
+    await page.locator('input[name="username"]:focus').waitFor();
+    await page.keyboard.type('admin');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('admin-password');
+    await page.keyboard.press('Enter');
+    await page.locator('[data-testid="connection"][data-state="open"]').waitFor();
+
+    const focused = () => page.evaluate(() => {
+      const el = (globalThis as unknown as { document: { activeElement: { textContent: string | null; id: string; tagName: string } | null } }).document.activeElement;
+      return { text: el?.textContent?.trim() ?? '', id: el?.id ?? '', tag: el?.tagName ?? '' };
+    });
+    /** Tabs forward until `match` has focus; fails when 30 presses do not reach it. */
+    async function tabTo(match: (f: { text: string; id: string; tag: string }) => boolean, what: string) {
+      for (let i = 0; i < 30; i++) {
+        await page.keyboard.press('Tab');
+        if (match(await focused())) return;
+      }
+      throw new Error(`Tab never reached ${what}`);
+    }
+
+    await page.keyboard.press('Tab');
+    expect((await focused()).text).toBe('Skip to content');
+    await page.keyboard.press('Enter');
+    expect((await focused()).id).toBe('main');
+
+    await page.locator('body').focus();
+    await tabTo((f) => f.id === 'theme', 'the theme switch');
+    await page.keyboard.press('ArrowDown');
+    expect(await page.locator('html').getAttribute('data-theme')).toBe('light');
+    await tabTo((f) => f.tag === 'A' && f.text === 'Live feed', 'the Live feed link');
+    await page.keyboard.press('Enter');
+    await page.waitForURL('**/feed');
+    await tabTo((f) => f.tag === 'A' && f.text === 'Chat', 'the Chat link');
+    await page.keyboard.press('Enter');
+    await page.waitForURL('**/chat');
+    await context.close();
+  });
+
   it('is usable at a phone width: the menu opens and leads to a page', async () => {
     const { page, context } = await d.open('/', { viewport: { width: 390, height: 844 } });
     await d.signIn(page);
