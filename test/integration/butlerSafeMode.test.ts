@@ -124,14 +124,17 @@ describeEachDriver('Butler in safe mode', (driver) => {
     expect((await resumed.next('AUTH_REQUEST')).payload.status).toBe('APPROVED');
   });
 
-  it('answers a rejection over the AUTH_RESPONSE frame without sending anything to the agent', async () => {
+  it('answers a rejection over the AUTH_RESPONSE frame without sending anything to the agent, and tells the admins', async () => {
     const member = await t.createMember();
     const worker = await t.createAgent();
     const human = await connect(member.token);
     const agent = await connect(worker.api_token);
+    // Admins may answer and list any request, so they hear its outcome too (their approvals list).
+    const admin = await connect(t.adminToken);
     const { request, echo } = await requestCommand(human, worker.username, 'drop the table');
     human.send({ type: 'AUTH_RESPONSE', payload: { action_id: request.payload.action_id, approved: false } });
     expect((await human.next('AUTH_STATUS_UPDATE')).payload).toEqual({ action_id: request.payload.action_id, status: 'REJECTED' });
+    await admin.nextWhere((f) => f.type === 'AUTH_STATUS_UPDATE' && (f.payload as { action_id: string }).action_id === request.payload.action_id, "the admin's update");
     const result = await nextAnswer(human, { conversationId: echo.conversation_id });
     expect(result.text).toBe(`Not sending \`drop the table\` to ${worker.username}: the request was rejected.`);
     // A marker from the human reaches the agent first: no directive was on its way.

@@ -1,8 +1,9 @@
 // Authorization requests: a command Butler will run on an agent only once a human approves it.
 // The row in the store is the truth, so a request outlives a restart: pending ones get their expiry
 // timers back at start, and an approval after a restart still runs the command. Whoever saw the
-// request (its approvers, the human who asked, whoever answered) hears the outcome as
-// AUTH_STATUS_UPDATE, and the stored AUTH_REQUEST rows are rewritten to show it.
+// request (its approvers, the human who asked, whoever answered) and every admin (admins may answer
+// and list any request) hears the outcome as AUTH_STATUS_UPDATE, and the stored AUTH_REQUEST rows
+// are rewritten to show it.
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { Errors } from '../../errors.js';
@@ -61,7 +62,8 @@ export function createAuthorizations(deps: AuthorizationsDeps) {
 
   /** Everyone who saw the request or has a stake in its outcome. */
   async function audienceOf(row: AuthorizationRow, decidedBy: number | null): Promise<Set<number>> {
-    const ids = new Set<number>(row.approver_id !== null ? [row.approver_id] : await adminIds());
+    const ids = new Set<number>(await adminIds());
+    if (row.approver_id !== null) ids.add(row.approver_id);
     const requester = await users.findById(row.requester_id);
     if (requester && !isMachineRole(requester.role)) ids.add(requester.id);
     if (decidedBy !== null) ids.add(decidedBy);
