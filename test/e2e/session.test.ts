@@ -141,10 +141,21 @@ describe('dashboard session', { timeout: E2E_TIMEOUT }, () => {
     const nav = page.getByRole('navigation', { name: 'Pages' });
     expect(await nav.isVisible()).toBe(false);
     await page.getByRole('button', { name: 'Menu' }).click();
+    await nav.getByRole('link', { name: 'Chat' }).waitFor();
+    await page.keyboard.press('Escape');
+    expect(await nav.isVisible()).toBe(false);
+    await page.getByRole('button', { name: 'Menu' }).click();
     await nav.getByRole('link', { name: 'Chat' }).click();
     await page.waitForURL('**/chat');
     expect(await nav.isVisible()).toBe(false);
     await d.shoot(page, 'phone-chat');
+    // The theme and signing out sit at the foot of the menu, where the header has no room for them.
+    await page.getByRole('button', { name: 'Menu' }).click();
+    await d.shoot(page, 'phone-menu');
+    await nav.getByLabel('Theme').selectOption('dark');
+    expect(await page.locator('html').getAttribute('data-theme')).toBe('dark');
+    await nav.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in to Agent Hub' }).waitFor();
     await context.close();
   });
 });

@@ -1,6 +1,6 @@
 // The frame around every page: the nav (a sidebar on a laptop, a menu on a phone), the connection
 // indicator, the theme switch and the user.
-import { useState, type ReactNode } from 'react';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { Link, useLocation } from 'wouter';
 import { ConnectionIndicator } from '../components/ConnectionIndicator';
 import { useStore } from '../lib/store';
@@ -20,12 +20,23 @@ function isActive(href: string, location: string): boolean {
 }
 
 export function Layout({ children }: { children: ReactNode }) {
-  const { session, theme, approvals } = useHub();
+  const { session, approvals } = useHub();
   const waiting = useStore(approvals.state).pending.size;
   const user = useStore(session.current)!.user;
-  const choice = useStore(theme.choice);
   const [location] = useLocation();
   const [menuOpen, setMenuOpen] = useState(false);
+  const menuButton = useRef<HTMLButtonElement>(null);
+  // Escape closes the phone menu and puts focus back on its button.
+  useEffect(() => {
+    if (!menuOpen) return;
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key !== 'Escape') return;
+      setMenuOpen(false);
+      menuButton.current?.focus();
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [menuOpen]);
   const pages = PAGES.filter((p) => !p.admin || user.role === 'ADMIN');
 
   return (
@@ -34,7 +45,7 @@ export function Layout({ children }: { children: ReactNode }) {
         Skip to content
       </a>
       <header className="topbar">
-        <button type="button" className="btn btn-ghost menu-button" aria-expanded={menuOpen} aria-controls="nav" onClick={() => setMenuOpen((o) => !o)}>
+        <button ref={menuButton} type="button" className="btn btn-ghost menu-button" aria-expanded={menuOpen} aria-controls="nav" onClick={() => setMenuOpen((o) => !o)}>
           <span aria-hidden>☰</span>
           <span className="sr-only">Menu</span>
         </button>
@@ -44,23 +55,7 @@ export function Layout({ children }: { children: ReactNode }) {
         </Link>
         <ConnectionIndicator />
         <div className="topbar-end">
-          <label className="sr-only" htmlFor="theme">
-            Theme
-          </label>
-          <select id="theme" className="theme-select" value={choice} onChange={(e) => theme.set(e.target.value as ThemeChoice)}>
-            {THEMES.map((t) => (
-              <option key={t.value} value={t.value}>
-                {t.label}
-              </option>
-            ))}
-          </select>
-          <span className="who" title={user.role}>
-            {user.username}
-            <span className="who-role">{user.role === 'ADMIN' ? 'admin' : 'member'}</span>
-          </span>
-          <button type="button" className="btn btn-ghost" onClick={() => session.signOut()}>
-            Sign out
-          </button>
+          <SessionControls idPrefix="theme" />
         </div>
       </header>
       <nav id="nav" className={`sidebar${menuOpen ? ' open' : ''}`} aria-label="Pages">
@@ -74,6 +69,10 @@ export function Layout({ children }: { children: ReactNode }) {
             </li>
           ))}
         </ul>
+        {/* At phone width the header has no room: the same controls sit at the foot of the menu. */}
+        <div className="menu-controls">
+          <SessionControls idPrefix="theme-menu" />
+        </div>
       </nav>
       <main id="main" className="content" tabIndex={-1}>
         {children}
@@ -89,5 +88,33 @@ function PendingCount({ count }: { count: number }) {
       {count >= PENDING_LIMIT ? `${PENDING_LIMIT}+` : count}
       <span className="sr-only"> waiting for your answer</span>
     </span>
+  );
+}
+
+/** The theme switch, who is signed in, and signing out. */
+function SessionControls({ idPrefix }: { idPrefix: string }) {
+  const { session, theme } = useHub();
+  const user = useStore(session.current)!.user;
+  const choice = useStore(theme.choice);
+  return (
+    <>
+      <label className="sr-only" htmlFor={idPrefix}>
+        Theme
+      </label>
+      <select id={idPrefix} className="theme-select" value={choice} onChange={(e) => theme.set(e.target.value as ThemeChoice)}>
+        {THEMES.map((t) => (
+          <option key={t.value} value={t.value}>
+            {t.label}
+          </option>
+        ))}
+      </select>
+      <span className={idPrefix === 'theme' ? 'who' : 'menu-who'} title={user.role}>
+        {user.username}
+        <span className="who-role">{user.role === 'ADMIN' ? 'admin' : 'member'}</span>
+      </span>
+      <button type="button" className="btn btn-ghost" onClick={() => session.signOut()}>
+        Sign out
+      </button>
+    </>
   );
 }
