@@ -2,8 +2,7 @@
 // from the socket, and the user's own sends (pending → confirmed by the hub's echo or ACK, or failed
 // with the hub's reason). Streams collect their chunks until the stored final CHAT replaces them.
 // No I/O here, so it is tested on its own; chatLive.ts feeds it.
-import type { ChatMessageView } from '../../../src/protocol/objects.js';
-import type { ServerFrame } from '../../../src/protocol/serverFrames.js';
+import type { ChatMessageView, ServerFrame } from '@hub/client';
 
 export type ItemStatus = 'pending' | 'confirmed' | 'failed' | 'streaming';
 

@@ -5,7 +5,7 @@
 // chain: one row on a laptop, two columns on a phone. Neighbours are joined by straight lines (a
 // pair going both ways drawn side by side); farther states in the same row by arcs routed under
 // (back) or over (forward) the row. Transitions that stay in their state are listed inside it.
-import type { ConnectorAction } from '../../../../src/machines/connector.js';
+import type { ConnectorAction } from '@hub/client';
 
 export interface MachineInput {
   initial: string;

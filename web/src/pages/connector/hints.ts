@@ -1,7 +1,6 @@
 // Why an action's button is off, in words an admin can act on. The hub's `allowed_actions` decides
 // whether it is on; this only explains a "no" by the connector's state.
-import type { ConnectorAction } from '../../../../src/machines/connector.js';
-import type { ConnectorView } from '../../../../src/protocol/connector.js';
+import type { ConnectorAction, ConnectorView } from '@hub/client';
 
 export function whyNot(action: ConnectorAction, view: Pick<ConnectorView, 'id' | 'state' | 'allowed_actions'>): string | undefined {
   if (view.allowed_actions.includes(action)) return undefined;

@@ -1,6 +1,6 @@
 // The connector log as the page holds it: pages newest first, read by cursor. A refresh reads the
 // newest page again and puts what is new on top of what was loaded, so "load older" keeps its place.
-import type { ConnectorLogView } from '../../../../src/protocol/connector.js';
+import type { ConnectorLogView } from '@hub/client';
 
 export interface LogList {
   items: ConnectorLogView[];
