@@ -168,7 +168,8 @@ export function createRestClient(options: RestOptions) {
       get: () => json<ConnectorView>('GET', CONNECTOR),
       machine: () => json<MachineDescription>('GET', `${CONNECTOR}/machine`),
       create: (body: z.input<typeof connectorFieldsBody>) => json<ConnectorView>('POST', CONNECTOR, { body }),
-      update: (id: number, body: z.input<typeof connectorFieldsBody>) => json<ConnectorView>('PATCH', `${CONNECTOR}/${id}`, { body }),
+      /** With `version` (the copy the change was made from), a connector changed since answers 409. */
+      update: (id: number, body: z.input<typeof connectorFieldsBody> & { version?: number }) => json<ConnectorView>('PATCH', `${CONNECTOR}/${id}`, { body }),
       verify: (id: number) => json<ConnectorOutcome>('POST', `${CONNECTOR}/${id}/verify-callback`),
       enable: (id: number, enabled: boolean) => json<ConnectorView>('PATCH', `${CONNECTOR}/${id}/enable`, { body: { enabled } }),
       testMessage: (id: number, body: z.input<typeof testMessageBody> = {}) => json<ConnectorOutcome>('POST', `${CONNECTOR}/${id}/test-message`, { body }),

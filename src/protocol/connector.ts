@@ -64,6 +64,9 @@ export type ConnectorFields = Required<ConnectorFieldsInput>;
 
 export const enableBody = z.object({ enabled: z.boolean() });
 
+/** PATCH may name the version it was edited from: a newer row then answers 409 instead of being overwritten. */
+export const expectedVersionBody = z.looseObject({ version: z.number().int().min(1).optional() });
+
 export const testMessageBody = z.object({ target_chat_id: text(128).pipe(z.string().min(1)).optional(), text: z.string().trim().min(1).max(4000).optional() });
 
 /**

@@ -227,6 +227,19 @@ describeEachDriver('chat-platform connector API', (driver) => {
       expect(landed).toBeGreaterThanOrEqual(rounds);
     });
 
+    it('takes the version a change was made from, and refuses it with 409 once the connector moved on', async () => {
+      const { id, version } = await create();
+      const first = await t.api.patch(`${BASE}/${id}`, { connector_name: 'edited by one', version }, admin());
+      expect(first).toMatchObject({ status: 200, body: { connector_name: 'edited by one', version: version + 1 } });
+      // A second form still holding the old copy does not overwrite the first one's change.
+      const stale = await t.api.patch(`${BASE}/${id}`, { connector_name: 'edited by another', version }, admin());
+      expect(stale).toMatchObject({ status: 409, body: { error: 'the connector was changed by another request meanwhile; reload it and try again' } });
+      expect((await t.api.get(BASE, admin())).body.connector_name).toBe('edited by one');
+      expect((await t.api.patch(`${BASE}/${id}`, { connector_name: 'x', version: 'one' }, admin())).body).toEqual({ error: 'version must be a number' });
+      // Without a version a PATCH applies to whatever is current, as before.
+      expect((await t.api.patch(`${BASE}/${id}`, { connector_name: 'no version' }, admin())).status).toBe(200);
+    });
+
     it('refuses a write made from a stale read (the version check itself)', async () => {
       const { id, version } = await create();
       const { createConnectorsRepo } = await import('../../src/store/repositories/connectors.js');

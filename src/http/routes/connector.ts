@@ -2,7 +2,7 @@
 // /api/integrations/feishu (the older dashboards use it); both answer the same.
 import { z } from 'zod';
 import { ConnectorActions, ConnectorStates } from '../../machines/connector.js';
-import { connectorFieldsBody, enableBody, logsQuery, snakeCaseBody, testMessageBody } from '../../protocol/connector.js';
+import { connectorFieldsBody, enableBody, expectedVersionBody, logsQuery, snakeCaseBody, testMessageBody } from '../../protocol/connector.js';
 import { idParams } from '../../protocol/http.js';
 import type { ConnectorService } from '../../services/connector/service.js';
 import type { Access } from '../auth.js';
@@ -41,7 +41,7 @@ function docsFor(base: string): RouteDoc[] {
     [`GET ${base}`]: { access: 'admin', summary: 'The current connector (secrets masked), or the defaults with id 0', responses: conn('the connector') },
     [`GET ${base}/machine`]: { access: 'admin', summary: "The connector's lifecycle as data (states and transitions), for a dashboard to draw", responses: { 200: { description: 'states and transitions' } } },
     [`POST ${base}`]: { access: 'admin', summary: 'Create a connector in draft; it becomes the current one (the previous one is stopped and kept)', body: connectorFieldsBody, responses: { 201: { description: 'the connector', schema: connectorView } } },
-    [`PATCH ${base}/:id`]: { access: 'admin', summary: 'Change fields; changing credentials sends a verified, enabled or disabled connector back to draft', params: idParams, body: connectorFieldsBody, responses: conn('the connector'), errors: { 404: 'no such connector', 409: 'changed by someone else meanwhile' } },
+    [`PATCH ${base}/:id`]: { access: 'admin', summary: 'Change fields; changing credentials sends a verified, enabled or disabled connector back to draft. With `version` (the one the change was made from), a connector changed since answers 409', params: idParams, body: connectorFieldsBody.extend({ version: z.number().int().min(1).optional() }), responses: conn('the connector'), errors: { 404: 'no such connector', 409: 'changed by someone else meanwhile (or since `version`)' } },
     [`POST ${base}/:id/verify-callback`]: { access: 'admin', summary: "Ask the platform's auth API whether the credentials work", params: idParams, responses: { 200: { description: '{ok:true, message, verified_at, connector} or {ok:false, message, detail?}', schema: outcome } }, errors: { 404: 'no such connector' } },
     [`POST ${base}/:id/test-message`]: { access: 'admin', summary: 'Log a test message, and send it when the connector is enabled', params: idParams, body: testMessageBody, responses: { 200: { description: '{ok, message, trace_id}', schema: outcome } }, errors: { 404: 'no such connector' } },
     [`PATCH ${base}/:id/enable`]: { access: 'admin', summary: 'Enable or disable; enabling needs a verified connector', params: idParams, body: enableBody, responses: conn('the connector'), errors: { 404: 'no such connector', 409: 'connector must be verified before enabling' } },
@@ -84,7 +84,9 @@ export function connectorRoutes(app: Routes, deps: { access: Access; connector: 
       ...access.admin,
       route(async (req, res) => {
         const { id } = parseWith(idParams, req.params);
-        res.json(await connector.update(id, parseBody(connectorFieldsBody, snakeCaseBody(req.body))));
+        const body = snakeCaseBody(req.body);
+        const { version } = parseBody(expectedVersionBody, body);
+        res.json(await connector.update(id, parseBody(connectorFieldsBody, body), version));
       }),
     );
 

@@ -116,8 +116,10 @@ export function createConnectorService(deps: ConnectorServiceDeps) {
       return view(created);
     },
 
-    async update(id: number, input: ConnectorFieldsInput): Promise<ConnectorView> {
+    /** `expectedVersion`: the version the change was made from; a connector changed since is a 409. */
+    async update(id: number, input: ConnectorFieldsInput, expectedVersion?: number): Promise<ConnectorView> {
       const config = await load(id);
+      if (expectedVersion !== undefined && expectedVersion !== config.version) throw raced();
       const changed = changedSettings(config, input);
       const names = Object.keys(changed);
       if (names.length === 0) return view(config);

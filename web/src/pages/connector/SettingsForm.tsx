@@ -59,14 +59,8 @@ export function SettingsForm({ form, onChanged }: Props) {
         saved = await api.connector.create(body);
         toasts.success(`Connector "${saved.connector_name}" created, in state ${saved.state}.`);
       } else {
-        // The hub's PATCH takes no expected version: compare first, so a stale form never overwrites.
-        const fresh = await api.connector.get();
-        if (fresh.id !== base.id || fresh.version !== base.version) {
-          setConflict(CONFLICT);
-          await onChanged();
-          return;
-        }
-        saved = await api.connector.update(base.id, body);
+        // The version the form was filled from: a connector changed since answers 409 (below).
+        saved = await api.connector.update(base.id, { ...body, version: base.version });
         toasts.success(saved.state !== base.state ? `Settings saved; the connector is back in ${saved.state}.` : 'Settings saved.');
       }
       form.reset(saved);
