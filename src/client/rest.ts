@@ -160,7 +160,7 @@ export function createRestClient(options: RestOptions) {
       updateThread: (id: number, body: z.input<typeof updateThreadBody>) => json<ThreadView>('PATCH', `/api/chat/threads/${id}`, { body }),
       threadMessages: (id: number, query: { limit?: number; before_id?: number } = {}) => json<ChatMessageView[]>('GET', `/api/chat/threads/${id}/messages`, { query }),
       butlerAgent: (agentId: number, query: { limit?: number; before_id?: number } = {}) => json<ChatMessageView[]>('GET', `/api/chat/butler-agent/${agentId}`, { query }),
-      authRequests: (query: Partial<Pick<AuthRequestsQuery, 'status' | 'limit' | 'before'>> = {}) => json<AuthorizationView[]>('GET', '/api/chat/auth/requests', { query }),
+      authRequests: (query: Partial<Pick<AuthRequestsQuery, 'status' | 'limit' | 'before' | 'before_action_id'>> = {}) => json<AuthorizationView[]>('GET', '/api/chat/auth/requests', { query }),
       authRespond: (action_id: string, approved: boolean) => json<AuthResponseResult>('POST', '/api/chat/auth/response', { body: { action_id, approved } }),
     },
     connector: {

@@ -40,6 +40,8 @@ export const authRequestsQuery = z.object({
   limit: z.coerce.number().int().min(1).max(200).default(50),
   /** `created_at` of the last request of the previous page. */
   before: z.string().max(64).optional(),
+  /** With `before`: that request's `action_id`, so requests created in the same instant are neither skipped nor repeated. */
+  before_action_id: z.string().max(128).optional(),
 });
 export type AuthRequestsQuery = z.infer<typeof authRequestsQuery>;
 

@@ -171,6 +171,40 @@ describeEachDriver('Butler in safe mode', (driver) => {
     expect((await t.api.get('/api/chat/auth/requests', { token: other.token })).body).toEqual([]);
   });
 
+  it('pages authorization requests created in the same instant without skipping or repeating one', async () => {
+    const member = await t.createMember();
+    const worker = await t.createAgent();
+    const at = '2026-01-01T00:00:00.000Z';
+    const rows = ['req-c', 'req-a', 'req-e', 'req-b', 'req-d'].map((action_id, i) => ({
+      action_id,
+      requester_id: member.id,
+      conversation_id: null,
+      approver_id: member.id,
+      target_agent_id: worker.id,
+      target_agent_name: worker.username,
+      command: `command ${i}`,
+      reason: 'paging',
+      status: 'EXPIRED' as const,
+      created_at: i === 4 ? '2025-12-31T23:59:59.000Z' : at,
+      expires_at: at,
+    }));
+    await t.hub.store.db.insertInto('authorization_requests').values(rows).execute();
+
+    const seen: string[] = [];
+    let query = '';
+    for (let page = 0; page < 5; page++) {
+      const res = await t.api.get(`/api/chat/auth/requests?limit=2${query}`, { token: member.token });
+      expect(res.status).toBe(200);
+      const items = res.body as Array<{ action_id: string; created_at: string }>;
+      seen.push(...items.map((r) => r.action_id));
+      if (items.length < 2) break;
+      const last = items[items.length - 1]!;
+      query = `&before=${encodeURIComponent(last.created_at)}&before_action_id=${encodeURIComponent(last.action_id)}`;
+    }
+    // Newest first; within one instant by action_id.
+    expect(seen).toEqual(['req-a', 'req-b', 'req-c', 'req-e', 'req-d']);
+  });
+
   it('matches an answer without a stream_id to the oldest open request to that agent', async () => {
     const member = await t.createMember();
     const worker = await t.createAgent();

@@ -192,6 +192,7 @@ export function createAuthorizations(deps: AuthorizationsDeps) {
         status: query.status,
         limit: query.limit,
         beforeCreatedAt: query.before,
+        afterActionId: query.before_action_id,
       });
       return rows.map(toAuthorizationView);
     },

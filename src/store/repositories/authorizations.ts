@@ -9,6 +9,8 @@ export interface AuthorizationQuery {
   status?: AuthorizationStatus;
   limit: number;
   beforeCreatedAt?: string;
+  /** The last row of the previous page within its instant (pages are ordered created_at desc, action_id asc). */
+  afterActionId?: string;
 }
 
 export function createAuthorizationsRepo(db: Kysely<Database>) {
@@ -47,7 +49,13 @@ export function createAuthorizationsRepo(db: Kysely<Database>) {
         builder = builder.where((eb) => eb.or([eb('approver_id', '=', id), eb('requester_id', '=', id)]));
       }
       if (query.status) builder = builder.where('status', '=', query.status);
-      if (query.beforeCreatedAt) builder = builder.where('created_at', '<', query.beforeCreatedAt);
+      const before = query.beforeCreatedAt;
+      if (before && query.afterActionId) {
+        const after = query.afterActionId;
+        builder = builder.where((eb) => eb.or([eb('created_at', '<', before), eb.and([eb('created_at', '=', before), eb('action_id', '>', after)])]));
+      } else if (before) {
+        builder = builder.where('created_at', '<', before);
+      }
       return builder.orderBy('created_at', 'desc').orderBy('action_id').limit(query.limit).execute();
     },
 

@@ -1,5 +1,5 @@
-// One status filter's authorization requests, newest first, a page at a time (`before` is the
-// created_at of the last one held). A new AUTH_REQUEST frame, or a reconnection, reads the first page
+// One status filter's authorization requests, newest first, a page at a time (`before` and
+// `before_action_id` name the last one held). A new AUTH_REQUEST frame, or a reconnection, reads the first page
 // again and merges it in, so the list stays live without polling; AUTH_STATUS_UPDATE reaches the
 // cards through the approvals store.
 import type { AuthorizationView } from '@hub/client';
@@ -72,7 +72,7 @@ export function useAuthRequests(status: StatusFilter): AuthRequestList {
     setLoadingMore(true);
     setMoreError(undefined);
     api.chat
-      .authRequests({ ...(status === 'ALL' ? {} : { status }), limit: PAGE_SIZE, before: last.created_at })
+      .authRequests({ ...(status === 'ALL' ? {} : { status }), limit: PAGE_SIZE, before: last.created_at, before_action_id: last.action_id })
       .then(
         (page) => {
           if (mine !== generation.current) return;
