@@ -178,6 +178,8 @@ export function monitorFrame(m: FrameSource): string {
     timestamp: m.created_at,
   };
   if (m.id !== undefined) payload['id'] = m.id;
+  // Pairs a directive with the agent's answer, as the stored rows do.
+  if (m.stream_id !== null) payload['stream_id'] = m.stream_id;
   const frame: Record<string, unknown> = {
     type: 'BUTLER_AGENT_MESSAGE',
     sender_id: m.sender_id,

@@ -51,6 +51,8 @@ export const monitorPayload = z.object({
   payload: z.unknown(),
   timestamp: z.string(),
   id: id.optional(),
+  /** A directive's stream_id, carried by the agent's answer too. */
+  stream_id: z.string().optional(),
 });
 
 export const serverFrame = z.discriminatedUnion('type', [

@@ -195,7 +195,7 @@ describe('admin pages', { timeout: E2E_TIMEOUT }, () => {
     await directive.filter({ hasText: 'echo hello from a directive' }).waitFor();
     expect(await directive.textContent()).toContain('Directive');
     expect(await directive.textContent()).not.toContain('[DIRECTIVE]');
-    await log.locator('[data-kind="agent"]', { hasText: 'hello from a directive' }).waitFor();
+    await log.locator('[data-kind="agent"]', { hasText: 'hello from a directive' }).getByTestId('monitor-answers').filter({ hasText: 'echo hello from a directive' }).waitFor();
 
     // On another page, the monitor keeps collecting: back on the list, the agent shows two unseen.
     await nav(page, 'Agents').click();
@@ -214,6 +214,8 @@ describe('admin pages', { timeout: E2E_TIMEOUT }, () => {
     await log.getByText('Start of the conversation').waitFor();
     const kinds = await log.getByTestId('monitor-entry').evaluateAll((els) => els.map((e) => e.getAttribute('data-kind')));
     expect(kinds).toEqual(['butler', 'agent', 'directive', 'agent', 'butler', 'agent']);
+    // The stored answer still names the directive it answers.
+    expect(await log.getByTestId('monitor-answers').allTextContents()).toEqual(['answers the directive echo hello from a directive']);
     await d.shoot(page, 'monitor');
     expect(errors).toEqual([]);
 

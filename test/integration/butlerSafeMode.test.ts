@@ -111,6 +111,9 @@ describeEachDriver('Butler in safe mode', (driver) => {
     ];
     expect(monitored.map((f) => f.payload.payload)).toEqual(['[DIRECTIVE] restart the cache', 'cache restarted in 42 ms']);
     expect(monitored.every((f) => f.payload.agent_id === worker.id)).toBe(true);
+    // The answer names the directive it answers, as the stored rows do.
+    expect(monitored[0]!.payload.stream_id).toMatch(/^butler-/);
+    expect(monitored[1]!.payload.stream_id).toBe(monitored[0]!.payload.stream_id);
     expect(human.pending().filter((f) => f.type === 'BUTLER_AGENT_MESSAGE')).toEqual([]);
     const page = await t.api.get(`/api/chat/butler-agent/${worker.id}`, { token: t.adminToken });
     expect(page.body.map((m: { payload: string }) => m.payload)).toEqual(['[DIRECTIVE] restart the cache', 'cache restarted in 42 ms']);

@@ -1,7 +1,7 @@
 // The monitor's entries: directives told apart from the rest, one copy of each message whichever
 // way it arrived (history page, live copy, a resumed socket's replay), in the store's order.
 import { describe, expect, it } from 'vitest';
-import { fromHistory, fromMonitorPayload, mergeEntries, oldestId, type MonitorEntry } from '../../../web/src/state/monitorEntries.js';
+import { answeredDirectives, fromHistory, fromMonitorPayload, mergeEntries, oldestId, type MonitorEntry } from '../../../web/src/state/monitorEntries.js';
 
 const AGENT = 7;
 const butler = { sender_id: 2, sender_name: 'Butler', sender_role: 'BUTLER' };
@@ -41,6 +41,17 @@ describe('monitor entries', () => {
     const noId = live(undefined, agent, 'late', 30);
     const early = live(undefined, agent, 'early', 25);
     expect(mergeEntries([noId], [early]).map((e) => e.text)).toEqual(['early', 'late']);
+  });
+
+  it('pairs an answer with the directive of the same stream id, from the history or live', () => {
+    const directive = fromHistory(AGENT, { id: 20, ...butler, payload: '[DIRECTIVE] reindex search', timestamp: at(20), stream_id: 'butler-1' });
+    const question = fromHistory(AGENT, { id: 21, ...butler, payload: 'how long?', timestamp: at(21), stream_id: 'butler-2' });
+    const answer = fromMonitorPayload({ agent_id: AGENT, type: 'CHAT', ...agent, payload: 'reindexed', timestamp: at(22), id: 22, stream_id: 'butler-1' })!;
+    const other = fromMonitorPayload({ agent_id: AGENT, type: 'CHAT', ...agent, payload: 'a minute', timestamp: at(23), id: 23, stream_id: 'butler-2' })!;
+    const stray = fromMonitorPayload({ agent_id: AGENT, type: 'CHAT', ...agent, payload: 'hello', timestamp: at(24), id: 24 })!;
+    const paired = answeredDirectives([directive, question, answer, other, stray]);
+    expect([...paired.keys()]).toEqual(['id:22']);
+    expect(paired.get('id:22')).toBe(directive);
   });
 
   it('pages back from the smallest id held', () => {

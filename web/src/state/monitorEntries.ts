@@ -17,6 +17,8 @@ export interface MonitorEntry {
   /** What was said; for a directive, the command without its `[DIRECTIVE]` prefix. */
   text: string;
   timestamp: string;
+  /** A directive's stream id; the agent's answer to it carries the same. */
+  streamId?: string;
 }
 
 /** A row of `GET /api/chat/butler-agent/:agent_id` (ChatMessageView). */
@@ -27,6 +29,7 @@ export interface HistoryRow {
   sender_role: string;
   payload: string;
   timestamp: string;
+  stream_id?: string;
 }
 
 /** The payload of a BUTLER_AGENT_MESSAGE frame. */
@@ -39,27 +42,30 @@ export interface MonitorPayload {
   payload: unknown;
   timestamp: string;
   id?: number;
+  stream_id?: string;
 }
 
 const DIRECTIVE = '[DIRECTIVE]';
 
-function entry(agentId: number, id: number | undefined, sender: { id: number; name: string; role: string }, raw: string, timestamp: string): MonitorEntry {
+function entry(agentId: number, id: number | undefined, sender: { id: number; name: string; role: string }, raw: string, timestamp: string, streamId: string | undefined): MonitorEntry {
   const directive = sender.role === 'BUTLER' && raw.startsWith(DIRECTIVE);
   const kind: EntryKind = directive ? 'directive' : sender.role === 'BUTLER' ? 'butler' : 'agent';
   const text = directive ? raw.slice(DIRECTIVE.length).trim() : raw;
   const key = id !== undefined ? `id:${id}` : `at:${timestamp}:${sender.id}:${raw}`;
-  return { key, id, agentId, senderId: sender.id, senderName: sender.name, senderRole: sender.role, kind, text, timestamp };
+  const made: MonitorEntry = { key, id, agentId, senderId: sender.id, senderName: sender.name, senderRole: sender.role, kind, text, timestamp };
+  if (streamId !== undefined) made.streamId = streamId;
+  return made;
 }
 
 export function fromHistory(agentId: number, row: HistoryRow): MonitorEntry {
-  return entry(agentId, row.id, { id: row.sender_id, name: row.sender_name, role: row.sender_role }, row.payload, row.timestamp);
+  return entry(agentId, row.id, { id: row.sender_id, name: row.sender_name, role: row.sender_role }, row.payload, row.timestamp, row.stream_id);
 }
 
 /** A live copy; undefined when it names no agent (nothing to file it under). */
 export function fromMonitorPayload(p: MonitorPayload): MonitorEntry | undefined {
   if (p.agent_id === null) return undefined;
   const raw = typeof p.payload === 'string' ? p.payload : JSON.stringify(p.payload);
-  return entry(p.agent_id, p.id, { id: p.sender_id, name: p.sender_name, role: p.sender_role }, raw, p.timestamp);
+  return entry(p.agent_id, p.id, { id: p.sender_id, name: p.sender_name, role: p.sender_role }, raw, p.timestamp, p.stream_id);
 }
 
 /** Store order: by message id; by time where a copy has no id. */
@@ -88,4 +94,19 @@ export function oldestId(entries: readonly MonitorEntry[]): number | undefined {
   let oldest: number | undefined;
   for (const e of entries) if (e.id !== undefined && (oldest === undefined || e.id < oldest)) oldest = e.id;
   return oldest;
+}
+
+/** The directive each of the agent's answers answers, by the answer's key. */
+export function answeredDirectives(entries: readonly MonitorEntry[]): ReadonlyMap<string, MonitorEntry> {
+  const directives = new Map<string, MonitorEntry>();
+  const answered = new Map<string, MonitorEntry>();
+  for (const e of entries) {
+    if (e.streamId === undefined) continue;
+    if (e.kind === 'directive') directives.set(e.streamId, e);
+    else if (e.kind === 'agent') {
+      const directive = directives.get(e.streamId);
+      if (directive) answered.set(e.key, directive);
+    }
+  }
+  return answered;
 }

@@ -1,11 +1,12 @@
 // One agent's conversation with Butler: the stored history, paged back on demand, with what arrives
 // live appended (the monitor store merges both), grouped by day.
 import type { UserView } from '@hub/client';
-import { Fragment, useRef } from 'react';
+import { Fragment, useMemo, useRef } from 'react';
 import { Link } from 'wouter';
 import { useHub } from '../../app/context';
 import { Badge, Button, Empty, ErrorNote, Loading } from '../../components/ui';
 import { EMPTY_CONVERSATION, type Conversation } from '../../state/monitor';
+import { answeredDirectives } from '../../state/monitorEntries';
 import { MonitorEntryView } from './MonitorEntryView';
 import { useStickToBottom } from './useStickToBottom';
 
@@ -24,6 +25,7 @@ export function ConversationView({ agentId, agent, conversation = EMPTY_CONVERSA
   const { entries, loaded, older, loading, error, failed } = conversation;
   const { onScroll, away, toEnd } = useStickToBottom(log, entries[0]?.key, entries.at(-1)?.key);
   const name = agent?.username ?? `agent #${agentId}`;
+  const answered = useMemo(() => answeredDirectives(entries), [entries]);
   let lastDay = '';
 
   return (
@@ -75,7 +77,7 @@ export function ConversationView({ agentId, agent, conversation = EMPTY_CONVERSA
                     <span>{day}</span>
                   </div>
                 ) : null}
-                <MonitorEntryView entry={entry} agentName={name} />
+                <MonitorEntryView entry={entry} agentName={name} answers={answered.get(entry.key)} />
               </Fragment>
             );
           })}

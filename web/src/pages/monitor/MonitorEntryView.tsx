@@ -6,7 +6,7 @@ import type { MonitorEntry } from '../../state/monitorEntries';
 
 const timeOf = (iso: string) => new Date(iso).toLocaleTimeString();
 
-export const MonitorEntryView = memo(function MonitorEntryView({ entry, agentName }: { entry: MonitorEntry; agentName: string }) {
+export const MonitorEntryView = memo(function MonitorEntryView({ entry, agentName, answers }: { entry: MonitorEntry; agentName: string; answers?: MonitorEntry | undefined }) {
   const badge =
     entry.kind === 'directive' ? (
       <Badge tone="warn">Directive</Badge>
@@ -32,6 +32,11 @@ export const MonitorEntryView = memo(function MonitorEntryView({ entry, agentNam
       ) : (
         <div className="mon-text">{entry.text}</div>
       )}
+      {answers ? (
+        <p className="mon-answers muted" data-testid="monitor-answers">
+          answers the directive <code>{answers.text}</code>
+        </p>
+      ) : null}
     </article>
   );
 });
