@@ -1,7 +1,7 @@
 // How the feed reads: filters (and their place in the address) and the one-line look of each
 // telemetry type.
 import { describe, expect, it } from 'vitest';
-import { applyFilters, filtersFromSearch, isFiltered, searchOfFilters } from '../../../web/src/pages/feed/filters.js';
+import { applyFilters, filtersFromSearch, isFiltered, levelOf, searchOfFilters } from '../../../web/src/pages/feed/filters.js';
 import { describeRow, feedTime, findingsLine, weatherLine } from '../../../web/src/pages/feed/telemetry.js';
 import type { FeedRow, FeedType } from '../../../web/src/state/feedRows.js';
 
@@ -12,6 +12,16 @@ function row(id: number, fields: Partial<FeedRow> = {}): FeedRow {
 
 describe('feed filters', () => {
   const rows = [row(4, { level: 'ERROR', content: 'Disk FULL' }), row(3, { sender_name: 'beta' }), row(2, { type: 'WEATHER_UPDATE' }), row(1)];
+
+  it('match a report by the level it reads as, since the hub stores reports as INFO', () => {
+    const critical = row(10, { type: 'SECURITY_ALERT', payload: { severity: 'critical', content: 'key leaked' } });
+    const medium = row(11, { type: 'SECURITY_ALERT', payload: { severity: 'medium', content: 'old TLS' } });
+    const approved = row(12, { type: 'CODE_REVIEW', payload: { verdict: 'approve', content: 'Fine' } });
+    const weather = row(13, { type: 'WEATHER_UPDATE', payload: { location: 'Oslo' } });
+    expect([critical, medium, approved, weather].map(levelOf)).toEqual(['ERROR', 'WARNING', 'SUCCESS', 'INFO']);
+    const errors = applyFilters([...rows, critical, medium], { agent: '', level: 'ERROR', type: '', text: '' });
+    expect(errors.map((r) => r.id)).toEqual([4, 10]);
+  });
 
   it('narrow by sender, level, type and text (case-insensitive, sender included)', () => {
     const pick = (f: Partial<ReturnType<typeof filtersFromSearch>>) => applyFilters(rows, { agent: '', level: '', type: '', text: '', ...f }).map((r) => r.id);

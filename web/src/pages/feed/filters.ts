@@ -1,6 +1,7 @@
 // The feed's filters: what they are, how they read from and write to the address (so a filtered
 // feed can be linked, e.g. from an agent on the overview), and the predicate the view applies.
 import { isFeedType, type FeedRow, type FeedType } from '../../state/feedRows';
+import { describeRow } from './telemetry';
 
 export const LEVELS = ['INFO', 'WARNING', 'ERROR', 'SUCCESS'] as const;
 export type Level = (typeof LEVELS)[number];
@@ -40,11 +41,29 @@ export function isFiltered(filters: FeedFilters): boolean {
   return Boolean(filters.agent || filters.level || filters.type || filters.text.trim());
 }
 
+const TONE_LEVEL: Record<string, Level> = { bad: 'ERROR', warn: 'WARNING', ok: 'SUCCESS' };
+const readsAs = new WeakMap<FeedRow, Level>();
+
+/**
+ * The level a row reads as, which the level filter matches: a log's own; a report's from its
+ * severity or verdict, as its badge is coloured (the hub stores every report as INFO, so a critical
+ * alert would otherwise never pass "ERROR"). Worked out once per row.
+ */
+export function levelOf(row: FeedRow): Level {
+  if (row.type === 'SYSTEM_LOG') return (LEVELS as readonly string[]).includes(row.level ?? '') ? (row.level as Level) : 'INFO';
+  let level = readsAs.get(row);
+  if (level === undefined) {
+    level = TONE_LEVEL[describeRow(row).tone] ?? 'INFO';
+    readsAs.set(row, level);
+  }
+  return level;
+}
+
 export function matcher(filters: FeedFilters): (row: FeedRow) => boolean {
   const text = filters.text.trim().toLowerCase();
   return (row) =>
     (!filters.agent || row.sender_name === filters.agent) &&
-    (!filters.level || row.level === filters.level) &&
+    (!filters.level || levelOf(row) === filters.level) &&
     (!filters.type || row.type === filters.type) &&
     (!text || row.haystack.includes(text));
 }
