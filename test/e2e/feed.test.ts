@@ -114,13 +114,16 @@ describe('live feed', { timeout: E2E_TIMEOUT }, () => {
       [gamma.client, 'INFO', 'gamma fine'],
     ] as const)
       await client.log(level, text);
-    await rows.filter({ hasText: 'gamma fine' }).waitFor();
+    await gamma.client.report('SECURITY_ALERT', { severity: 'critical', content: 'gamma key leaked' });
+    await rows.filter({ hasText: 'gamma key leaked' }).waitFor();
 
     await page.getByLabel('Level').selectOption('ERROR');
     await page.waitForURL(/level=ERROR/);
     await rows.filter({ hasText: 'gamma broke' }).waitFor();
     expect(await rows.filter({ hasText: 'fine' }).count()).toBe(0);
-    expect((await rows.allTextContents()).every((t) => t.includes('ERROR'))).toBe(true);
+    // Error logs, and critical alerts: a report matches the level it reads as.
+    await rows.filter({ hasText: 'gamma key leaked' }).waitFor();
+    expect((await rows.allTextContents()).every((t) => t.includes('ERROR') || t.includes('critical'))).toBe(true);
 
     await page.getByLabel('Sender').selectOption('beta-agent');
     await page.waitForURL(/agent=beta-agent/);
