@@ -18,7 +18,8 @@ export function TokenReveal({ revealed, onDone }: { revealed: RevealedToken; onD
     ref.current?.focus();
     ref.current?.scrollIntoView({ block: 'nearest' });
   }, [revealed]);
-  const command = `HUB_URL=${window.location.origin} HUB_TOKEN=${revealed.token} npx hub-agent echo`;
+  // From the hub's own folder: tsx runs the CLI from source, so no build is needed first.
+  const command = `HUB_URL=${window.location.origin} HUB_TOKEN=${revealed.token} npx tsx src/cli/main.ts echo`;
   return (
     <section ref={ref} tabIndex={-1} className="card ag-token-reveal" aria-labelledby="token-reveal-title" data-testid="token-reveal">
       <h2 id="token-reveal-title">{revealed.reason === 'registered' ? `${revealed.username} is registered` : `New token for ${revealed.username}`}</h2>
@@ -34,6 +35,9 @@ export function TokenReveal({ revealed, onDone }: { revealed: RevealedToken; onD
       </div>
       <details className="ag-token-usage">
         <summary>Run the example echo agent with it</summary>
+        <p className="muted">
+          In the hub&apos;s folder (after <code>npm run build</code>, <code>npx hub-agent echo</code> does the same):
+        </p>
         <div className="ag-token-box">
           <code className="ag-token-value">{command}</code>
           <CopyButton text={command} label="Copy command" />
