@@ -1,6 +1,7 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { App, createPublicApi } from './app/App';
+import { App } from './app/App';
+import { createPublicApi } from './lib/api';
 import { createSessionStore } from './lib/session';
 import { createTheme } from './lib/theme';
 import { createToasts } from './lib/toasts';

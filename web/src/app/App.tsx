@@ -1,6 +1,5 @@
 // The dashboard: signed out, the login page; signed in, the live session (socket, stores) and the
 // pages. Everything a session built is torn down when it ends.
-import { createRestClient } from '@hub/client';
 import { Suspense, useEffect, useState, type ReactNode } from 'react';
 import { Route, Switch, useLocation } from 'wouter';
 import { ErrorBoundary } from '../components/ErrorBoundary';
@@ -118,9 +117,4 @@ function AdminsOnly({ label }: { label: string }) {
 
 function NotFound() {
   return <Notice title="Not found">There is no page here. Pick one from the menu.</Notice>;
-}
-
-/** Unsigned calls (login, registration, the hub's options). */
-export function createPublicApi() {
-  return createRestClient({ url: window.location.origin });
 }

@@ -12,3 +12,8 @@ export function createApi(session: SessionStore, base = window.location.origin):
   };
   return createRestClient({ url: base, token: () => session.token(), fetch: signedFetch });
 }
+
+/** Unsigned calls (login, registration, the hub's options). */
+export function createPublicApi(base = window.location.origin): RestClient {
+  return createRestClient({ url: base });
+}

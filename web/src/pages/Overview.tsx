@@ -40,29 +40,25 @@ export default function Overview() {
   );
 }
 
+function Count({ n, label, testId, ok }: { n: number; label: string; testId: string; ok?: boolean }) {
+  return (
+    <div className={`overview-count${ok ? ' ok' : ''}`}>
+      <span className="overview-number" data-testid={testId}>
+        {n}
+      </span>
+      <span>{label}</span>
+    </div>
+  );
+}
+
 function PresenceCard({ agents }: { agents: readonly UserView[] }) {
   const counts = useMemo(() => countPresence(agents), [agents]);
   return (
     <Card className="overview-presence" title="Presence">
       <div className="overview-counts">
-        <div className="overview-count ok">
-          <span className="overview-number" data-testid="count-online">
-            {counts.online}
-          </span>
-          <span>online</span>
-        </div>
-        <div className="overview-count">
-          <span className="overview-number" data-testid="count-offline">
-            {counts.offline}
-          </span>
-          <span>offline</span>
-        </div>
-        <div className="overview-count">
-          <span className="overview-number" data-testid="count-total">
-            {counts.total}
-          </span>
-          <span>registered</span>
-        </div>
+        <Count n={counts.online} label="online" testId="count-online" ok />
+        <Count n={counts.offline} label="offline" testId="count-offline" />
+        <Count n={counts.total} label="registered" testId="count-total" />
       </div>
       {counts.byStatus.length > 0 ? (
         <div className="overview-statuses" aria-label="Agents by status" data-testid="count-by-status">

@@ -3,7 +3,7 @@
 import { HubRequestError, type ActorSnapshot } from '@hub/client';
 import { useState } from 'react';
 import { Link } from 'wouter';
-import { Badge, Button, Card, CopyButton, ErrorNote, Loading, toneOf } from '../../components/ui';
+import { Badge, Button, Card, CopyButton, ErrorNote, Loading } from '../../components/ui';
 import { JsonTree } from './JsonTree';
 
 export const isGone = (error: unknown) => error instanceof HubRequestError && error.status === 404;
@@ -43,7 +43,7 @@ export function ActorDetail({ id, data, error, retry }: { id: string; data: Acto
               <div className="ac-fact">
                 <dt>status</dt>
                 <dd>
-                  <Badge tone={data.status === 'active' ? 'ok' : toneOf(data.status === 'error' ? 'ERROR' : 'WARN')}>{data.status}</Badge>
+                  <Badge tone={data.status === 'active' ? 'ok' : data.status === 'error' ? 'bad' : 'warn'}>{data.status}</Badge>
                 </dd>
               </div>
             </dl>

@@ -3,7 +3,7 @@
 // plain fields read as facts, counts by key as chips or a matrix, and listed actors as a table.
 import type { ReactNode } from 'react';
 import { Link } from 'wouter';
-import { Badge, toneOf } from '../../components/ui';
+import { Badge } from '../../components/ui';
 import { JsonTree } from './JsonTree';
 
 type Obj = Record<string, unknown>;
@@ -140,7 +140,7 @@ export function SummarySection({ name, value }: { name: string; value: unknown }
         <h2 id={`section-${name}`} className="ac-section-title">
           {titleOf(name)}
           {typeof state === 'string' ? <Badge tone="info">{state}</Badge> : null}
-          {typeof status === 'string' && status !== 'active' ? <Badge tone={toneOf(status === 'error' ? 'ERROR' : 'WARN')}>{status}</Badge> : null}
+          {typeof status === 'string' && status !== 'active' ? <Badge tone={status === 'error' ? 'bad' : 'warn'}>{status}</Badge> : null}
         </h2>
         {isActorId(id) ? <ActorLink id={id} /> : null}
       </div>

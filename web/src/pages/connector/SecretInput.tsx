@@ -2,6 +2,7 @@
 // admin can type a new value in its place, or remove an optional one. Never shown once saved.
 import { useRef, useState } from 'react';
 import { Badge, Button } from '../../components/ui';
+import { FieldNotes } from './FieldNotes';
 import type { SecretEdit } from './form';
 
 interface Props {
@@ -86,15 +87,7 @@ export function SecretInput({ id, label, help, isSet, removable, edit, error, di
           )}
         </div>
       )}
-      <small id={helpId} className="cx-help">
-        {help}
-        {typing && isSet ? ' Leave empty to keep the current value.' : ''}
-      </small>
-      {error ? (
-        <small className="cx-error" role="alert">
-          {error}
-        </small>
-      ) : null}
+      <FieldNotes id={id} help={typing && isSet ? `${help} Leave empty to keep the current value.` : help} error={error} />
     </div>
   );
 }

@@ -3,12 +3,13 @@
 // will send the connector back to draft, and turns "changed by someone else" into a reload that
 // keeps the admin's edits.
 import { HubRequestError, type ConnectorView } from '@hub/client';
-import { useState, type FormEvent, type ReactNode } from 'react';
+import { useState, type ChangeEvent, type FormEvent, type ReactNode } from 'react';
 import { useHub } from '../../app/context';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { Button, Card, ErrorNote } from '../../components/ui';
 import { bodyOf, FIELD_LABELS, saveConsequence, validate, type FieldErrors, type FieldName, type FormValues } from './form';
 import { whyNot } from './hints';
+import { FieldNotes } from './FieldNotes';
 import { SecretInput } from './SecretInput';
 import type { ConnectorForm } from './useConnectorForm';
 
@@ -82,20 +83,20 @@ export function SettingsForm({ form, onChanged }: Props) {
     void save(false);
   }
 
+  /** What every text input and text area of the form shares. */
+  const editable = (field: 'connector_name' | 'app_id' | 'prefix_command' | 'callback_url' | 'allowed_chat_ids' | 'user_whitelist') => ({
+    id: `cx-${field}`,
+    value: values[field],
+    spellCheck: false,
+    disabled: saving,
+    'aria-describedby': `cx-${field}-help`,
+    'aria-invalid': errors[field] ? true : undefined,
+    onChange: (e: ChangeEvent<HTMLInputElement | HTMLTextAreaElement>) => set(field, e.target.value),
+  });
+
   const text = (field: 'connector_name' | 'app_id' | 'prefix_command' | 'callback_url', help: string, extra: { placeholder?: string; type?: string; autoComplete?: string } = {}) => (
     <Field id={`cx-${field}`} label={FIELD_LABELS[field]} help={help} error={errors[field]}>
-      <input
-        id={`cx-${field}`}
-        type={extra.type ?? 'text'}
-        value={values[field]}
-        placeholder={extra.placeholder}
-        autoComplete={extra.autoComplete ?? 'off'}
-        spellCheck={false}
-        disabled={saving}
-        aria-describedby={`cx-${field}-help`}
-        aria-invalid={errors[field] ? true : undefined}
-        onChange={(e) => set(field, e.target.value)}
-      />
+      <input {...editable(field)} type={extra.type ?? 'text'} placeholder={extra.placeholder} autoComplete={extra.autoComplete ?? 'off'} />
     </Field>
   );
 
@@ -105,25 +106,13 @@ export function SettingsForm({ form, onChanged }: Props) {
         <input id={`cx-${field}`} type="checkbox" checked={values[field]} disabled={saving} aria-describedby={`cx-${field}-help`} onChange={(e) => set(field, e.target.checked)} />
         {FIELD_LABELS[field]}
       </label>
-      <small id={`cx-${field}-help`} className="cx-help">
-        {help}
-      </small>
+      <FieldNotes id={`cx-${field}`} help={help} />
     </div>
   );
 
   const list = (field: 'allowed_chat_ids' | 'user_whitelist', help: string, placeholder: string) => (
     <Field id={`cx-${field}`} label={FIELD_LABELS[field]} help={help} error={errors[field]}>
-      <textarea
-        id={`cx-${field}`}
-        rows={3}
-        value={values[field]}
-        placeholder={placeholder}
-        spellCheck={false}
-        disabled={saving}
-        aria-describedby={`cx-${field}-help`}
-        aria-invalid={errors[field] ? true : undefined}
-        onChange={(e) => set(field, e.target.value)}
-      />
+      <textarea {...editable(field)} rows={3} placeholder={placeholder} />
     </Field>
   );
 
@@ -231,14 +220,7 @@ function Field({ id, label, help, error, children }: { id: string; label: string
     <div className="cx-field">
       <label htmlFor={id}>{label}</label>
       {children}
-      <small id={`${id}-help`} className="cx-help">
-        {help}
-      </small>
-      {error ? (
-        <small className="cx-error" role="alert">
-          {error}
-        </small>
-      ) : null}
+      <FieldNotes id={id} help={help} error={error} />
     </div>
   );
 }

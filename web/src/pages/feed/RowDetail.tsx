@@ -2,9 +2,9 @@
 // alert's findings), the full text of a log, who sent it and when, and the raw payload.
 import type { CodeReviewPayload, SecurityAlertPayload, SecurityFinding, WeatherUpdatePayload } from '@hub/client';
 import type { ReactNode } from 'react';
-import { Badge, CopyButton } from '../../components/ui';
+import { Badge, CopyButton, toneOf } from '../../components/ui';
 import type { FeedRow } from '../../state/feedRows';
-import { alertOf, alertTone, plural, reviewOf, VERDICTS, weatherOf } from './telemetry';
+import { alertOf, plural, reviewOf, VERDICTS, weatherOf } from './telemetry';
 
 /** Findings beyond this many are in the raw payload. */
 const MAX_FINDINGS = 50;
@@ -65,7 +65,7 @@ function Review({ r }: { r: CodeReviewPayload }) {
         <ul className="feed-findings" aria-label="Findings">
           {findings.slice(0, MAX_FINDINGS).map((f, i) => (
             <li key={i}>
-              <Badge tone={f.severity === 'error' ? 'bad' : f.severity === 'warning' ? 'warn' : 'info'}>{f.severity}</Badge>
+              <Badge tone={toneOf(f.severity)}>{f.severity}</Badge>
               <code>{where(f.file, f.line)}</code>
               <span className="muted">{f.rule}</span>
               <span>{f.message}</span>
@@ -110,7 +110,7 @@ function Alert({ a }: { a: SecurityAlertPayload }) {
     <>
       <Fields
         items={[
-          ['Severity', <Badge tone={alertTone(a.severity)}>{a.severity}</Badge>],
+          ['Severity', <Badge tone={toneOf(a.severity)}>{a.severity}</Badge>],
           ['Scanned', a.path],
         ]}
       />
@@ -119,7 +119,7 @@ function Alert({ a }: { a: SecurityAlertPayload }) {
         <ul className="feed-findings" aria-label="Findings">
           {findings.slice(0, MAX_FINDINGS).map((f, i) => (
             <li key={i}>
-              <Badge tone={alertTone(f.severity)}>{f.severity}</Badge>
+              <Badge tone={toneOf(f.severity)}>{f.severity}</Badge>
               <SecurityFindingLine f={f} />
             </li>
           ))}

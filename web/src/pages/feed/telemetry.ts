@@ -2,7 +2,7 @@
 // alert's severity) and one summary line built from the structured payload. Report payloads are
 // objects of the hub's schemas (src/protocol/reports.ts) or, from older agents, plain text.
 import type { CodeReviewPayload, SecurityAlertPayload, WeatherUpdatePayload } from '@hub/client';
-import type { Tone } from '../../components/ui';
+import { toneOf, type Tone } from '../../components/ui';
 import type { FeedRow, FeedType } from '../../state/feedRows';
 
 export interface RowLook {
@@ -66,37 +66,12 @@ export function findingsLine(findings: ReadonlyArray<{ severity: string }> | und
 const REVIEW_ORDER = ['error', 'warning', 'info'];
 const ALERT_ORDER = ['critical', 'high', 'medium', 'low'];
 
-export function alertTone(severity: string): Tone {
-  switch (severity) {
-    case 'critical':
-    case 'high':
-      return 'bad';
-    case 'medium':
-      return 'warn';
-    default:
-      return 'info';
-  }
-}
-
-export function levelTone(level: string | null): Tone {
-  switch (level) {
-    case 'ERROR':
-      return 'bad';
-    case 'WARNING':
-      return 'warn';
-    case 'SUCCESS':
-      return 'ok';
-    default:
-      return 'info';
-  }
-}
-
 const joined = (...parts: Array<string | undefined>) => parts.filter(Boolean).join(' · ');
 
 export function describeRow(row: Pick<FeedRow, 'type' | 'payload' | 'level' | 'content'>): RowLook {
   switch (row.type) {
     case 'SYSTEM_LOG':
-      return { tone: levelTone(row.level), badge: row.level ?? 'INFO', summary: row.content };
+      return { tone: toneOf(row.level ?? 'INFO'), badge: row.level ?? 'INFO', summary: row.content };
     case 'WEATHER_UPDATE': {
       const w = weatherOf(row.payload);
       return { tone: 'info', badge: 'weather', summary: w ? weatherLine(w) : row.content };
@@ -111,7 +86,7 @@ export function describeRow(row: Pick<FeedRow, 'type' | 'payload' | 'level' | 'c
     case 'SECURITY_ALERT': {
       const a = alertOf(row.payload);
       if (!a) return { tone: 'warn', badge: 'alert', summary: row.content };
-      return { tone: alertTone(a.severity), badge: a.severity, summary: joined(a.content, findingsLine(a.findings, ALERT_ORDER), a.path) };
+      return { tone: toneOf(a.severity), badge: a.severity, summary: joined(a.content, findingsLine(a.findings, ALERT_ORDER), a.path) };
     }
   }
 }
