@@ -222,8 +222,10 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   const jwtSecret = config.auth.jwtSecret ?? developmentSecret(config.dataDir);
 
   const startedAt = performance.now();
-  const web = await loadWebFiles(config.webDir);
-  logWebBuild(logger, web);
+  // Compressing the dashboard's files runs on libuv's thread pool while the store opens and migrates;
+  // it is awaited (and its failure thrown) where the app needs it.
+  const loadingWeb = loadWebFiles(config.webDir);
+  loadingWeb.catch(() => undefined);
   const store = openStore(config.db);
   const uwsApp = uWS.App();
   const metrics = createMetrics({ enabled: config.metrics.enabled });
@@ -281,6 +283,8 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     inspection.add(connectionsSource(ws.connections));
     inspection.add(butlerSource(butler.actor, butler.relay));
     inspection.add(connectorSource(connector));
+    const web = await loadingWeb;
+    logWebBuild(logger, web);
     const routeTable = createRouteTable();
     const gate = createRequestGate();
     const app = createApp({

@@ -53,7 +53,9 @@ const TYPES: Record<string, { type: string; compress: boolean }> = {
   '.css': { type: 'text/css; charset=utf-8', compress: true },
   '.svg': { type: 'image/svg+xml; charset=utf-8', compress: true },
   '.json': { type: 'application/json; charset=utf-8', compress: true },
-  '.map': { type: 'application/json; charset=utf-8', compress: true },
+  // Source maps are fetched only with a browser's developer tools open: not worth compressing (about
+  // 0.4 s of every start for the dashboard's 2.8 MB of them).
+  '.map': { type: 'application/json; charset=utf-8', compress: false },
   '.txt': { type: 'text/plain; charset=utf-8', compress: true },
   '.webmanifest': { type: 'application/manifest+json; charset=utf-8', compress: true },
   '.png': { type: 'image/png', compress: false },
