@@ -76,15 +76,19 @@ const envSchema = z.object({
   LOG_FORMAT: z.preprocess(unsetIfEmpty, z.enum(['json', 'pretty']).optional()),
   HTTP_BODY_LIMIT_BYTES: positiveInt(1024 * 1024),
   WS_MAX_FRAME_BYTES: positiveInt(1024 * 1024),
+  WS_HARD_FRAME_BYTES: z.preprocess(unsetIfEmpty, z.coerce.number().int().positive().optional()),
   WS_RATE_LIMIT: positiveInt(1000),
   WS_RATE_BURST: positiveInt(2000),
-  WS_MAX_BUFFERED_BYTES: positiveInt(4 * 1024 * 1024),
+  WS_MAX_BUFFERED_BYTES: positiveInt(1024 * 1024),
   WS_IDLE_TIMEOUT: positiveInt(60),
   METRICS_ENABLED: boolean(true),
   METRICS_TOKEN: optionalString,
   // Not `unsetIfEmpty`: `WEB_DIR=` is how a hub is told to serve no dashboard.
   WEB_DIR: z.string().optional(),
 });
+
+/** Largest frame the transport reads whole by default (16 MiB): the hub answers anything up to it. */
+const DEFAULT_HARD_FRAME_BYTES = 16 * 1024 * 1024;
 
 /** Node's timer ceiling (2^31-1 ms), rounded down to whole days. */
 const MAX_SESSION_SECONDS = 24 * 24 * 3600;
@@ -148,6 +152,8 @@ export interface Config {
   readonly logFormat: 'json' | 'pretty' | undefined;
   readonly ws: {
     readonly maxFrameBytes: number;
+    /** Frames above this are dropped by the transport itself (no close frame); the hub closes 1009 well below it. */
+    readonly hardFrameBytes: number;
     readonly rateLimit: number;
     readonly rateBurst: number;
     /** Outbound bytes a socket may have queued before it is cut off as a slow consumer. */
@@ -223,6 +229,11 @@ export function parseConfig(vars: Record<string, string | undefined>, cwd = proc
   if (admin.username.length > 64) problems.push('INITIAL_ADMIN_USER must be at most 64 characters');
   if (admin.password.length < 8) problems.push('INITIAL_ADMIN_PASS must be at least 8 characters');
 
+  // The hub answers frames up to twice WS_MAX_FRAME_BYTES with an ERROR and closes with 1009 above
+  // that; the transport must be able to read such a frame whole to do so.
+  const hardFrameBytes = e.WS_HARD_FRAME_BYTES ?? Math.max(DEFAULT_HARD_FRAME_BYTES, 4 * e.WS_MAX_FRAME_BYTES);
+  if (hardFrameBytes <= 2 * e.WS_MAX_FRAME_BYTES) problems.push(`WS_HARD_FRAME_BYTES must be more than twice WS_MAX_FRAME_BYTES (${2 * e.WS_MAX_FRAME_BYTES})`);
+
   for (const [name, value] of [['BUTLER_BASE_URL', e.BUTLER_BASE_URL], ['CHATPLATFORM_BASE_URL', e.CHATPLATFORM_BASE_URL]] as const) {
     if (value !== undefined && !URL.canParse(value)) problems.push(`${name} must be a URL (got "${value}")`);
   }
@@ -284,6 +295,7 @@ export function parseConfig(vars: Record<string, string | undefined>, cwd = proc
     logFormat: e.LOG_FORMAT,
     ws: {
       maxFrameBytes: e.WS_MAX_FRAME_BYTES,
+      hardFrameBytes,
       rateLimit: e.WS_RATE_LIMIT,
       rateBurst: e.WS_RATE_BURST,
       maxBufferedBytes: e.WS_MAX_BUFFERED_BYTES,

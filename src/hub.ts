@@ -48,6 +48,7 @@ import { createCredentialsRepo } from './store/repositories/credentials.js';
 import { createMessagesRepo } from './store/repositories/messages.js';
 import { createThreadsRepo } from './store/repositories/threads.js';
 import { createUsersRepo } from './store/repositories/users.js';
+import { createCorkAnchor } from './ws/corkAnchor.js';
 import { attachWebSocket } from './ws/edge.js';
 import { createSendBatch } from './ws/sendBatch.js';
 
@@ -234,6 +235,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   let butlerRef: Butler | undefined;
   let connector: Connector | undefined;
   let stopping: Promise<void> | undefined;
+  let stopAnchor: (() => void) | undefined;
   try {
     const applied = await migrate(store, { dir: options.migrationsDir, logger });
     logger.info({ driver: store.driver, applied: applied.length }, 'store ready');
@@ -263,6 +265,8 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     await butler.start();
     await connector.start();
 
+    const anchor = await createCorkAnchor(logger);
+    stopAnchor = () => anchor.stop();
     const ws = attachWebSocket({
       uwsApp,
       limits: config.ws,
@@ -271,6 +275,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       supervisor: live.router,
       pipeline: live.pipeline,
       sendBatch: live.sendBatch,
+      anchor,
       authenticate: (credential) => services.auth.session(credential),
       replay,
       authResponse: async (user, payload) => {
@@ -330,6 +335,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       // uWS flushes a corked response when the current callback returns; close only after that.
       await new Promise((resolve) => setImmediate(resolve));
       uwsApp.close();
+      anchor.stop();
       router.stop();
       await store.close();
     };
@@ -351,6 +357,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     await butlerRef?.stop().catch(() => undefined);
     connector?.stop();
     live?.router.stop();
+    stopAnchor?.();
     uwsApp.close();
     await store.close().catch(() => undefined);
     throw err;

@@ -1,5 +1,7 @@
-// Listening on one port with uWS: the HTTP API (and later the WebSocket) share the uWS app.
-// The listen socket is kept so shutdown can stop accepting before it closes connections.
+// Listening on one port with uWS: the HTTP API and the WebSocket share the uWS app.
+// The port is taken exclusively (no SO_REUSEPORT): uWS's default shares a busy port, so a second
+// hub started on it would split requests with the first one behind one address. The listen socket
+// is kept so shutdown can stop accepting before it closes connections.
 import uWS from 'uWebSockets.js';
 import type { HttpApp } from './http/app.js';
 
@@ -9,32 +11,42 @@ export interface Listener {
   stopAccepting(): void;
 }
 
+export class ListenError extends Error {
+  constructor(
+    readonly host: string,
+    readonly port: number,
+  ) {
+    super(
+      port === 0
+        ? `cannot listen on ${host}: no port could be bound (is the address one of this machine's?)`
+        : `port ${port} is in use on ${host} (or the address is not this machine's): stop whatever listens there or set SERVER_PORT to a free port`,
+    );
+    this.name = 'ListenError';
+  }
+}
+
+/** uWS's LIBUS_LISTEN_EXCLUSIVE_PORT (a runtime constant; its typings declare it as an enum member that does not exist). */
+const EXCLUSIVE_PORT = (uWS as unknown as { LIBUS_LISTEN_EXCLUSIVE_PORT: number }).LIBUS_LISTEN_EXCLUSIVE_PORT;
+
+type ListenCallback = (socket: uWS.us_listen_socket | false) => void;
+
 export function listen(app: HttpApp, host: string, port: number): Promise<Listener> {
   return new Promise((resolve, reject) => {
     const uwsApp = app.uwsApp;
     const originalListen = uwsApp.listen.bind(uwsApp) as (...args: unknown[]) => uWS.TemplatedApp;
-    let listenSocket: uWS.us_listen_socket | false = false;
-    // ultimate-express keeps the listen socket to itself; wrap uWS's listen once to see it.
-    (uwsApp as { listen: (...args: unknown[]) => uWS.TemplatedApp }).listen = (...args: unknown[]) => {
-      const callbackIndex = args.findIndex((a) => typeof a === 'function');
-      const callback = args[callbackIndex] as (socket: uWS.us_listen_socket | false) => void;
-      args[callbackIndex] = (socket: uWS.us_listen_socket | false) => {
-        listenSocket = socket;
-        callback(socket);
-      };
-      return originalListen(...args);
-    };
-    try {
-      app.listen(port, host, () => {
-        const socket = listenSocket;
-        if (!socket) return;
-        resolve({
-          port: uWS.us_socket_local_port(socket),
-          stopAccepting: () => uWS.us_listen_socket_close(socket),
-        });
+    // ultimate-express registers its request handler in listen() and then calls uWS's listen with
+    // neither the exclusive option nor a way to see the listen socket (and it throws from inside the
+    // uWS callback when the port is taken). So its call to uWS is answered here instead.
+    (uwsApp as { listen: unknown }).listen = (_host: string, _port: number, expressCallback: ListenCallback) =>
+      originalListen(host, port, EXCLUSIVE_PORT, (socket: uWS.us_listen_socket | false) => {
+        if (!socket) return reject(new ListenError(host, port));
+        expressCallback(socket);
+        resolve({ port: uWS.us_socket_local_port(socket), stopAccepting: () => uWS.us_listen_socket_close(socket) });
       });
+    try {
+      app.listen(port, host);
     } catch (err) {
-      reject(new Error(`cannot listen on ${host}:${port}: the port is in use or not permitted`, { cause: err }));
+      reject(err instanceof Error ? err : new Error(String(err)));
     } finally {
       (uwsApp as { listen: unknown }).listen = originalListen;
     }

@@ -28,7 +28,12 @@ export interface WsMeter extends DeliveryMeter {
   error(code: string, text: string): void;
   slowConsumer(): void;
   rateLimitClose(): void;
+  /** uWS dropped a connection itself (invalid UTF-8, a frame above the hard cap, a protocol error). */
+  transportDrop(reason: TransportDropKind): void;
 }
+
+export const TransportDropKinds = ['invalid_utf8', 'too_large', 'protocol'] as const;
+export type TransportDropKind = (typeof TransportDropKinds)[number];
 
 const NOOP: WsMeter = {
   opened: () => undefined,
@@ -39,6 +44,7 @@ const NOOP: WsMeter = {
   error: () => undefined,
   slowConsumer: () => undefined,
   rateLimitClose: () => undefined,
+  transportDrop: () => undefined,
 };
 
 export function createWsMeter(factory: MetricsFactory): WsMeter {
@@ -63,6 +69,11 @@ export function createWsMeter(factory: MetricsFactory): WsMeter {
   const errors = factory.counter({ name: 'hub_ws_error_frames_total', help: 'ERROR frames sent, by code', labels: { code: FrameErrorCodes } });
   const slow = factory.counter({ name: 'hub_ws_slow_consumer_closes_total', help: 'Sockets cut off as slow consumers (4011)' });
   const rateLimited = factory.counter({ name: 'hub_ws_rate_limit_closes_total', help: 'Sockets closed for sending past the rate limit (4008)' });
+  const drops = factory.counter({
+    name: 'hub_ws_transport_drops_total',
+    help: 'Connections the WebSocket transport dropped without a close frame, by reason (invalid UTF-8 text, a frame above WS_HARD_FRAME_BYTES, a protocol error)',
+    labels: { reason: TransportDropKinds },
+  });
 
   const openBy = childrenByValue(open, 'role', Roles);
   const connectsBy = childrenByValue(connects, 'role', Roles);
@@ -104,6 +115,9 @@ export function createWsMeter(factory: MetricsFactory): WsMeter {
     },
     rateLimitClose() {
       rateLimited.inc();
+    },
+    transportDrop(reason) {
+      drops.labels({ reason }).inc();
     },
   };
 }

@@ -12,13 +12,15 @@ import { wsUpgradeQuery, type AuthResponseFrame, type ClientFrame } from '../pro
 import { isMachineRole } from '../protocol/roles.js';
 import type { Principal } from '../services/directory.js';
 import type { Pipeline } from '../services/pipeline.js';
-import { decodeFrame } from './inbox.js';
+import type { CorkAnchor } from './corkAnchor.js';
+import { decodeFrame, localIdHint } from './inbox.js';
 import { SocketOutlet } from './outlet.js';
 import type { SendBatch } from './sendBatch.js';
 import { TokenBucket } from './tokenBucket.js';
 
 export interface WsLimits {
   maxFrameBytes: number;
+  hardFrameBytes: number;
   rateLimit: number;
   rateBurst: number;
   maxBufferedBytes: number;
@@ -39,6 +41,8 @@ export interface WsEdgeDeps {
   pipeline: Pipeline;
   /** The send rounds the pipeline delivers in (sockets cork once per round). */
   sendBatch: SendBatch;
+  /** Holds the loop's cork while an upgrade is answered after the credential check (see corkAnchor.ts). */
+  anchor: CorkAnchor;
   authenticate(credential: string): Promise<Session | undefined>;
   replay(user: Principal, since: number, outlet: ConnectionOutlet): Promise<number>;
   /** An AUTH_RESPONSE frame from a human; rejects with a HubError to answer with ERROR. */
@@ -64,11 +68,28 @@ interface SocketData {
 /** Rejected frames a client may send in a burst, and how many per second are forgiven. */
 const STRIKES_BURST = 20;
 const STRIKES_PER_SECOND = 1;
-/** uWS itself refuses frames above this many times WS_MAX_FRAME_BYTES (close 1009), so it never buffers more. */
-const HARD_LIMIT_FACTOR = 2;
-/** A socket may hold up to this many times WS_MAX_BUFFERED_BYTES briefly, and the bound itself for the grace period. */
-const BURST_FACTOR = 4;
+/**
+ * Frames up to this many times WS_MAX_FRAME_BYTES get an ERROR and the socket stays; larger ones
+ * close it with 1009. Above WS_HARD_FRAME_BYTES uWS itself drops the connection (it cannot read it).
+ */
+const ERROR_FACTOR = 2;
+/** A socket above half of WS_MAX_BUFFERED_BYTES for this long is cut off as a slow consumer. */
 const SLOW_CONSUMER_GRACE_MS = 3000;
+/** How long an abuse close waits for the answers of frames already handed to the pipeline. */
+const ANSWER_WAIT_MS = 5000;
+
+/** Why uWS dropped a connection itself (the reason it gives the close handler with code 1006). */
+function transportDropReason(message: ArrayBuffer): TransportDrop | undefined {
+  if (message.byteLength === 0) return undefined;
+  const text = Buffer.from(message).toString('latin1');
+  if (/utf-?8/i.test(text)) return { kind: 'invalid_utf8', text };
+  if (/too big/i.test(text)) return { kind: 'too_large', text };
+  return { kind: 'protocol', text };
+}
+interface TransportDrop {
+  kind: 'invalid_utf8' | 'too_large' | 'protocol';
+  text: string;
+}
 
 export function attachWebSocket(deps: WsEdgeDeps) {
   const { limits, logger, pipeline, meter } = deps;
@@ -117,6 +138,7 @@ export function attachWebSocket(deps: WsEdgeDeps) {
       });
       return;
     }
+    outlet.handedOver();
     pipeline.submit(
       user,
       {
@@ -131,11 +153,15 @@ export function attachWebSocket(deps: WsEdgeDeps) {
     );
   }
 
+  const closeAbove = limits.maxFrameBytes * ERROR_FACTOR;
+
   deps.uwsApp.ws<SocketData>('/api/ws', {
     compression: uWS.DISABLED,
-    maxPayloadLength: limits.maxFrameBytes * HARD_LIMIT_FACTOR,
-    // Our own bounds (checked after every send) come first; uWS's is a backstop.
-    maxBackpressure: limits.maxBufferedBytes * BURST_FACTOR + limits.maxFrameBytes * HARD_LIMIT_FACTOR,
+    // Frames up to the hard cap reach the hub, which answers them (ERROR or 1009); uWS would drop
+    // a larger one without a close frame, so the cap sits well above the point where the hub closes.
+    maxPayloadLength: limits.hardFrameBytes,
+    // Our own bound (checked after every send) comes first; uWS's is a backstop.
+    maxBackpressure: limits.maxBufferedBytes + limits.maxFrameBytes,
     closeOnBackpressureLimit: false,
     idleTimeout: limits.idleTimeoutSeconds,
     sendPingsAutomatically: true,
@@ -148,6 +174,10 @@ export function attachWebSocket(deps: WsEdgeDeps) {
       const credential = req.getQuery('token') || bearer || '';
       const sinceText = req.getQuery('since') ?? '';
       if (!accepting) return refuseNow(res, Errors.unavailable('the hub is shutting down'));
+      // RFC 6455 §4.1: the handshake says `Connection: Upgrade` and carries a key. uWS upgrades
+      // without either, and a `Connection: close` upgrade is closed again by uWS right after the 101.
+      if (!/(^|,)\s*upgrade\s*(,|$)/i.test(req.getHeader('connection'))) return refuseNow(res, Errors.badRequest('a WebSocket handshake says "Connection: Upgrade"'));
+      if (key === '') return refuseNow(res, Errors.badRequest('a WebSocket handshake carries a Sec-WebSocket-Key header'));
       if (credential === '') return refuseNow(res, Errors.tokenRequired());
       if (sinceText !== '' && !wsUpgradeQuery.shape.since.safeParse(sinceText).success) return refuseNow(res, Errors.badRequest('since must be a message id (a whole number)'));
       const since = sinceText === '' ? undefined : Number(sinceText);
@@ -182,7 +212,7 @@ export function attachWebSocket(deps: WsEdgeDeps) {
             accept(session) {
               if (aborted) return;
               data.session = session;
-              res.cork(() => res.upgrade(data, key, protocol, extensions, context));
+              deps.anchor.run(() => res.cork(() => res.upgrade(data, key, protocol, extensions, context)));
             },
             refuse(error) {
               if (!aborted) refuseNow(res, error);
@@ -209,7 +239,7 @@ export function attachWebSocket(deps: WsEdgeDeps) {
         ws,
         data.key,
         user,
-        { softBytes: limits.maxBufferedBytes, hardBytes: limits.maxBufferedBytes * BURST_FACTOR, graceMs: SLOW_CONSUMER_GRACE_MS },
+        { softBytes: limits.maxBufferedBytes / 2, hardBytes: limits.maxBufferedBytes, graceMs: SLOW_CONSUMER_GRACE_MS },
         {
           slow: () => {
             meter.slowConsumer();
@@ -230,24 +260,36 @@ export function attachWebSocket(deps: WsEdgeDeps) {
     message(ws, message, isBinary) {
       const data = ws.getUserData();
       const outlet = data.outlet;
-      if (!outlet || outlet.closed) return;
+      // A socket closing for abuse takes nothing more; its earlier frames are still answered.
+      if (!outlet || outlet.closing) return;
+      const bytes = message.byteLength;
+      if (bytes > closeAbove) {
+        meter.refused(bytes);
+        logger.warn({ conn: data.key, user: data.session!.user.username, bytes, limit: limits.maxFrameBytes }, 'frame far over the size limit: closing the socket with 1009');
+        const reason = `frame of ${bytes} bytes; the limit is ${limits.maxFrameBytes}`;
+        data.actor.send({ type: 'CLOSE', code: CloseCode.tooLarge, reason });
+        return;
+      }
       if (!data.meters.rate.take()) {
-        meter.refused(message.byteLength);
-        outlet.sendError('rate_limited', `more than ${limits.rateLimit} frames per second; slow down`);
+        meter.refused(bytes);
+        outlet.sendError('rate_limited', `more than ${limits.rateLimit} frames per second; slow down`, localIdHint(message, isBinary));
         if (!data.meters.rateStrikes.take()) {
           meter.rateLimitClose();
-          data.actor.send({ type: 'CLOSE', code: CloseCode.rateLimited, reason: 'rate limit exceeded' });
+          outlet.closeWhenAnswered(CloseCode.rateLimited, 'rate limit exceeded', ANSWER_WAIT_MS);
         }
         return;
       }
       const decoded = decodeFrame(message, isBinary, limits.maxFrameBytes);
       if (!decoded.ok) {
-        meter.refused(message.byteLength);
+        meter.refused(bytes);
+        if (decoded.code === 'frame_too_large') {
+          logger.warn({ conn: data.key, user: data.session!.user.username, bytes, limit: limits.maxFrameBytes }, 'frame over the size limit: answered with ERROR');
+        }
         outlet.sendError(decoded.code, decoded.message, decoded.localId);
-        if (!data.meters.badFrames.take()) data.actor.send({ type: 'CLOSE', code: CloseCode.invalidFrames, reason: 'too many invalid frames' });
+        if (!data.meters.badFrames.take()) outlet.closeWhenAnswered(CloseCode.invalidFrames, 'too many invalid frames', ANSWER_WAIT_MS);
         return;
       }
-      meter.received(decoded.frame.type, message.byteLength);
+      meter.received(decoded.frame.type, bytes);
       dispatch(data, outlet, decoded.frame);
     },
 
@@ -255,16 +297,24 @@ export function attachWebSocket(deps: WsEdgeDeps) {
       ws.getUserData().outlet?.drained();
     },
 
-    close(ws, code) {
+    close(ws, code, message) {
       const data = ws.getUserData();
+      // The code the hub closed with, if it did: the outlet knows even when the close happens inside
+      // the actor's own transition (a cut-off), before the actor's snapshot shows it.
+      const chosen = data.outlet?.endCode ?? data.actor.getSnapshot().context.closeCode;
+      const dropped = code === 1006 && chosen === undefined ? transportDropReason(message) : undefined;
       data.outlet?.markClosed();
       data.actor.send({ type: 'SOCKET_CLOSED', code });
-      const snapshot = data.actor.getSnapshot();
-      meter.closed(data.session!.user.role, snapshot.context.closeCode ?? code);
-      logger.info(
-        { conn: data.key, user: data.session?.user.username, code: snapshot.context.closeCode ?? code, reason: snapshot.context.closeReason },
-        'websocket closed',
-      );
+      const finalCode = chosen ?? code;
+      meter.closed(data.session!.user.role, finalCode);
+      const user = data.session?.user.username;
+      if (dropped) {
+        // uWS fails the connection itself, before the hub sees the frame, and sends no close frame.
+        meter.transportDrop(dropped.kind);
+        logger.warn({ conn: data.key, user, code, reason: dropped.text }, `the transport dropped the connection: ${dropped.text}`);
+        return;
+      }
+      logger.info({ conn: data.key, user, code: finalCode, reason: data.actor.getSnapshot().context.closeReason }, 'websocket closed');
     },
   });
 

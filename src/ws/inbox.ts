@@ -39,3 +39,23 @@ export function decodeFrame(data: ArrayBuffer, isBinary: boolean, maxBytes: numb
   if (!parsed.success) return { ok: false, code: 'invalid_payload', message: formatZodError(parsed.error, value), localId };
   return { ok: true, frame: parsed.data };
 }
+
+const LOCAL_ID = /"local_id"\s*:\s*("(?:[^"\\]|\\.){1,128}")/;
+/** Frames longer than this are not searched for a local_id when refused undecoded. */
+const HINT_SCAN_BYTES = 64 * 1024;
+
+/**
+ * The local_id of a frame refused before decoding (rate limit), found without parsing it, so the
+ * ERROR names the frame and the client knows which ones to send again.
+ */
+export function localIdHint(data: ArrayBuffer, isBinary: boolean): string | undefined {
+  if (isBinary || data.byteLength > HINT_SCAN_BYTES) return undefined;
+  const match = LOCAL_ID.exec(Buffer.from(data).toString('utf8'));
+  if (!match) return undefined;
+  try {
+    const id = JSON.parse(match[1]!) as string;
+    return id.length > 0 && id.length <= 128 ? id : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -6,7 +6,7 @@
 // sent after it, minus those the replay already sent.
 import type uWS from 'uWebSockets.js';
 import type { ConnectionOutlet } from '../actors/connection.js';
-import type { FrameErrorCode, HubError } from '../errors.js';
+import { CloseCode, type FrameErrorCode, type HubError } from '../errors.js';
 import type { WsMeter } from '../metrics/ws.js';
 import { ackFrame, errorFrame } from '../protocol/frames.js';
 import { isMachineRole } from '../protocol/roles.js';
@@ -45,8 +45,14 @@ export class SocketOutlet implements ConnectionOutlet, Origin, BatchedSocket {
   private ended = false;
   private slowTimer: NodeJS.Timeout | undefined;
   private drainWaiters: Array<() => void> = [];
+  /** Frames of this socket handed to the pipeline and not answered yet (ACK, echo or ERROR). */
+  private unanswered = 0;
+  /** A close asked for once every frame already handed over is answered (abuse closes). */
+  private closeAfterAnswers: { code: number; reason: string; timer: NodeJS.Timeout } | undefined;
   /** Frames sent and cut-offs, for inspection. */
   sent = 0;
+  /** The close code the hub ended this socket with (undefined until it does). */
+  endCode: number | undefined;
 
   constructor(
     private readonly ws: uWS.WebSocket<unknown>,
@@ -64,6 +70,41 @@ export class SocketOutlet implements ConnectionOutlet, Origin, BatchedSocket {
 
   get closed(): boolean {
     return this.ended;
+  }
+
+  /** True once a close is pending: frames that arrive now are not taken. */
+  get closing(): boolean {
+    return this.closeAfterAnswers !== undefined || this.ended;
+  }
+
+  /** The edge hands one of this socket's frames to the pipeline, which will answer it. */
+  handedOver(): void {
+    this.unanswered++;
+  }
+
+  /**
+   * Closes once every frame already handed to the pipeline is answered, so a client closed for abuse
+   * still hears about everything that was stored (and resends only what was not), or after
+   * `maxWaitMs` if the store is stuck.
+   */
+  closeWhenAnswered(code: number, reason: string, maxWaitMs: number): void {
+    if (this.closing) return;
+    const timer = setTimeout(() => this.finishClose(), maxWaitMs);
+    timer.unref();
+    this.closeAfterAnswers = { code, reason, timer };
+    if (this.unanswered === 0) this.finishClose();
+  }
+
+  private answered(): void {
+    this.unanswered--;
+    if (this.unanswered === 0 && this.closeAfterAnswers) this.finishClose();
+  }
+
+  private finishClose(): void {
+    const pending = this.closeAfterAnswers;
+    if (!pending || this.ended) return;
+    clearTimeout(pending.timer);
+    this.events.close(pending.code, pending.reason);
   }
 
   deliver(text: string, id?: number): void {
@@ -155,8 +196,18 @@ export class SocketOutlet implements ConnectionOutlet, Origin, BatchedSocket {
 
   end(code: number, reason: string): void {
     if (this.ended) return;
+    // Answers queued in the current send round go out before the close frame.
+    this.flushQueued();
     this.ended = true;
-    this.ws.end(code, reason);
+    this.endCode = code;
+    if (code === CloseCode.slowConsumer && this.ws.getBufferedAmount() > 0) {
+      // The reader is not reading: a close frame would wait behind its backlog, holding it until
+      // the socket times out. Drop the connection now to free the memory; the hub still records
+      // 4011, and the client sees the line end and resumes with `since`.
+      this.ws.close();
+    } else {
+      this.ws.end(code, reason);
+    }
     this.stopSlowTimer();
     this.releaseWaiters();
   }
@@ -164,6 +215,7 @@ export class SocketOutlet implements ConnectionOutlet, Origin, BatchedSocket {
   /** uWS close callback: the socket object must not be touched after this. */
   markClosed(): void {
     this.ended = true;
+    if (this.closeAfterAnswers) clearTimeout(this.closeAfterAnswers.timer);
     this.held = null;
     this.queued = [];
     this.stopSlowTimer();
@@ -184,10 +236,12 @@ export class SocketOutlet implements ConnectionOutlet, Origin, BatchedSocket {
       this.meter.sent(result.frame.type, 1, result.text);
       this.send(result.text);
     }
+    this.answered();
   }
 
   rejected(error: HubError, input: MessageInput): void {
     this.sendError(error.kind, error.message, input.local_id);
+    this.answered();
   }
 
   private cutOff(): void {

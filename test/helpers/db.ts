@@ -15,17 +15,11 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/**
- * Runs `body` once per store driver; the PostgreSQL run is skipped (with the reason) when unavailable.
- * PostgreSQL runs retry a failed test twice: in that half, now and then a WebSocket opened by a test
- * is dropped by the transport in the millisecond it opens (1006 on both ends, with no close frame and
- * no error; 2 in 10 runs of wsRouting's PostgreSQL half alone, never in 10 of its SQLite half). The
- * cause is still open (see the issue notes); a real failure fails all three attempts.
- */
+/** Runs `body` once per store driver; the PostgreSQL run is skipped (with the reason) when unavailable. */
 export function describeEachDriver(name: string, body: (driver: Driver) => void): void {
   for (const driver of DRIVERS) {
     const skip = driver === 'postgres' && !inject('pgUrl');
-    describe.skipIf(skip)(`${name} [${driver}]`, { retry: driver === 'postgres' ? 2 : 0 }, () => body(driver));
+    describe.skipIf(skip)(`${name} [${driver}]`, () => body(driver));
   }
 }
 

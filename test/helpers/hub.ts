@@ -23,8 +23,8 @@ export interface TestHub {
   /** The newest stored message id (0 when none): a `since` that replays only what follows. */
   lastMessageId(): Promise<number>;
   /**
-   * Stops this hub (keeping its database) and starts a new one on the same database and secret (and `env`, unless given). The
-   * new hub has a new port: uWS cannot listen again on a port whose closed connections are in TIME_WAIT.
+   * Stops this hub (keeping its database) and starts a new one on the same database and secret (and `env`, unless given).
+   * With a fixed SERVER_PORT in `env` the new hub binds the same port; with the default (0) it gets a new one.
    */
   restart(env?: Record<string, string>): Promise<TestHub>;
   stop(): Promise<void>;

@@ -52,10 +52,7 @@ describeEachDriver('actor inspection', (driver) => {
     expect(t.hub.inspection.snapshot(mine[0].id)).toEqual(snapshot.body);
   });
 
-  // retry: about one run in fifteen, on PostgreSQL, the first socket opened right after the previous
-  // test's socket closed is dropped by the transport (1006 on both ends, in the millisecond it opened);
-  // not reproduced in isolation (600 close-then-open cycles), and unrelated to what this test checks.
-  it('counts connection actors by state and role and the router by users with several sockets', { retry: 2 }, async () => {
+  it('counts connection actors by state and role and the router by users with several sockets', async () => {
     await clients.connect(member.token);
     await clients.connect(member.token);
     await clients.connect(agent.api_token);

@@ -78,7 +78,7 @@ describe('parseConfig defaults outside production', () => {
   });
 
   it('has WebSocket limits 1048576 / 1000 / 2000 and log level info', () => {
-    expect(config.ws).toEqual({ maxFrameBytes: 1048576, rateLimit: 1000, rateBurst: 2000, maxBufferedBytes: 4194304, idleTimeoutSeconds: 60 });
+    expect(config.ws).toEqual({ maxFrameBytes: 1048576, hardFrameBytes: 16777216, rateLimit: 1000, rateBurst: 2000, maxBufferedBytes: 1048576, idleTimeoutSeconds: 60 });
     expect(config.logLevel).toBe('info');
   });
 
