@@ -79,6 +79,8 @@ export interface Hub {
   readonly connector: Connector;
   /** HTTP requests being served right now. */
   inFlightRequests(): number;
+  /** Whether upgrades are answered under the cork anchor (see ws/corkAnchor.ts). */
+  readonly upgradeAnchorReady: boolean;
   /** The hub's metrics registry; `metrics.factory` declares more families (Butler, the connector). */
   readonly metrics: Metrics;
   /** The live actor system as GET /api/admin/actors shows it; `inspection.add` plugs in more actors. */
@@ -348,6 +350,9 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       connections: ws.connections,
       connector: liveConnector,
       inFlightRequests: () => gate.inFlight,
+      get upgradeAnchorReady() {
+        return anchor.ready;
+      },
       metrics,
       inspection,
       routes: routeTable.served,

@@ -131,17 +131,3 @@ describeEachDriver('internal errors', (driver) => {
     }
   });
 });
-
-describe('listening', () => {
-  it('fails to start with a readable error when the port is taken', async () => {
-    const first = await startTestHub('sqlite');
-    try {
-      await expect(startTestHub('sqlite', { SERVER_PORT: String(first.hub.port) })).rejects.toThrow(
-        `cannot listen on 127.0.0.1:${first.hub.port}: the port is in use or not permitted`,
-      );
-      expect((await first.api.get('/api/ping')).status).toBe(200);
-    } finally {
-      await first.stop();
-    }
-  });
-});

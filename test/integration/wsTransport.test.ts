@@ -18,6 +18,7 @@ describeEachDriver('socket churn', (driver) => {
   let burner: ChildProcess;
   beforeAll(async () => {
     hub = await startTestHub(driver, { LOG_LEVEL: 'warn' });
+    expect(hub.hub.upgradeAnchorReady).toBe(true);
     // Keeps the other core busy for the length of the test, as a loaded machine would.
     burner = spawn(process.execPath, ['-e', 'const end = Date.now() + 120000; while (Date.now() < end);'], { stdio: 'ignore' });
   });
@@ -50,6 +51,8 @@ describeEachDriver('socket churn', (driver) => {
       await Promise.all(Array.from({ length: CONCURRENT }, (_, j) => one((i + j) % 2 === 0 ? agent.api_token : member.token)));
     }
     expect(Object.fromEntries(outcomes)).toEqual({ 'closed 1000': SOCKETS });
+    // Every upgrade went through the anchor (the hub warns when one could not).
+    expect(hub.logs.filter((l) => String(l['msg']).includes('upgrade anchor'))).toEqual([]);
   });
 
   it('refuses a handshake without "Connection: Upgrade" with 400 instead of upgrading it and dropping it', async () => {
