@@ -160,7 +160,7 @@ function createServices(
   const presence = createPresenceService({ users, clock, butlerModel: config.butler.model?.name });
 
   const initialise = async () => {
-    if (await bootstrap({ db, users, credentials, passwords, vault, clock, admin: config.auth.initialAdmin })) {
+    if (await bootstrap({ db, users, credentials, passwords, clock, admin: config.auth.initialAdmin })) {
       logger.info({ admin: config.auth.initialAdmin.username }, 'empty database: created the admin (id 1) and Butler (id 2)');
     }
     await presence.hubStarted();
