@@ -188,7 +188,11 @@ function createServices(
       jwt,
       vault,
       usersService,
-      throttle: createLoginThrottle({ maxFailures: config.auth.loginMaxFailures, windowSeconds: config.auth.loginFailureWindowSeconds }),
+      throttle: createLoginThrottle({
+        maxFailures: config.auth.loginMaxFailures,
+        maxFailuresPerAddress: config.auth.loginMaxFailuresPerAddress,
+        windowSeconds: config.auth.loginFailureWindowSeconds,
+      }),
       allowSelfRegistration: config.auth.allowSelfRegistration,
     }),
     agents: createAgentsService({ db, users, credentials, vault, clock, sessions: live.sessions }),
