@@ -55,6 +55,8 @@ const envSchema = z.object({
   INITIAL_ADMIN_PASS: optionalString,
   ALLOW_SELF_REGISTRATION: boolean(false),
   LOGIN_MAX_FAILURES: positiveInt(10),
+  // Unset: three times LOGIN_MAX_FAILURES (see below).
+  LOGIN_MAX_FAILURES_PER_ADDRESS: z.preprocess(unsetIfEmpty, z.coerce.number().int().min(1).optional()),
   LOGIN_FAILURE_WINDOW: z.string().default('15m'),
   CORS_ALLOWED_ORIGINS: z.string().default('http://localhost:5173,http://localhost:3000'),
   BUTLER_BASE_URL: optionalString,
@@ -137,6 +139,8 @@ export interface Config {
     readonly allowSelfRegistration: boolean;
     /** Failed logins allowed per (address, name) within the window before 429. */
     readonly loginMaxFailures: number;
+    /** Failed logins allowed per address, on any names, within the window before 429. */
+    readonly loginMaxFailuresPerAddress: number;
     readonly loginFailureWindowSeconds: number;
   };
   readonly http: { readonly corsOrigins: readonly string[]; readonly bodyLimitBytes: number };
@@ -202,6 +206,12 @@ export function parseConfig(vars: Record<string, string | undefined>, cwd = proc
 
   const loginFailureWindowSeconds = parseDurationSeconds(e.LOGIN_FAILURE_WINDOW);
   if (loginFailureWindowSeconds === undefined) problems.push(`LOGIN_FAILURE_WINDOW must be a duration such as 15m or 900 (got "${e.LOGIN_FAILURE_WINDOW}")`);
+  // By default three names' full budgets (30 with the defaults): a few people mistyping behind one
+  // NAT still get in, while one address trying a common password on many names gets 30 guesses a
+  // window instead of no limit. Below the per-name budget, one name's typos would shut the whole
+  // address out before that name itself is refused, so the per-name limit would never apply.
+  const loginMaxFailuresPerAddress = e.LOGIN_MAX_FAILURES_PER_ADDRESS ?? 3 * e.LOGIN_MAX_FAILURES;
+  if (loginMaxFailuresPerAddress < e.LOGIN_MAX_FAILURES) problems.push('LOGIN_MAX_FAILURES_PER_ADDRESS must be at least LOGIN_MAX_FAILURES');
   const jwtExpiresInSeconds = parseDurationSeconds(e.JWT_TOKEN_EXPIRATION);
   if (jwtExpiresInSeconds === undefined) {
     problems.push(`JWT_TOKEN_EXPIRATION must be a duration such as 24h, 90m or 3600 (got "${e.JWT_TOKEN_EXPIRATION}")`);
@@ -283,6 +293,7 @@ export function parseConfig(vars: Record<string, string | undefined>, cwd = proc
       initialAdmin: admin,
       allowSelfRegistration: e.ALLOW_SELF_REGISTRATION,
       loginMaxFailures: e.LOGIN_MAX_FAILURES,
+      loginMaxFailuresPerAddress,
       loginFailureWindowSeconds: loginFailureWindowSeconds!,
     },
     http: {

@@ -90,6 +90,12 @@ export const Errors = {
   mockDisabled: () => new HubError('forbidden', 'mock endpoints are disabled in production'),
   registrationDisabled: () => new HubError('forbidden', 'self-registration is disabled on this hub'),
   forbidden: (message: string) => new HubError('forbidden', message),
+  // Butler runs inside the hub: nothing from outside may speak or authenticate as it.
+  butlerHasNoToken: () => new HubError('forbidden', 'Butler runs inside the hub and has no api_token'),
+  actingAsButler: () => new HubError('forbidden', 'nobody may post as Butler: it runs inside the hub'),
+  directiveFromClient: () => new HubError('forbidden', 'only Butler sends directives: a chat message may not start with [DIRECTIVE]'),
+  butlerStreamId: (prefix: string) =>
+    new HubError('forbidden', `stream ids starting with "${prefix}" belong to Butler's requests: use one only in an answer sent to Butler`),
   notFound: (what: string) => new HubError('not_found', `${what} not found`),
   routeNotFound: () => new HubError('not_found', 'not found'),
   malformedPath: () => new HubError('bad_request', 'the URL path has a malformed %-escape'),

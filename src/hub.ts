@@ -163,7 +163,7 @@ function createServices(
   const presence = createPresenceService({ users, clock, butlerModel: config.butler.model?.name });
 
   const initialise = async () => {
-    if (await bootstrap({ db, users, credentials, passwords, vault, clock, admin: config.auth.initialAdmin })) {
+    if (await bootstrap({ db, users, credentials, passwords, clock, admin: config.auth.initialAdmin })) {
       logger.info({ admin: config.auth.initialAdmin.username }, 'empty database: created the admin (id 1) and Butler (id 2)');
     }
     await presence.hubStarted();
@@ -191,7 +191,11 @@ function createServices(
       jwt,
       vault,
       usersService,
-      throttle: createLoginThrottle({ maxFailures: config.auth.loginMaxFailures, windowSeconds: config.auth.loginFailureWindowSeconds }),
+      throttle: createLoginThrottle({
+        maxFailures: config.auth.loginMaxFailures,
+        maxFailuresPerAddress: config.auth.loginMaxFailuresPerAddress,
+        windowSeconds: config.auth.loginFailureWindowSeconds,
+      }),
       allowSelfRegistration: config.auth.allowSelfRegistration,
     }),
     agents: createAgentsService({ db, users, credentials, vault, clock, sessions: live.sessions }),

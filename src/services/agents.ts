@@ -1,9 +1,10 @@
 // Machine users (agents and Butler): registration with an api_token, listing with presence,
-// token checks and rotation, deletion.
+// token checks and rotation, deletion. Only agents hold api_tokens: Butler runs inside the hub, and
+// no credential may act as it.
 import type { Kysely } from 'kysely';
 import { CloseCode, Errors } from '../errors.js';
 import { toPresenceView, toUserView, type PresenceView, type UserView } from '../protocol/objects.js';
-import { BUTLER_USERNAME, isMachineRole } from '../protocol/roles.js';
+import { BUTLER_USERNAME } from '../protocol/roles.js';
 import { isUniqueViolation } from '../store/errors.js';
 import type { CredentialsRepo } from '../store/repositories/credentials.js';
 import type { UsersRepo } from '../store/repositories/users.js';
@@ -40,8 +41,10 @@ export interface AgentListQuery {
 export function createAgentsService(deps: AgentsServiceDeps) {
   const { db, users, credentials, vault, clock, sessions } = deps;
 
-  async function requireAgent(id: number): Promise<UserRow> {
+  /** The agent with this id; Butler is refused with `butlerError`, anyone else is not found. */
+  async function requireAgent(id: number, butlerError: () => Error): Promise<UserRow> {
     const user = await users.findById(id);
+    if (user?.role === 'BUTLER') throw butlerError();
     if (!user || user.role !== 'AGENT') throw Errors.notFound('agent');
     return user;
   }
@@ -110,9 +113,7 @@ export function createAgentsService(deps: AgentsServiceDeps) {
     },
 
     async delete(id: number): Promise<UserRow> {
-      const user = await users.findById(id);
-      if (user?.role === 'BUTLER') throw Errors.forbidden('Butler is the core agent and cannot be deleted');
-      const agent = await requireAgent(id);
+      const agent = await requireAgent(id, () => Errors.forbidden('Butler is the core agent and cannot be deleted'));
       await users.delete(id);
       sessions.endUser(id, CloseCode.unauthorized, 'agent deleted');
       return agent;
@@ -121,14 +122,13 @@ export function createAgentsService(deps: AgentsServiceDeps) {
     async testConnection(token: string): Promise<{ ok: true; message: string; agent_id: number; agent_name: string } | { ok: false; message: string }> {
       const credential = await credentials.machineByLookup(vault.lookup(token));
       const user = credential && (await users.findById(credential.user_id));
-      if (!user || !isMachineRole(user.role)) return { ok: false, message: 'api_token is not registered to any agent' };
+      if (user?.role !== 'AGENT') return { ok: false, message: 'api_token is not registered to any agent' };
       return { ok: true, message: `api_token belongs to ${user.username}`, agent_id: user.id, agent_name: user.username };
     },
 
     /** Replaces the agent's token (generated when not given); the old one stops working at once. */
     async rotateToken(id: number, requested?: string): Promise<{ ok: true; message: string; agent_id: number; api_token: string; token_hint: string }> {
-      const user = await users.findById(id);
-      if (!user || !isMachineRole(user.role)) throw Errors.notFound('agent');
+      const user = await requireAgent(id, Errors.butlerHasNoToken);
       const token = requested ?? vault.generate();
       await assertTokenFree(token, id);
       try {
@@ -141,10 +141,11 @@ export function createAgentsService(deps: AgentsServiceDeps) {
       return { ok: true, message: `api_token of ${user.username} rotated`, agent_id: id, api_token: token, token_hint: tokenHint(token) };
     },
 
-    /** The raw token of a machine user, decrypted (dev endpoint only). */
+    /** The raw token of an agent, decrypted (dev endpoint only). */
     async rawToken(username: string): Promise<{ username: string; role: string; api_token: string }> {
       const user = await users.findByUsername(username);
-      const credential = user && isMachineRole(user.role) ? await credentials.machineOf(user.id) : undefined;
+      if (user?.role === 'BUTLER') throw Errors.butlerHasNoToken();
+      const credential = user?.role === 'AGENT' ? await credentials.machineOf(user.id) : undefined;
       if (!user || !credential) throw Errors.notFound('agent');
       return { username: user.username, role: user.role, api_token: vault.open(credential.token_cipher) };
     },

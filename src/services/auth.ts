@@ -40,14 +40,18 @@ export function createAuthService(deps: AuthServiceDeps) {
     const id = Number(claims.sub);
     if (!Number.isSafeInteger(id)) return undefined;
     const user = await users.findById(id);
-    // The name must still match: ids of deleted users can come back after a dev reset.
+    // The name must still match: ids of deleted users can come back after a dev reset. Sessions are
+    // for humans: a JWT naming a machine (Butler above all) is refused.
     if (!user || user.username !== claims.username || isMachineRole(user.role)) return undefined;
     return { user, expiresAt: claims.exp * 1000 };
   }
 
   async function userFromAgentToken(token: string): Promise<UserRow | undefined> {
     const credential = await credentials.machineByLookup(vault.lookup(token));
-    return credential ? users.findById(credential.user_id) : undefined;
+    const user = credential && (await users.findById(credential.user_id));
+    // Only agents hold api_tokens. Butler runs inside the hub: a token left on it (hubs from before
+    // migration 0006) must not open a socket or call the API as Butler.
+    return user?.role === 'AGENT' ? user : undefined;
   }
 
   return {

@@ -1,11 +1,11 @@
 // First start on an empty database: the admin (id 1), then Butler (id 2), as the dashboards expect.
+// Butler gets no credential: it runs inside the hub, and nothing outside may act as it.
 import type { Kysely } from 'kysely';
 import { BUTLER_USERNAME } from '../protocol/roles.js';
 import { isUniqueViolation } from '../store/errors.js';
 import type { CredentialsRepo } from '../store/repositories/credentials.js';
 import type { UsersRepo } from '../store/repositories/users.js';
 import type { Database } from '../store/schema.js';
-import type { TokenVault } from './agentTokens.js';
 import type { Clock } from './clock.js';
 import type { PasswordHasher } from './passwords.js';
 
@@ -14,14 +14,13 @@ export interface BootstrapDeps {
   users: UsersRepo;
   credentials: CredentialsRepo;
   passwords: PasswordHasher;
-  vault: TokenVault;
   clock: Clock;
   admin: { username: string; password: string };
 }
 
 /** Returns true when it created the bootstrap users, false when the database already had users. */
 export async function bootstrap(deps: BootstrapDeps): Promise<boolean> {
-  const { db, users, credentials, passwords, vault, clock, admin } = deps;
+  const { db, users, credentials, passwords, clock, admin } = deps;
   if ((await users.count()) > 0) return false;
   const hash = await passwords.hash(admin.password);
   const now = clock();
@@ -32,7 +31,7 @@ export async function bootstrap(deps: BootstrapDeps): Promise<boolean> {
         trx,
       );
       await credentials.setPassword(adminRow.id, hash, now, trx);
-      const butler = await users.insert(
+      await users.insert(
         {
           username: BUTLER_USERNAME,
           role: 'BUTLER',
@@ -47,7 +46,6 @@ export async function bootstrap(deps: BootstrapDeps): Promise<boolean> {
         },
         trx,
       );
-      await credentials.setMachineToken(butler.id, vault.seal(vault.generate()), now, trx);
     });
     return true;
   } catch (err) {

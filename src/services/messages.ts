@@ -14,7 +14,7 @@ export interface IngestInput {
   type: TelemetryType;
   payload: unknown;
   target_id?: number;
-  /** Username to attribute the message to (the older form's `agent_id`); admins may name an agent. */
+  /** Username to attribute the message to (the older form's `agent_id`); admins may name an agent (never Butler). */
   agent_id?: string;
 }
 
@@ -35,6 +35,7 @@ export function createMessagesService(deps: { messages: MessagesRepo; users: Use
     if (agentId === undefined || agentId === caller.username) return caller;
     if (caller.role !== 'ADMIN') throw Errors.forbidden('only admins may post on behalf of another user (agent_id)');
     const agent = await users.findByUsername(agentId);
+    if (agent?.role === 'BUTLER') throw Errors.actingAsButler();
     if (!agent || !isMachineRole(agent.role)) throw Errors.notFound('agent');
     return agent;
   }

@@ -8,6 +8,7 @@ import { audienceOf, type Audience } from '../actors/audience.js';
 import type { Delivery } from '../actors/router.js';
 import type { PipelineMeter } from '../metrics/pipeline.js';
 import { Errors, HubError } from '../errors.js';
+import { BUTLER_STREAM_PREFIX } from '../protocol/butler.js';
 import { ChatTypes, isTelemetryType, monitorFrame, presenceFrame, toMessageFrame, type FrameSource, type MessageFrame } from '../protocol/frames.js';
 import { ChatRowTypes, LogLevels, TelemetryTypes } from '../protocol/messages.js';
 import { isMachineRole } from '../protocol/roles.js';
@@ -86,6 +87,22 @@ const MAX_CONTENT = 4096;
 const NO_METER: PipelineMeter = { watchDepth: () => undefined, committed: () => undefined, delivered: () => undefined, failed: () => undefined };
 const THREAD_TOUCH_MS = 1000;
 const MAX_REPORT = 512;
+/** How agents recognise Butler's commands: `[DIRECTIVE]` first, after any whitespace, in any case. */
+const DIRECTIVE_LOOK = /^\s*\[directive\]/i;
+
+/**
+ * Only Butler's own messages may look like Butler's: a chat text starting with [DIRECTIVE] is a
+ * command to an agent, and a stream id with Butler's prefix ties a message to one of Butler's
+ * requests, so an agent answering Butler is the one other sender that may use such an id. Every
+ * sender with role BUTLER here is Butler itself (no credential authenticates as Butler), except the
+ * dev mock's record-only rows, which are checked like anyone's.
+ */
+function refusePosingAsButler(item: MessageItem, target: Principal | undefined): void {
+  const { sender, input } = item;
+  if (sender.role === 'BUTLER' && !input.recordOnly) return;
+  if (THREADED_TYPES.has(input.type) && typeof input.payload === 'string' && DIRECTIVE_LOOK.test(input.payload)) throw Errors.directiveFromClient();
+  if (input.stream_id?.startsWith(BUTLER_STREAM_PREFIX) && target?.role !== 'BUTLER') throw Errors.butlerStreamId(BUTLER_STREAM_PREFIX);
+}
 
 /** The searchable text and level of a message, for `GET /api/messages` filters. */
 export function summarise(type: string, payload: unknown): { level: string | null; content: string } {
@@ -192,6 +209,7 @@ export function createPipeline(deps: PipelineDeps) {
       }
       if (!target) throw Errors.notFound(`target user ${input.target_id}`);
     }
+    refusePosingAsButler(item, target);
     const pair = target && THREADED_TYPES.has(input.type) ? threadPair(sender, target) : undefined;
     if (input.conversation_id !== undefined) {
       const thread = await loadThread(input.conversation_id);

@@ -32,6 +32,17 @@ export interface ListQuery {
 export function createUsersService(deps: UsersServiceDeps) {
   const { db, users, credentials, passwords, clock, sessions } = deps;
 
+  /**
+   * Inside `trx`, before `targetId` stops being an admin: the hub keeps at least one admin, and the
+   * actor must still be one. Checked under the admins' lock, so two admins demoting or deleting each
+   * other at the same moment cannot both succeed.
+   */
+  async function assertAdminsRemain(trx: Kysely<Database>, targetId: number, actor: UserRow, lastAdmin: string): Promise<void> {
+    const admins = await users.lockAdmins(trx);
+    if (!admins.includes(actor.id)) throw Errors.adminRequired();
+    if (admins.includes(targetId) && admins.length <= 1) throw Errors.conflict(lastAdmin);
+  }
+
   return {
     async createHuman(input: { username: string; password?: string; role: HumanRole }): Promise<UserRow> {
       if (await users.findByUsername(input.username)) throw Errors.usernameTaken();
@@ -70,27 +81,29 @@ export function createUsersService(deps: UsersServiceDeps) {
       return (await toUserViews([user], credentials))[0]!;
     },
 
-    async update(id: number, patch: { role?: HumanRole; password?: string }): Promise<UserView> {
+    /** `actor` is the admin asking; their rights are checked again under the admins' lock. */
+    async update(id: number, patch: { role?: HumanRole; password?: string }, actor: UserRow): Promise<UserView> {
       const user = await users.findById(id);
       if (!user) throw Errors.notFound('user');
       if (isMachineRole(user.role)) throw Errors.badRequest('agents are managed under /api/users/agents');
-      if (patch.role && patch.role !== 'ADMIN' && user.role === 'ADMIN' && (await users.countByRole('ADMIN')) <= 1) {
-        throw Errors.conflict('cannot demote the last admin');
-      }
       if (patch.role === undefined && patch.password === undefined) throw Errors.badRequest('nothing to update: send role and/or password');
       const hash = patch.password === undefined ? undefined : await passwords.hash(patch.password);
       const now = clock();
-      const updated = await db.transaction().execute(async (trx) => {
+      const { before, updated } = await db.transaction().execute(async (trx) => {
+        if (patch.role !== undefined && patch.role !== 'ADMIN') await assertAdminsRemain(trx, id, actor, 'cannot demote the last admin');
+        const before = await trx.selectFrom('users').select('role').where('id', '=', id).executeTakeFirst();
+        if (!before) throw Errors.notFound('user'); // deleted since the first read
         if (hash !== undefined) await credentials.setPassword(id, hash, now, trx);
-        return trx
+        const updated = await trx
           .updateTable('users')
           .set({ ...(patch.role ? { role: patch.role } : {}), updated_at: now })
           .where('id', '=', id)
           .returningAll()
           .executeTakeFirstOrThrow();
+        return { before, updated };
       });
       // Open sockets were routed with the old role (admins get monitor copies): reconnecting fixes that.
-      if (patch.role && patch.role !== user.role) sessions.endUser(id, CloseCode.roleChanged, 'role changed; reconnect');
+      if (patch.role && patch.role !== before.role) sessions.endUser(id, CloseCode.roleChanged, 'role changed; reconnect');
       return toUserView(updated);
     },
 
@@ -99,8 +112,10 @@ export function createUsersService(deps: UsersServiceDeps) {
       if (!user) throw Errors.notFound('user');
       if (isMachineRole(user.role)) throw Errors.badRequest('agents are deleted with DELETE /api/users/agents/:id');
       if (user.id === actor.id) throw Errors.conflict('you cannot delete your own account');
-      if (user.role === 'ADMIN' && (await users.countByRole('ADMIN')) <= 1) throw Errors.conflict('cannot delete the last admin');
-      await users.delete(id);
+      await db.transaction().execute(async (trx) => {
+        await assertAdminsRemain(trx, id, actor, 'cannot delete the last admin');
+        if (!(await users.delete(id, trx))) throw Errors.notFound('user'); // deleted since the first read
+      });
       sessions.endUser(id, CloseCode.unauthorized, 'user deleted');
     },
   };

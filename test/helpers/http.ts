@@ -15,6 +15,37 @@ export interface RequestOptions {
   headers?: Record<string, string>;
 }
 
+/**
+ * The same client sending from another loopback address (127.0.0.2, ...), so the hub sees a second
+ * client machine (per-address limits). Over node:http: fetch cannot choose its local address.
+ */
+export function apiClientFrom(baseUrl: string, localAddress: string) {
+  const { hostname, port } = new URL(baseUrl);
+  return {
+    post<T = any>(path: string, body: unknown): Promise<ApiResponse<T>> {
+      const text = JSON.stringify(body);
+      return new Promise((resolve, reject) => {
+        const req = httpRequest(
+          { host: hostname, port, localAddress, method: 'POST', path, agent: false, headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) } },
+          (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (chunk: Buffer) => chunks.push(chunk));
+            res.on('end', () => {
+              const raw = Buffer.concat(chunks).toString('utf8');
+              const headers = new Headers();
+              for (const [name, value] of Object.entries(res.headers)) if (typeof value === 'string') headers.set(name, value);
+              resolve({ status: res.statusCode ?? 0, body: (raw === '' ? undefined : JSON.parse(raw)) as T, headers });
+            });
+            res.on('error', reject);
+          },
+        );
+        req.on('error', reject);
+        req.end(text);
+      });
+    },
+  };
+}
+
 export function apiClient(baseUrl: string) {
   async function request<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
     const headers: Record<string, string> = { ...options.headers };

@@ -60,13 +60,13 @@ export const CHAT_ACCESS_ROUTES: readonly RouteSpec[] = [
 
 /**
  * A concrete path for a pattern; ids point at the bootstrap admin (1) and Butler (2), so refusals are
- * about access only. `agentId` stands in for `:agent_id` where a real agent is needed; `:actor_id`
- * is the router, the one actor every hub has.
+ * about access only. `agentId` and `agentName` stand in for `:agent_id` and `:username` where a real
+ * agent is needed; `:actor_id` is the router, the one actor every hub has.
  */
-export function concrete(path: string, agentId = 1): string {
+export function concrete(path: string, agentId = 1, agentName = 'Butler'): string {
   return path
     .replace(':id', '1')
-    .replace(':username', 'Butler')
+    .replace(':username', agentName)
     .replace(':peer_id', '2')
     .replace(':agent_id', String(agentId))
     .replace(':actor_id', 'router');

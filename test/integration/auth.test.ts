@@ -4,6 +4,7 @@ import jwt from 'jsonwebtoken';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachDriver } from '../helpers/db.js';
 import { startTestHub, uniqueName, type TestHub } from '../helpers/hub.js';
+import { apiClientFrom } from '../helpers/http.js';
 
 describeEachDriver('auth', (driver) => {
   let t: TestHub;
@@ -158,5 +159,47 @@ describeEachDriver('failed-login throttle', (driver) => {
     expect((await attempt('wrong-password')).status).toBe(401);
     expect((await attempt('wrong-password')).status).toBe(401);
     expect((await attempt('member-password')).status).toBe(200);
+  });
+});
+
+describeEachDriver('password spraying', (driver) => {
+  let t: TestHub;
+  let member: { id: number; username: string };
+  let sprayer: { id: number; username: string };
+  beforeAll(async () => {
+    // The defaults: 10 failures per name and address, 30 per address, in 15 minutes. The users are
+    // made first: creating one logs in from 127.0.0.1, which the first test shuts out.
+    t = await startTestHub(driver);
+    [member, sprayer] = await Promise.all([t.createMember(), t.createMember()]);
+  });
+  afterAll(() => t.stop());
+
+  it('refuses one address trying many names with 429 and Retry-After; the user whose name it tried logs in from elsewhere', async () => {
+    const names = [member.username, ...Array.from({ length: 39 }, (_, i) => uniqueName(`sprayed-${i}`))];
+    const answers = [];
+    for (const username of names) answers.push(await t.api.post('/api/auth/login', { username, password: 'Summer2024!' }));
+    expect(answers.map((r) => r.status)).toEqual([...Array<number>(30).fill(401), ...Array<number>(10).fill(429)]);
+    expect(answers[30]!.body.error).toMatch(/^too many failed logins; try again in \d+ s$/);
+    const retryAfter = Number(answers[30]!.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThan(890);
+    expect(retryAfter).toBeLessThanOrEqual(900);
+
+    // That address is shut out, even with the right password...
+    expect((await t.api.post('/api/auth/login', { username: member.username, password: 'member-password' })).status).toBe(429);
+    // ...while the user logs in from their own, and another address still gets plain answers.
+    const own = await apiClientFrom(t.url, '127.0.0.2').post('/api/auth/login', { username: member.username, password: 'member-password' });
+    expect(own.status).toBe(200);
+    expect(own.body.user).toMatchObject({ id: member.id, username: member.username });
+    const other = await apiClientFrom(t.url, '127.0.0.3').post('/api/auth/login', { username: 'admin', password: 'wrong-password' });
+    expect(other.status).toBe(401);
+  });
+
+  it('does not refill the address budget when one of its logins succeeds', async () => {
+    const from = apiClientFrom(t.url, '127.0.0.4');
+    for (let i = 0; i < 29; i++) expect((await from.post('/api/auth/login', { username: uniqueName('guess'), password: 'Summer2024!' })).status).toBe(401);
+    // The sprayer's own account logs in fine, but that does not buy more guesses.
+    expect((await from.post('/api/auth/login', { username: sprayer.username, password: 'member-password' })).status).toBe(200);
+    expect((await from.post('/api/auth/login', { username: uniqueName('guess'), password: 'Summer2024!' })).status).toBe(401);
+    expect((await from.post('/api/auth/login', { username: uniqueName('guess'), password: 'Summer2024!' })).status).toBe(429);
   });
 });

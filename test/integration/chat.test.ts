@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeEachDriver } from '../helpers/db.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
+import { postAsButler } from '../helpers/hubClients.js';
 import { CHAT_ACCESS_ROUTES, concrete } from '../helpers/routes.js';
 
 interface Member {
@@ -342,11 +343,12 @@ describeEachDriver('chat', (driver) => {
 
   describe('GET /api/chat/butler-agent/:agent_id', () => {
     it('returns the CHAT rows between Butler and the agent, both directions, oldest first', async () => {
-      const expected = [await say('Butler', y.username, '[DIRECTIVE] status'), await say(y.username, 'Butler', 'all green')];
+      // Directives come only from Butler itself (the mock refuses them), so these go in through its write path.
+      const expected = [await postAsButler(t, { payload: '[DIRECTIVE] status', target_id: y.id }), await say(y.username, 'Butler', 'all green')];
       await say('Butler', x.username, 'other agent');
       await say(alice.username, y.username, 'human to agent');
       await say('Butler', y.username, '{"action":"x"}', { type: 'AUTH_REQUEST' });
-      expected.push(await say('Butler', y.username, '[DIRECTIVE] restart'));
+      expected.push(await postAsButler(t, { payload: '[DIRECTIVE] restart', target_id: y.id }));
 
       const res = await t.api.get(`/api/chat/butler-agent/${y.id}`, { token: t.adminToken });
       expect(res.status).toBe(200);

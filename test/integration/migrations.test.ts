@@ -94,6 +94,26 @@ describeEachDriver('migrations', (driver) => {
     await expect(migrate(store, { dir })).rejects.toThrow(`migration 0001_only_other has no ${driver} script (0001_only_other.${driver}.sql)`);
   });
 
+  it('0006 takes away the credentials Butler was given before, and only those', async () => {
+    // A database as hubs before 0006 left it: Butler (id 2) with an api_token, an agent with one.
+    const dir = mkdtempSync(join(tmpdir(), 'hub-migrations-'));
+    dirs.push(dir);
+    cpSync(DEFAULT_MIGRATIONS_DIR, dir, { recursive: true, filter: (path) => !path.includes('0006_') });
+    await migrate(store, { dir });
+    const at = new Date().toISOString();
+    const user = (id: number, username: string, role: string) => ({ id, username, role, actor_type: role === 'ADMIN' ? 'HUMAN' : 'SYSTEM', status: 'OFFLINE', online: 0, created_at: at, updated_at: at });
+    await store.db.insertInto('users').values([user(1, 'admin', 'ADMIN'), user(2, 'Butler', 'BUTLER'), user(3, 'worker', 'AGENT')]).execute();
+    const token = (userId: number) => ({ user_id: userId, token_lookup: `lookup-${userId}`, token_cipher: 'cipher', token_hint: 'abcd...wxyz', token_updated_at: at });
+    await store.db.insertInto('machine_credentials').values([token(2), token(3)]).execute();
+    await store.db.insertInto('human_credentials').values([{ user_id: 1, password_hash: 'hash', updated_at: at }, { user_id: 2, password_hash: 'hash', updated_at: at }]).execute();
+
+    expect(await migrate(store)).toEqual(['0006_butler_has_no_credentials']);
+    const machines = await store.db.selectFrom('machine_credentials').select('user_id').execute();
+    expect(machines.map((r) => Number(r.user_id))).toEqual([3]);
+    const humans = await store.db.selectFrom('human_credentials').select('user_id').execute();
+    expect(humans.map((r) => Number(r.user_id))).toEqual([1]);
+  });
+
   it('leaves the schema as it was when the process is killed in the middle of a migration', async () => {
     await migrate(store);
     const before = await tableNames(store);

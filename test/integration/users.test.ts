@@ -37,6 +37,7 @@ describeEachDriver('users', (driver) => {
       [{ username: uniqueName('u'), password: 'short' }, 'password must be at least 8 characters'],
       [{ username: uniqueName('u'), role: 'ROOT' }, 'role must be one of ADMIN, MEMBER'],
       [{ username: uniqueName('u'), role: 'AGENT' }, 'role must be one of ADMIN, MEMBER'],
+      [{ username: uniqueName('u'), role: 'BUTLER' }, 'role must be one of ADMIN, MEMBER'],
     ];
     const before = (await t.api.get('/api/users', { token: t.adminToken })).headers.get('x-total-count');
     for (const [body, error] of cases) {
@@ -107,8 +108,13 @@ describeEachDriver('users', (driver) => {
     const demoteSelf = await t.api.patch('/api/users/1', { role: 'MEMBER' }, { token: t.adminToken });
     expect(demoteSelf.status).toBe(409);
     expect(demoteSelf.body).toEqual({ error: 'cannot demote the last admin' });
-    const agentPatch = await t.api.patch('/api/users/2', { role: 'MEMBER' }, { token: t.adminToken });
-    expect(agentPatch.status).toBe(400);
+    // Butler is no human: it gets neither a role nor a password here.
+    for (const body of [{ role: 'MEMBER' }, { role: 'ADMIN' }, { password: 'a-password-for-butler' }]) {
+      const butlerPatch = await t.api.patch('/api/users/2', body, { token: t.adminToken });
+      expect(butlerPatch.status).toBe(400);
+      expect(butlerPatch.body).toEqual({ error: 'agents are managed under /api/users/agents' });
+    }
+    expect((await t.api.post('/api/auth/login', { username: 'Butler', password: 'a-password-for-butler' })).status).toBe(401);
   });
 
   it('deletes a human, but not oneself or a machine', async () => {
@@ -120,5 +126,49 @@ describeEachDriver('users', (driver) => {
     expect(self.status).toBe(409);
     expect(self.body).toEqual({ error: 'you cannot delete your own account' });
     expect((await t.api.delete('/api/users/2', { token: t.adminToken })).status).toBe(400);
+  });
+});
+
+describeEachDriver('users: the hub keeps an admin', (driver) => {
+  let t: TestHub;
+  let other: { id: number; username: string; token: string };
+  const admins = async () =>
+    (await t.hub.store.db.selectFrom('users').select('id').where('role', '=', 'ADMIN').orderBy('id').execute()).map((r) => Number(r.id));
+  beforeAll(async () => {
+    t = await startTestHub(driver);
+    other = await t.createMember({ role: 'ADMIN' });
+  });
+  afterAll(() => t.stop());
+
+  it('two admins demoting each other at the same moment: one wins, the hub keeps one admin', async () => {
+    expect(await admins()).toEqual([1, other.id]);
+    const [byFirst, byOther] = await Promise.all([
+      t.api.patch(`/api/users/${other.id}`, { role: 'MEMBER' }, { token: t.adminToken }),
+      t.api.patch('/api/users/1', { role: 'MEMBER' }, { token: other.token }),
+    ]);
+    const statuses = [byFirst.status, byOther.status];
+    expect(statuses.filter((s) => s === 200)).toHaveLength(1);
+    const loser = byFirst.status === 200 ? byOther : byFirst;
+    // The loser was demoted first (403), or finds the target is now the last admin (409).
+    expect([403, 409]).toContain(loser.status);
+    expect(loser.body).toEqual(loser.status === 403 ? { error: 'admin access required' } : { error: 'cannot demote the last admin' });
+    expect(await admins()).toHaveLength(1);
+
+    // Back to two admins for the next test.
+    const [survivorToken, demotedId] = byFirst.status === 200 ? [t.adminToken, other.id] : [other.token, 1];
+    expect((await t.api.patch(`/api/users/${demotedId}`, { role: 'ADMIN' }, { token: survivorToken })).status).toBe(200);
+  });
+
+  it('two admins deleting each other at the same moment: one wins, the hub keeps one admin', async () => {
+    expect(await admins()).toEqual([1, other.id]);
+    const [byFirst, byOther] = await Promise.all([
+      t.api.delete(`/api/users/${other.id}`, { token: t.adminToken }),
+      t.api.delete('/api/users/1', { token: other.token }),
+    ]);
+    expect([byFirst.status, byOther.status].filter((s) => s === 200)).toHaveLength(1);
+    const loser = byFirst.status === 200 ? byOther : byFirst;
+    // The loser was already deleted (401), or finds the target is now the last admin (409).
+    expect([401, 403, 409]).toContain(loser.status);
+    expect(await admins()).toHaveLength(1);
   });
 });

@@ -56,6 +56,10 @@ describe('parseConfig defaults outside production', () => {
     expect(config.auth.allowSelfRegistration).toBe(false);
   });
 
+  it('throttles failed logins: 10 per name and address, 30 per address, in 15 minutes', () => {
+    expect(config.auth).toMatchObject({ loginMaxFailures: 10, loginMaxFailuresPerAddress: 30, loginFailureWindowSeconds: 900 });
+  });
+
   it('allows the two local dashboard origins', () => {
     expect(config.http.corsOrigins).toEqual(['http://localhost:5173', 'http://localhost:3000']);
     expect(config.http.bodyLimitBytes).toBe(1048576);
@@ -239,6 +243,8 @@ describe('parseConfig rejects invalid values, naming the variable', () => {
     ],
     [{ INITIAL_ADMIN_USER: 'u'.repeat(65), INITIAL_ADMIN_PASS: 'long-enough' }, 'INITIAL_ADMIN_USER must be at most 64 characters'],
     [{ SERVER_HOST: '' }, 'SERVER_HOST must not be empty'],
+    [{ LOGIN_MAX_FAILURES: '10', LOGIN_MAX_FAILURES_PER_ADDRESS: '5' }, 'LOGIN_MAX_FAILURES_PER_ADDRESS must be at least LOGIN_MAX_FAILURES'],
+    [{ LOGIN_MAX_FAILURES_PER_ADDRESS: '0' }, 'LOGIN_MAX_FAILURES_PER_ADDRESS must be at least 1'],
   ];
   for (const [vars, message] of cases) {
     it(`${JSON.stringify(vars)} → ${message}`, () => {
@@ -257,6 +263,11 @@ describe('parseConfig rejects invalid values, naming the variable', () => {
       'SERVER_PORT must be a number',
       'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent',
     ]);
+  });
+
+  it('sets the per-address login budget to three names\' budgets unless given', () => {
+    expect(parseConfig({ LOGIN_MAX_FAILURES: '50' }).auth.loginMaxFailuresPerAddress).toBe(150);
+    expect(parseConfig({ LOGIN_MAX_FAILURES: '5', LOGIN_MAX_FAILURES_PER_ADDRESS: '5' }).auth.loginMaxFailuresPerAddress).toBe(5);
   });
 
   it('accepts WS_RATE_BURST equal to WS_RATE_LIMIT', () => {

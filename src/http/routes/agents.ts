@@ -36,7 +36,7 @@ export const agentRouteDocs = routeDocs('agents', {
   },
   'POST /api/users/agents/test-connection': {
     access: 'admin',
-    summary: 'Whether an api_token belongs to an agent',
+    summary: 'Whether an api_token belongs to an agent (Butler has none)',
     body: testConnectionBody,
     responses: { 200: { description: 'ok with the agent, or ok:false', schema: testConnectionResult } },
   },
@@ -46,7 +46,7 @@ export const agentRouteDocs = routeDocs('agents', {
     params: idParams,
     body: rotateTokenBody,
     responses: { 200: { description: 'the new token', schema: rotatedToken } },
-    errors: { 404: 'no such agent', 409: 'the api_token is in use' },
+    errors: { 403: 'Butler runs inside the hub and has no api_token', 404: 'no such agent', 409: 'the api_token is in use' },
   },
   'DELETE /api/users/agents/:id': {
     access: 'admin',

@@ -17,7 +17,7 @@ export const authRouteDocs = routeDocs('auth', {
     summary: 'Log in as a human; agents and Butler cannot',
     body: loginBody,
     responses: { 200: { description: 'a JWT and the user', schema: sessionBody } },
-    errors: { 401: 'invalid credentials', 429: 'too many failed logins for this name from this address (Retry-After)' },
+    errors: { 401: 'invalid credentials', 429: 'too many failed logins for this name from this address, or from this address on any names (Retry-After)' },
   },
   'POST /api/auth/register': {
     access: 'public',

@@ -25,14 +25,17 @@ export const devMockRouteDocs = routeDocs('dev', {
       201: { description: 'the new row', schema: rowId },
       200: { description: 'a repeated local_id: the row it already made', schema: rowId },
     },
-    errors: { 404: 'no such sender or receiver' },
+    errors: {
+      403: 'the content starts with [DIRECTIVE]: only Butler sends directives, and only from inside the hub',
+      404: 'no such sender or receiver',
+    },
   },
   'GET /api/dev/mock/agent-token/:username': {
     access: 'admin-non-production',
     summary: "An agent's raw api_token, for local bootstrap scripts",
     params: usernameParams,
     responses: { 200: { description: 'the token', schema: rawAgentToken } },
-    errors: { 404: 'no such agent' },
+    errors: { 403: 'Butler runs inside the hub and has no api_token', 404: 'no such agent' },
   },
 });
 

@@ -31,7 +31,7 @@ export const messageRouteDocs = routeDocs('messages', {
     description: 'Two forms: `{agent_id?, level, content}` (a SYSTEM_LOG) or `{type, payload, target_id?, agent_id?}`.',
     body: z.union([typedMessageBody, legacyMessageBody]),
     responses: { 201: { description: 'the stored message', schema: messageView } },
-    errors: { 403: 'only admins may post on behalf of another user (agent_id)', 404: 'no such target or agent' },
+    errors: { 403: 'only admins may post on behalf of another user (agent_id), and nobody as Butler', 404: 'no such target or agent' },
   },
 });
 

@@ -38,14 +38,14 @@ export const userRouteDocs = routeDocs('users', {
     params: idParams,
     body: updateUserBody,
     responses: { 200: { description: 'the user', schema: userView } },
-    errors: { 404: 'no such user', 409: 'the last admin cannot be demoted' },
+    errors: { 403: 'the caller stopped being an admin meanwhile', 404: 'no such user', 409: 'the last admin cannot be demoted' },
   },
   'DELETE /api/users/:id': {
     access: 'admin',
     summary: 'Delete a human user (not yourself, not the last admin)',
     params: idParams,
     responses: { 200: { description: 'deleted', schema: okBody } },
-    errors: { 404: 'no such user', 409: 'your own account, or the last admin' },
+    errors: { 403: 'the caller stopped being an admin meanwhile', 404: 'no such user', 409: 'your own account, or the last admin' },
   },
 });
 
@@ -86,7 +86,7 @@ export function userRoutes(app: Routes, deps: { access: Access; users: UsersServ
     ...access.admin,
     route(async (req, res) => {
       const { id } = parseWith(idParams, req.params);
-      res.json(await users.update(id, parseBody(updateUserBody, req.body)));
+      res.json(await users.update(id, parseBody(updateUserBody, req.body), callerOf(res)));
     }),
   );
 

@@ -37,10 +37,6 @@ export function createUsersRepo(db: Kysely<Database>) {
       ]);
       return { rows, total: Number(count.n) };
     },
-    async countByRole(role: string): Promise<number> {
-      const row = await db.selectFrom('users').where('role', '=', role).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-      return Number(row.n);
-    },
     async count(): Promise<number> {
       const row = await db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
       return Number(row.n);
@@ -58,9 +54,24 @@ export function createUsersRepo(db: Kysely<Database>) {
       if (exceptIds.length > 0) builder = builder.where('id', 'not in', [...exceptIds]);
       await builder.execute();
     },
-    async delete(id: number): Promise<boolean> {
-      const result = await db.deleteFrom('users').where('id', '=', id).executeTakeFirst();
+    async delete(id: number, trx: Kysely<Database> = db): Promise<boolean> {
+      const result = await trx.deleteFrom('users').where('id', '=', id).executeTakeFirst();
       return Number(result.numDeletedRows) > 0;
+    },
+    /**
+     * The admins' ids, with their rows locked until `trx` ends, so a change that could leave the hub
+     * without an admin counts what concurrent changes left: PostgreSQL makes a second such
+     * transaction wait here and re-checks `role` once the first commits; on SQLite the transaction
+     * holds the one write lock from this statement on. A no-op update, as SQLite has no FOR UPDATE.
+     */
+    async lockAdmins(trx: Kysely<Database>): Promise<number[]> {
+      const rows = await trx
+        .updateTable('users')
+        .set((eb) => ({ role: eb.ref('role') }))
+        .where('role', '=', 'ADMIN')
+        .returning('id')
+        .execute();
+      return rows.map((r) => Number(r.id));
     },
   };
 }

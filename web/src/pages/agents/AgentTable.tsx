@@ -124,7 +124,8 @@ function AgentRow({ agent, onRotate, onDelete }: { agent: UserView; onRotate(a: 
               </div>
             </>
           ) : (
-            <span className="muted">none</span>
+            // Butler runs inside the hub: it has no token, and none can be made for it.
+            <span className="muted">{butler ? 'none (in the hub)' : 'none'}</span>
           )}
         </div>
       </td>
