@@ -9,6 +9,7 @@
 import type { Logger } from 'pino';
 import type { Endpoint } from '../../actors/addressTable.js';
 import type { RouterRef } from '../../actors/connection.js';
+import { HubError } from '../../errors.js';
 import { formatZodError } from '../../protocol/validation.js';
 import type { MessageFrame } from '../../protocol/frames.js';
 import type { UsersRepo } from '../../store/repositories/users.js';
@@ -189,7 +190,17 @@ export function createConnectorRuntime(deps: RuntimeDeps) {
     if (created) bind(user);
     const threadId = await identities.threadOf(user, peer, chatId);
     // The platform's message id is the local_id: a re-delivery after a restart is stored once.
-    const { stored } = await pipeline.post(user, { type: 'CHAT', payload: verdict.text, target_id: peer.id, conversation_id: threadId, local_id: messageId });
+    let accepted;
+    try {
+      accepted = await pipeline.post(user, { type: 'CHAT', payload: verdict.text, target_id: peer.id, conversation_id: threadId, local_id: messageId });
+    } catch (err) {
+      // The hub's own rules refused it (e.g. text that poses as a Butler directive): the sender's
+      // mistake, logged as such, not a failure of the connector.
+      if (!(err instanceof HubError) || err.status >= 500) throw err;
+      await log.write(connectorId, 'WARNING', 'inbound_refused', `message ${messageId} from ${from} in chat ${chatId} refused by the hub: ${err.message}`);
+      return;
+    }
+    const { stored } = accepted;
     if (stored?.duplicate) {
       await log.write(connectorId, 'INFO', 'inbound_duplicate', `message ${messageId} was stored before (hub message ${stored.id}): ignored`);
       return;
