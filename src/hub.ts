@@ -116,6 +116,7 @@ function createLive(store: Store, repos: Repos, options: HubOptions, clock: Cloc
   const pipeline = createPipeline({
     store,
     threads: repos.threads,
+    chat: repos.chat,
     directory,
     clock,
     logger,
@@ -204,7 +205,7 @@ function createServices(
         await connector.reload();
       },
     }),
-    chat: createChatService({ users, threads: repos.threads, chat: repos.chat, clock, ensureDefaultThreads: store.ensureDefaultThreads }),
+    chat: createChatService({ users, threads: repos.threads, chat: repos.chat, clock }),
     connector: connector.service,
   };
   return { services, presence, initialise, connector, replay: createReplay({ messages, meter: wsMeter }) };
