@@ -178,6 +178,31 @@ describeEachDriver('websocket routing', (driver) => {
     expect(f).toMatchObject({ id: res.body.id, sender_id: agent.id, payload: { level: 'WARNING', content: 'disk 91%' }, timestamp: res.body.timestamp });
   });
 
+  it('puts id, agent_id and timestamp into every delivered telemetry payload, as the older v1 dashboard reads a row', async () => {
+    const agent = await t.createAgent();
+    const member = await t.createMember();
+    const m = await connect(member.token);
+    const a = await connect(agent.api_token);
+    const forged = { sender_id: 1, sender_name: 'forged', timestamp: '2000-01-01T00:00:00Z' };
+    a.send({ type: 'SYSTEM_LOG', payload: { level: 'INFO', content: 'first' }, ...forged });
+    a.send({ type: 'SYSTEM_LOG', payload: { level: 'ERROR', content: 'second' }, ...forged });
+    a.send({ type: 'WEATHER_UPDATE', payload: { location: 'Oslo', temperature_c: -3, content: 'Oslo -3 °C' }, ...forged });
+    a.send({ type: 'CODE_REVIEW', payload: 'LGTM (plain text, as older agents report)', ...forged });
+    const frames = [await m.next('SYSTEM_LOG'), await m.next('SYSTEM_LOG'), await m.next('WEATHER_UPDATE'), await m.next('CODE_REVIEW')];
+    for (const f of frames.slice(0, 3)) {
+      expect(f.payload).toMatchObject({ id: f.id, agent_id: agent.username, timestamp: f.timestamp });
+      expect(Date.parse(f.payload.timestamp as string)).not.toBeNaN();
+    }
+    expect(frames[0]!.payload).toEqual({ level: 'INFO', content: 'first', id: frames[0]!.id, agent_id: agent.username, timestamp: frames[0]!.timestamp });
+    expect(frames[1]!.payload.id).not.toBe(frames[0]!.payload.id);
+    expect(frames[2]!.payload).toMatchObject({ location: 'Oslo', temperature_c: -3, content: 'Oslo -3 °C' });
+    // Text stays text; its row is in the envelope.
+    expect(frames[3]!.payload).toBe('LGTM (plain text, as older agents report)');
+    // The stored payload is what the agent sent.
+    const row = await t.hub.store.db.selectFrom('messages').select('payload').where('id', '=', frames[0]!.id!).executeTakeFirstOrThrow();
+    expect(JSON.parse(row.payload)).toEqual({ level: 'INFO', content: 'first' });
+  });
+
   describe('threads', () => {
     it('puts chat in the default thread unless the frame names one of the pair, and refuses others', async () => {
       const agent = await t.createAgent();
