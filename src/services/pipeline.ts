@@ -10,6 +10,7 @@ import type { PipelineMeter } from '../metrics/pipeline.js';
 import { Errors, HubError } from '../errors.js';
 import { ChatTypes, isTelemetryType, monitorFrame, presenceFrame, toMessageFrame, type FrameSource, type MessageFrame } from '../protocol/frames.js';
 import { ChatRowTypes, LogLevels, TelemetryTypes } from '../protocol/messages.js';
+import { reportLine } from '../protocol/reportLine.js';
 import { isMachineRole } from '../protocol/roles.js';
 import { channelKindFor, defaultThreadTitle } from '../protocol/threads.js';
 import type { BatchResult, DefaultThreadRequest, MessageInsert, PresencePatch, StoredMessage, WriteBatch } from '../store/batchWriter.js';
@@ -353,8 +354,9 @@ export function createPipeline(deps: PipelineDeps) {
           if (key !== undefined) byLocalId.set(key, entry);
         }
         if (source.conversation_id !== null) touched.set(source.conversation_id, item.at);
-        if (item.input.type === 'SYSTEM_LOG' && item.sender.role === 'AGENT') {
-          mergePresence(item.sender.id, { last_report: source.content.slice(0, MAX_REPORT) }, item.at);
+        // Every report an agent sends says it is alive and what it did last, not only SYSTEM_LOG.
+        if (isTelemetryType(item.input.type) && item.sender.role === 'AGENT') {
+          mergePresence(item.sender.id, { last_report: reportLine(item.input.type, item.input.payload, MAX_REPORT), last_seen_at: item.at }, item.at);
         }
       }
       ready.push(entry);
