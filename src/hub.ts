@@ -296,6 +296,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       corsOrigins: config.http.corsOrigins,
       bodyLimitBytes: config.http.bodyLimitBytes,
       web,
+      webCsp: config.webCsp,
       services: { ...services, authorizations: butler.authorizations },
       operations: {
         routeTable,

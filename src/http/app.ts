@@ -45,8 +45,9 @@ export interface AppDeps {
   isProduction: boolean;
   corsOrigins: readonly string[];
   bodyLimitBytes: number;
-  /** The built dashboard, served at `/` beside the API. */
+  /** The built dashboard, served at `/` beside the API, and its pages' Content-Security-Policy. */
   web: WebBuild;
+  webCsp: string;
   services: {
     auth: AuthService;
     users: UsersService;
@@ -109,7 +110,7 @@ export function createApp(deps: AppDeps) {
   actorRoutes(routes, { access, inspection: operations.inspection });
   devMockRoutes(routes, { access, devMock: services.devMock, agents: services.agents });
   // After every API route: it answers what they did not, outside /api and /metrics.
-  app.use(webApp(deps.web));
+  app.use(webApp(deps.web, deps.webCsp));
 
   app.use((_req, _res, next) => next(Errors.routeNotFound()));
   app.use(createErrorHandler(deps.logger));
