@@ -199,6 +199,7 @@ function createServices(
       users,
       pipeline: live.pipeline,
       sessions: live.sessions,
+      connector: connector.service,
       reinitialise: async () => {
         await initialise();
         afterReset();

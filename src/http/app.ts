@@ -31,6 +31,7 @@ import { chatRoutes } from './routes/chat.js';
 import { connectorRoutes } from './routes/connector.js';
 import { devMockRoutes } from './routes/devMock.js';
 import { messageRoutes } from './routes/messages.js';
+import { opsRoutes } from './routes/ops.js';
 import { systemRoutes } from './routes/system.js';
 import { actorRoutes } from './routes/systemActors.js';
 import { metricsRoutes } from './routes/systemMetrics.js';
@@ -103,6 +104,7 @@ export function createApp(deps: AppDeps) {
   metricsRoutes(routes, { metrics: operations.metrics, token: operations.metricsToken });
   authRoutes(routes, { auth: services.auth });
   agentRoutes(routes, { access, agents: services.agents });
+  opsRoutes(routes, { access });
   userRoutes(routes, { access, users: services.users });
   messageRoutes(routes, { access, messages: services.messages });
   chatRoutes(routes, { access, chat: services.chat, authorizations: services.authorizations });
