@@ -80,7 +80,7 @@ export const rotateTokenBody = z.object({ api_token: apiToken.optional() });
 export const legacyMessageBody = z.object({
   agent_id: username.optional(),
   level: z.enum(LogLevels),
-  content: z.string().max(65_536),
+  content: z.string().min(1).max(65_536),
 });
 /** `POST /api/messages` in the typed form; the payload is checked per type afterwards. */
 export const typedMessageBody = z.object({
@@ -102,7 +102,7 @@ export const listMessagesQuery = z.object({
 export const mockChatBody = z.object({
   sender_username: username,
   receiver_username: username,
-  content: z.string().max(65_536),
+  content: z.string().min(1).max(65_536),
   conversation_id: id.optional(),
   type: z.enum(ChatRowTypes).default('CHAT'),
   local_id: z.string().min(1).max(128).optional(),
