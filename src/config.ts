@@ -87,10 +87,38 @@ const envSchema = z.object({
   METRICS_TOKEN: optionalString,
   // Not `unsetIfEmpty`: `WEB_DIR=` is how a hub is told to serve no dashboard.
   WEB_DIR: z.string().optional(),
+  // A header value: one line of printable text (a line break would end the header).
+  WEB_CSP: z.preprocess(
+    unsetIfEmpty,
+    z
+      .string()
+      .trim()
+      .max(4096)
+      .regex(/^[\x20-\x7e]+$/, 'must be one line of printable ASCII (a Content-Security-Policy header value)')
+      .optional(),
+  ),
 });
 
 /** Largest frame the transport reads whole by default (16 MiB): the hub answers anything up to it. */
 const DEFAULT_HARD_FRAME_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The Content-Security-Policy of the dashboard's pages unless WEB_CSP says otherwise: what this hub's
+ * Vite React build needs: its own scripts and styles (and inline styles from components), HTTP to the
+ * hub, and its WebSocket: `ws:`/`wss:` because older Safari does not count a WebSocket to the page's
+ * own host as 'self'. Another build (the older dashboards' inline theme script and web fonts) needs
+ * a policy of its own.
+ */
+export const DEFAULT_WEB_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "connect-src 'self' ws: wss:",
+  "base-uri 'self'",
+  "frame-ancestors 'none'",
+  "object-src 'none'",
+].join('; ');
 
 /** Node's timer ceiling (2^31-1 ms), rounded down to whole days. */
 const MAX_SESSION_SECONDS = 24 * 24 * 3600;
@@ -173,6 +201,8 @@ export interface Config {
   };
   /** Folder of the built dashboard, served at `/`; undefined: `WEB_DIR=` (empty), no dashboard. */
   readonly webDir: string | undefined;
+  /** Content-Security-Policy header of the dashboard's HTML pages. */
+  readonly webCsp: string;
   /** Insecure defaults that were applied; the composition root logs each one as a warning. */
   readonly warnings: readonly string[];
 }
@@ -314,6 +344,7 @@ export function parseConfig(vars: Record<string, string | undefined>, cwd = proc
     },
     metrics: { enabled: e.METRICS_ENABLED, token: e.METRICS_TOKEN },
     webDir: e.WEB_DIR === undefined ? defaultWebDir(cwd) : e.WEB_DIR.trim() === '' ? undefined : resolve(cwd, e.WEB_DIR.trim()),
+    webCsp: e.WEB_CSP ?? DEFAULT_WEB_CSP,
     warnings,
   };
   return deepFreeze(config);

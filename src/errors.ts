@@ -11,6 +11,7 @@ export const ErrorStatus = {
   upgrade_required: 426,
   rate_limited: 429,
   internal: 500,
+  not_implemented: 501,
   unavailable: 503,
 } as const;
 export type ErrorKind = keyof typeof ErrorStatus;
@@ -58,6 +59,7 @@ const closeCodeOf: Record<ErrorKind, number> = {
   upgrade_required: CloseCode.policyViolation,
   rate_limited: CloseCode.policyViolation,
   internal: CloseCode.internal,
+  not_implemented: CloseCode.policyViolation,
   unavailable: CloseCode.goingAway,
 };
 
@@ -107,6 +109,7 @@ export const Errors = {
   bodyTooLarge: (limit: number) => new HubError('payload_too_large', `request body is larger than ${limit} bytes`),
   rateLimited: (message: string, retryAfterSeconds?: number) => new HubError('rate_limited', message, retryAfterSeconds),
   unavailable: (message: string) => new HubError('unavailable', message),
+  notImplemented: (message: string) => new HubError('not_implemented', message),
   metricsDisabled: () => new HubError('not_found', 'metrics are disabled on this hub (METRICS_ENABLED=false)'),
   upgradeRequired: () => new HubError('upgrade_required', 'this endpoint speaks WebSocket: connect with a WebSocket client to /api/ws?token=<JWT or api_token>'),
 } as const;

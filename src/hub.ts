@@ -119,6 +119,7 @@ function createLive(store: Store, repos: Repos, options: HubOptions, clock: Cloc
   const pipeline = createPipeline({
     store,
     threads: repos.threads,
+    chat: repos.chat,
     directory,
     clock,
     logger,
@@ -205,13 +206,14 @@ function createServices(
       users,
       pipeline: live.pipeline,
       sessions: live.sessions,
+      connector: connector.service,
       reinitialise: async () => {
         await initialise();
         afterReset();
         await connector.reload();
       },
     }),
-    chat: createChatService({ users, threads: repos.threads, chat: repos.chat, clock, ensureDefaultThreads: store.ensureDefaultThreads }),
+    chat: createChatService({ users, threads: repos.threads, chat: repos.chat, clock }),
     connector: connector.service,
   };
   return { services, presence, initialise, connector, replay: createReplay({ messages, meter: wsMeter }) };
@@ -306,6 +308,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       corsOrigins: config.http.corsOrigins,
       bodyLimitBytes: config.http.bodyLimitBytes,
       web,
+      webCsp: config.webCsp,
       services: { ...services, authorizations: butler.authorizations },
       operations: {
         routeTable,

@@ -15,5 +15,6 @@ export type { ChatFrameIn, FrameOf, MessageFrameIn, ServerFrame, ServerFrameType
 export { AlertSeverities, ReviewSeverities, ReviewVerdicts, codeReviewPayload, securityAlertPayload, weatherUpdatePayload } from '../protocol/reports.js';
 export type { AlertSeverity, CodeReviewPayload, ReportPayloads, ReportType, ReviewFinding, SecurityAlertPayload, SecurityFinding, WeatherUpdatePayload } from '../protocol/reports.js';
 export { LogLevels } from '../protocol/messages.js';
+export { defaultThreadTitle } from '../protocol/threads.js';
 export type { LogLevel, SystemLogPayload } from '../protocol/messages.js';
 export type { ChatMessageView, MessageView, PresenceView, ThreadView, UserView } from '../protocol/objects.js';

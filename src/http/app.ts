@@ -31,6 +31,7 @@ import { chatRoutes } from './routes/chat.js';
 import { connectorRoutes } from './routes/connector.js';
 import { devMockRoutes } from './routes/devMock.js';
 import { messageRoutes } from './routes/messages.js';
+import { opsRoutes } from './routes/ops.js';
 import { systemRoutes } from './routes/system.js';
 import { actorRoutes } from './routes/systemActors.js';
 import { metricsRoutes } from './routes/systemMetrics.js';
@@ -45,8 +46,9 @@ export interface AppDeps {
   isProduction: boolean;
   corsOrigins: readonly string[];
   bodyLimitBytes: number;
-  /** The built dashboard, served at `/` beside the API. */
+  /** The built dashboard, served at `/` beside the API, and its pages' Content-Security-Policy. */
   web: WebBuild;
+  webCsp: string;
   services: {
     auth: AuthService;
     users: UsersService;
@@ -102,6 +104,7 @@ export function createApp(deps: AppDeps) {
   metricsRoutes(routes, { metrics: operations.metrics, token: operations.metricsToken });
   authRoutes(routes, { auth: services.auth });
   agentRoutes(routes, { access, agents: services.agents });
+  opsRoutes(routes, { access });
   userRoutes(routes, { access, users: services.users });
   messageRoutes(routes, { access, messages: services.messages });
   chatRoutes(routes, { access, chat: services.chat, authorizations: services.authorizations });
@@ -109,7 +112,7 @@ export function createApp(deps: AppDeps) {
   actorRoutes(routes, { access, inspection: operations.inspection });
   devMockRoutes(routes, { access, devMock: services.devMock, agents: services.agents });
   // After every API route: it answers what they did not, outside /api and /metrics.
-  app.use(webApp(deps.web));
+  app.use(webApp(deps.web, deps.webCsp));
 
   app.use((_req, _res, next) => next(Errors.routeNotFound()));
   app.use(createErrorHandler(deps.logger));

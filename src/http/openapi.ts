@@ -11,6 +11,7 @@ import { connectorRouteDocs } from './routes/connector.js';
 import { chatRouteDocs } from './routes/chat.js';
 import { devMockRouteDocs } from './routes/devMock.js';
 import { messageRouteDocs } from './routes/messages.js';
+import { opsRouteDocs } from './routes/ops.js';
 import { systemRouteDocs } from './routes/system.js';
 import { actorRouteDocs } from './routes/systemActors.js';
 import { metricsRouteDocs } from './routes/systemMetrics.js';
@@ -22,6 +23,7 @@ export const ROUTE_DOCS: readonly RouteDoc[] = [
   ...metricsRouteDocs,
   ...authRouteDocs,
   ...agentRouteDocs,
+  ...opsRouteDocs,
   ...userRouteDocs,
   ...messageRouteDocs,
   ...chatRouteDocs,

@@ -5,7 +5,7 @@ import { formatZodError } from '../protocol/validation.js';
 
 export function parseWith<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
   const result = schema.safeParse(value);
-  if (!result.success) throw Errors.badRequest(formatZodError(result.error, value));
+  if (!result.success) throw Errors.badRequest(formatZodError(result.error, value, schema));
   return result.data;
 }
 

@@ -10,25 +10,10 @@ import { logAtDebug } from './requestLog.js';
 import { tagRoute } from './routeTable.js';
 import type { Encoding, WebBuild, WebFile } from './webFiles.js';
 
-/**
- * What a Vite React build needs: its own scripts and styles (and inline styles from components), HTTP
- * to the hub, and its WebSocket: `ws:`/`wss:` because older Safari does not count a WebSocket to the
- * page's own host as 'self'.
- */
-export const CONTENT_SECURITY_POLICY = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data:",
-  "connect-src 'self' ws: wss:",
-  "base-uri 'self'",
-  "frame-ancestors 'none'",
-  "object-src 'none'",
-].join('; ');
-
 const INDEX = 'index.html';
 
-export function webApp(build: WebBuild): Handler {
+/** `contentSecurityPolicy`: the header of the HTML pages (WEB_CSP). */
+export function webApp(build: WebBuild, contentSecurityPolicy: string): Handler {
   const files = build.state === 'loaded' ? build.files : new Map<string, WebFile>();
   return (req, res, next) => {
     if ((req.method !== 'GET' && req.method !== 'HEAD') || isServerPath(req.path)) return next();
@@ -41,11 +26,11 @@ export function webApp(build: WebBuild): Handler {
     // `/api%2Fusers` is still the API's.
     if (isServerPath(path)) return next();
     const file = files.get(path.slice(1));
-    if (file) return serve(req, res, file);
+    if (file) return serve(req, res, file, contentSecurityPolicy);
     if (posix.extname(path.slice(path.lastIndexOf('/') + 1)) !== '') return next();
     if (build.state === 'missing') return next(Errors.dashboardNotBuilt());
     if (build.state === 'off') return next(Errors.dashboardOff());
-    serve(req, res, files.get(INDEX)!);
+    serve(req, res, files.get(INDEX)!, contentSecurityPolicy);
   };
 }
 
@@ -53,7 +38,7 @@ function isServerPath(path: string): boolean {
   return path === '/api' || path.startsWith('/api/') || path === '/metrics' || path.startsWith('/metrics/');
 }
 
-function serve(req: Request, res: Response, file: WebFile): void {
+function serve(req: Request, res: Response, file: WebFile, contentSecurityPolicy: string): void {
   tagRoute(res, DASHBOARD_ROUTE);
   logAtDebug(res);
   const encoding = pickEncoding(req.headers['accept-encoding'], [...file.encoded.keys()]);
@@ -63,7 +48,7 @@ function serve(req: Request, res: Response, file: WebFile): void {
   if (file.encoded.size > 0) res.vary('Accept-Encoding');
   res.setHeader('X-Content-Type-Options', 'nosniff');
   if (file.isHtml) {
-    res.setHeader('Content-Security-Policy', CONTENT_SECURITY_POLICY);
+    res.setHeader('Content-Security-Policy', contentSecurityPolicy);
     res.setHeader('Referrer-Policy', 'no-referrer');
   }
   if (matchesEtag(req.headers['if-none-match'], variant.etag)) {

@@ -148,13 +148,23 @@ export interface FrameSource {
   stream_id: string | null;
 }
 
+/**
+ * A stored telemetry payload as delivered: with the row's `id`, the sender's username as `agent_id`
+ * and its `timestamp` beside `level` and `content`, because the older v1 dashboard takes a live
+ * frame's payload as the whole log row (without an id it drops the row). Text payloads stay text.
+ */
+function telemetryPayload(m: FrameSource): unknown {
+  if (m.id === undefined || !isTelemetryType(m.type) || m.payload === null || typeof m.payload !== 'object' || Array.isArray(m.payload)) return m.payload;
+  return { ...m.payload, id: m.id, agent_id: m.sender_name, timestamp: m.created_at };
+}
+
 export function toMessageFrame(m: FrameSource): MessageFrame {
   const frame: MessageFrame = {
     type: m.type,
     sender_id: m.sender_id,
     sender_name: m.sender_name,
     sender_role: m.sender_role,
-    payload: m.payload,
+    payload: telemetryPayload(m),
     timestamp: m.created_at,
   };
   if (m.id !== undefined) frame.id = m.id;

@@ -80,7 +80,7 @@ export const rotateTokenBody = z.object({ api_token: apiToken.optional() });
 export const legacyMessageBody = z.object({
   agent_id: username.optional(),
   level: z.enum(LogLevels),
-  content: z.string().max(65_536),
+  content: z.string().min(1).max(65_536),
 });
 /** `POST /api/messages` in the typed form; the payload is checked per type afterwards. */
 export const typedMessageBody = z.object({
@@ -102,9 +102,16 @@ export const listMessagesQuery = z.object({
 export const mockChatBody = z.object({
   sender_username: username,
   receiver_username: username,
-  content: z.string().max(65_536),
+  content: z.string().min(1).max(65_536),
   conversation_id: id.optional(),
   type: z.enum(ChatRowTypes).default('CHAT'),
   local_id: z.string().min(1).max(128).optional(),
 });
 export const usernameParams = z.object({ username });
+
+/** `POST /api/dev/mock/feishu-log`; the older seed script writes levels in lower case. */
+export const mockConnectorLogBody = z.object({
+  level: z.preprocess((v) => (typeof v === 'string' ? v.trim().toUpperCase() : v), z.enum(LogLevels)),
+  action: z.string().trim().min(1).max(100).refine((v) => !CONTROL.test(v), 'must not contain control characters'),
+  detail: z.string().trim().min(1).max(4000),
+});

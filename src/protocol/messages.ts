@@ -18,3 +18,9 @@ export const systemLogPayload = z.object({
   content: z.string().max(65_536),
 });
 export type SystemLogPayload = z.infer<typeof systemLogPayload>;
+
+/**
+ * Fields the hub adds to the payload of a delivered telemetry frame (the row's id, the sender's
+ * username as agent_id, its timestamp): the older v1 dashboard reads a live payload as a whole log row.
+ */
+export const DeliveredPayloadFields = ['id', 'agent_id', 'timestamp'] as const;

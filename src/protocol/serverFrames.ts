@@ -2,7 +2,7 @@
 // incoming frame with these. Message payloads use the very schemas the hub applies to what clients
 // send, so a client and the hub agree on every shape. Browser-safe: zod and protocol files only.
 import { z } from 'zod';
-import { systemLogPayload } from './messages.js';
+import { DeliveredPayloadFields, systemLogPayload } from './messages.js';
 import { reportPayloads } from './reports.js';
 
 const id = z.number().int().min(1);
@@ -21,6 +21,13 @@ const envelope = {
 };
 
 const message = <T extends string, P extends z.ZodType>(type: T, payload: P) => z.object({ ...envelope, type: z.literal(type), payload });
+
+/** A delivered telemetry payload, read with the schema agents send it with once the hub's additions are set aside. */
+const delivered = <P extends z.ZodType>(payload: P) =>
+  z.preprocess((value) => {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+    return Object.fromEntries(Object.entries(value).filter(([key]) => !(DeliveredPayloadFields as readonly string[]).includes(key)));
+  }, payload);
 
 export const presencePayload = z.object({
   user_id: id,
@@ -59,10 +66,10 @@ export const serverFrame = z.discriminatedUnion('type', [
   message('CHAT', z.string()),
   message('CHAT_STREAM', z.string()),
   message('CHAT_STREAM_END', z.string()),
-  message('SYSTEM_LOG', systemLogPayload),
-  message('WEATHER_UPDATE', reportPayloads.WEATHER_UPDATE),
-  message('CODE_REVIEW', reportPayloads.CODE_REVIEW),
-  message('SECURITY_ALERT', reportPayloads.SECURITY_ALERT),
+  message('SYSTEM_LOG', delivered(systemLogPayload)),
+  message('WEATHER_UPDATE', delivered(reportPayloads.WEATHER_UPDATE)),
+  message('CODE_REVIEW', delivered(reportPayloads.CODE_REVIEW)),
+  message('SECURITY_ALERT', delivered(reportPayloads.SECURITY_ALERT)),
   message('AUTH_REQUEST', authRequestPayload),
   message('AUTH_STATUS_UPDATE', z.looseObject({ action_id: z.string(), status: z.string() })),
   message('PRESENCE', presencePayload),

@@ -1,5 +1,6 @@
 // Conversation threads (wire.md §2): a human's conversations with one machine peer. Every human has
-// one default thread per (peer, kind), created on first use; chat without a conversation_id lands there.
+// one default thread per (peer, kind), created by the first chat message between them (never by a
+// read); chat without a conversation_id lands there.
 import type { Role } from './roles.js';
 
 export const ChannelKinds = ['butler_direct', 'agent_direct'] as const;
@@ -12,6 +13,7 @@ export function channelKindFor(peerRole: Role | string): ChannelKind | undefined
   return undefined;
 }
 
-export function defaultThreadTitle(peerName: string): string {
-  return `Chat with ${peerName}`;
+/** The older hub's titles, which its dashboards show as they are: `Butler`, `<agent> chat`. */
+export function defaultThreadTitle(kind: ChannelKind, peerName: string): string {
+  return kind === 'butler_direct' ? 'Butler' : `${peerName} chat`;
 }

@@ -1,6 +1,8 @@
 // Turns zod issues into the one readable sentence a client gets in `{"error": ...}`.
-// Messages name the field (`username is required`, `limit must be at most 200`).
-import type { z } from 'zod';
+// Messages name the field (`username is required`, `limit must be at most 200`). Given the schema, a
+// required field that is missing, null or blank reads `<field> is required` (wire.md §1), whatever
+// check it failed; an optional one given blank says what is wrong with the value.
+import { z } from 'zod';
 
 type Issue = z.core.$ZodIssue;
 
@@ -13,12 +15,39 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
   return current;
 }
 
-function describeIssue(issue: Issue, input: unknown): string {
+/** The object schema under pipes (transforms, preprocessing), where field schemas are found. */
+function objectOf(schema: unknown): z.ZodObject | undefined {
+  let current = schema;
+  for (;;) {
+    if (current instanceof z.ZodObject) return current;
+    if (!(current instanceof z.ZodPipe)) return undefined;
+    current = current.in instanceof z.ZodTransform ? current.out : current.in;
+  }
+}
+
+/** Whether the field at `path` must be given: its schema refuses a missing value. Unknown: undefined. */
+function isRequired(schema: z.ZodType, path: readonly PropertyKey[]): boolean | undefined {
+  let current: z.ZodType | undefined = schema;
+  for (const key of path) {
+    const object = objectOf(current);
+    current = object && typeof key === 'string' ? (object.shape[key] as z.ZodType | undefined) : undefined;
+    if (!current) return undefined;
+  }
+  return !current.safeParse(undefined).success;
+}
+
+const isBlank = (value: unknown) => value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
+
+function describeIssue(issue: Issue, input: unknown, schema: z.ZodType | undefined): string {
   const field = issue.path.length > 0 ? issue.path.map(String).join('.') : 'request body';
+  if (schema && issue.path.length > 0 && isBlank(valueAt(input, issue.path)) && isRequired(schema, issue.path)) return `${field} is required`;
   switch (issue.code) {
     case 'invalid_type': {
       const value = valueAt(input, issue.path);
-      if (value === undefined || value === null) return issue.path.length > 0 ? `${field} is required` : 'request body must be a JSON object';
+      if (issue.path.length === 0 && (value === undefined || value === null)) return 'request body must be a JSON object';
+      // null for a field that may be left out is a wrong value, not a missing one.
+      if (value === null && schema && isRequired(schema, issue.path) === false) return `${field} must be ${article(issue.expected)}`;
+      if (value === undefined || value === null) return `${field} is required`;
       if (issue.expected === 'int') return `${field} must be an integer`;
       if (issue.expected === 'number') return `${field} must be a number`;
       if (issue.expected === 'object') return `${field} must be a JSON object`;
@@ -65,12 +94,12 @@ function article(expected: string): string {
   return /^[aeiou]/.test(expected) ? `an ${expected}` : `a ${expected}`;
 }
 
-/** One readable sentence per distinct problem, in the order zod found them. */
-export function zodIssueMessages(error: z.ZodError, input: unknown): string[] {
-  return [...new Set(error.issues.map((issue) => describeIssue(issue, input)))];
+/** One readable sentence per distinct problem, in the order zod found them; `schema` tells required fields apart. */
+export function zodIssueMessages(error: z.ZodError, input: unknown, schema?: z.ZodType): string[] {
+  return [...new Set(error.issues.map((issue) => describeIssue(issue, input, schema)))];
 }
 
 /** The first few problems, joined; the first one is the one a client most needs to fix. */
-export function formatZodError(error: z.ZodError, input: unknown): string {
-  return zodIssueMessages(error, input).slice(0, 3).join('; ');
+export function formatZodError(error: z.ZodError, input: unknown, schema?: z.ZodType): string {
+  return zodIssueMessages(error, input, schema).slice(0, 3).join('; ');
 }

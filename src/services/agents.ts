@@ -14,6 +14,10 @@ import type { Clock } from './clock.js';
 import type { LiveSessions } from './liveSessions.js';
 import { toUserViews } from './userViews.js';
 
+/** Kinds of an agent registered without them (a blank kind counts as none). */
+export const DEFAULT_AGENT_KIND = 'generic';
+export const DEFAULT_RUNTIME_KIND = 'websocket';
+
 export interface AgentsServiceDeps {
   db: Kysely<Database>;
   users: UsersRepo;
@@ -67,8 +71,9 @@ export function createAgentsService(deps: AgentsServiceDeps) {
               username: input.username,
               role: 'AGENT',
               actor_type: 'SYSTEM',
-              agent_kind: input.agent_kind ?? null,
-              runtime_kind: input.runtime_kind ?? null,
+              // The older hub's defaults: its dashboards show "AGENT · —" for a kind left null.
+              agent_kind: input.agent_kind || DEFAULT_AGENT_KIND,
+              runtime_kind: input.runtime_kind || DEFAULT_RUNTIME_KIND,
               description: input.description ?? null,
               status: 'OFFLINE',
               online: 0,

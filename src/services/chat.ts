@@ -7,7 +7,6 @@ import { ChatRowTypes } from '../protocol/messages.js';
 import { toChatMessageView, toThreadView, type ChatMessageView, type ThreadView } from '../protocol/objects.js';
 import { isMachineRole } from '../protocol/roles.js';
 import { channelKindFor, defaultThreadTitle, type ChannelKind } from '../protocol/threads.js';
-import type { DefaultThreadsWriter } from '../store/batchWriter.js';
 import type { ChatPage, ChatRepo } from '../store/repositories/chat.js';
 import type { ThreadPatch, ThreadsRepo } from '../store/repositories/threads.js';
 import type { UsersRepo } from '../store/repositories/users.js';
@@ -21,7 +20,7 @@ function pageOf(query: HistoryPage): ChatPage {
   return { limit: query.limit, beforeId: query.before_id };
 }
 
-export function createChatService(deps: { users: UsersRepo; threads: ThreadsRepo; chat: ChatRepo; clock: Clock; ensureDefaultThreads: DefaultThreadsWriter }) {
+export function createChatService(deps: { users: UsersRepo; threads: ThreadsRepo; chat: ChatRepo; clock: Clock }) {
   const { users, threads, chat, clock } = deps;
 
   /** Machines talk in threads but never own one; checked before anything else a thread route does. */
@@ -66,13 +65,8 @@ export function createChatService(deps: { users: UsersRepo; threads: ThreadsRepo
       if (query.peer_id !== undefined) {
         const { peer, kind } = await machinePeer(query.peer_id);
         checkKind(query.channel_kind, peer, kind);
-        // A dashboard opening a peer always finds the default thread, made on first sight by the
-        // store's writer (on SQLite a write here would wait, event loop stopped, for its lock).
-        if (!(await threads.findDefault(caller.id, peer.id, kind))) {
-          const now = clock();
-          await deps.ensureDefaultThreads([{ ownerId: caller.id, peerId: peer.id, kind, title: defaultThreadTitle(peer.username), at: now }]);
-        }
       }
+      // A read never writes: the default thread is made by the first chat message (the pipeline).
       const rows = await threads.list({
         ownerId: caller.id,
         peerId: query.peer_id,
@@ -91,7 +85,7 @@ export function createChatService(deps: { users: UsersRepo; threads: ThreadsRepo
         owner_user_id: caller.id,
         peer_user_id: peer.id,
         channel_kind: kind,
-        title: input.title ?? defaultThreadTitle(peer.username),
+        title: input.title ?? defaultThreadTitle(kind, peer.username),
         is_default: 0,
         created_at: now,
         updated_at: now,

@@ -1,8 +1,9 @@
 // Developer mock operations (admin, non-production): reset to the bootstrap state, insert chat
-// rows for UI work, read an agent's raw token for local scripts.
+// rows and connector log entries for UI work, read an agent's raw token for local scripts.
 import { Errors } from '../errors.js';
 import type { ChatRowType } from '../protocol/messages.js';
 import { CloseCode } from '../errors.js';
+import type { LogLevel } from '../protocol/messages.js';
 import type { Store } from '../store/db.js';
 import type { UsersRepo } from '../store/repositories/users.js';
 import { toPrincipal } from './directory.js';
@@ -23,6 +24,8 @@ export function createDevMockService(deps: {
   users: UsersRepo;
   pipeline: Pipeline;
   sessions: LiveSessions;
+  /** The current connector's log, which the older seed script fills. */
+  connector: { appendLog(entry: { level: LogLevel; action: string; detail: string }): Promise<void> };
   /** Recreates the bootstrap users and the hub's own presence after the wipe. */
   reinitialise: () => Promise<void>;
 }) {
@@ -36,6 +39,11 @@ export function createDevMockService(deps: {
       await store.truncateAll();
       pipeline.reset();
       await deps.reinitialise();
+    },
+
+    /** An entry in the current connector's log; 404 without a connector. */
+    appendConnectorLog(entry: { level: LogLevel; action: string; detail: string }): Promise<void> {
+      return deps.connector.appendLog(entry);
     },
 
     async insertChat(input: MockChatInput): Promise<{ id: number; duplicate: boolean }> {

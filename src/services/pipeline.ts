@@ -11,10 +11,12 @@ import { Errors, HubError } from '../errors.js';
 import { BUTLER_STREAM_PREFIX } from '../protocol/butler.js';
 import { ChatTypes, isTelemetryType, monitorFrame, presenceFrame, toMessageFrame, type FrameSource, type MessageFrame } from '../protocol/frames.js';
 import { ChatRowTypes, LogLevels, TelemetryTypes } from '../protocol/messages.js';
+import { reportLine } from '../protocol/reportLine.js';
 import { isMachineRole } from '../protocol/roles.js';
 import { channelKindFor, defaultThreadTitle } from '../protocol/threads.js';
 import type { BatchResult, DefaultThreadRequest, MessageInsert, PresencePatch, StoredMessage, WriteBatch } from '../store/batchWriter.js';
 import type { Store } from '../store/db.js';
+import type { ChatRepo } from '../store/repositories/chat.js';
 import type { ThreadsRepo } from '../store/repositories/threads.js';
 import { storableText } from '../store/repositories/like.js';
 import { createWriteQueue } from '../store/writeQueue.js';
@@ -67,6 +69,8 @@ type Item = MessageItem | PresenceItem;
 export interface PipelineDeps {
   store: Store;
   threads: ThreadsRepo;
+  /** Where a human last wrote to a machine, when the hub has not seen it since it started. */
+  chat: Pick<ChatRepo, 'latestConversation'>;
   directory: Directory;
   clock: Clock;
   logger: Logger;
@@ -103,6 +107,8 @@ function refusePosingAsButler(item: MessageItem, target: Principal | undefined):
   if (THREADED_TYPES.has(input.type) && typeof input.payload === 'string' && DIRECTIVE_LOOK.test(input.payload)) throw Errors.directiveFromClient();
   if (input.stream_id?.startsWith(BUTLER_STREAM_PREFIX) && target?.role !== 'BUTLER') throw Errors.butlerStreamId(BUTLER_STREAM_PREFIX);
 }
+/** Streams whose end marker never came (a crashed agent) are forgotten, oldest first, past this many. */
+const MAX_OPEN_STREAMS = 10_000;
 
 /** The searchable text and level of a message, for `GET /api/messages` filters. */
 export function summarise(type: string, payload: unknown): { level: string | null; content: string } {
@@ -122,17 +128,30 @@ interface ThreadMeta {
   peer: number;
 }
 
+interface Pair {
+  human: Principal;
+  machine: Principal;
+}
+
 export function createPipeline(deps: PipelineDeps) {
-  const { store, threads, directory, clock, logger } = deps;
+  const { store, threads, chat, directory, clock, logger } = deps;
   const meter = deps.meter ?? NO_METER;
   const round = deps.round ?? ((fn: () => void) => fn());
   const defaultThreads = new Map<string, number>();
   /** When each thread's last_message_at was last written (epoch ms). */
   const threadTouchedAt = new Map<number, number>();
   const threadMeta = new Map<number, ThreadMeta>();
+  /**
+   * The thread of each human's latest CHAT to each machine (`human:machine`). A machine's chat to a
+   * human without a conversation_id answers there (older agents never send one); kept as human→machine
+   * messages resolve, read from the store once per pair after a start or a reset.
+   */
+  const latestThreads = new Map<string, number>();
+  /** The thread each open stream went to (`sender\0stream_id`): its final CHAT and end marker follow it there. */
+  const streamThreads = new Map<string, number>();
 
   /** The (human, machine) pair of a message, when it has one. */
-  function threadPair(sender: Principal, target: Principal): { human: Principal; machine: Principal } | undefined {
+  function threadPair(sender: Principal, target: Principal): Pair | undefined {
     const senderMachine = isMachineRole(sender.role);
     if (senderMachine === isMachineRole(target.role)) return undefined;
     return senderMachine ? { human: target, machine: sender } : { human: sender, machine: target };
@@ -151,12 +170,57 @@ export function createPipeline(deps: PipelineDeps) {
   const defaultKey = (human: Principal, machine: Principal) => `${human.id}:${machine.id}:${channelKindFor(machine.role)!}`;
 
   function threadRequest(human: Principal, machine: Principal, at: string): DefaultThreadRequest {
-    return { ownerId: human.id, peerId: machine.id, kind: channelKindFor(machine.role)!, title: defaultThreadTitle(machine.username), at };
+    const kind = channelKindFor(machine.role)!;
+    return { ownerId: human.id, peerId: machine.id, kind, title: defaultThreadTitle(kind, machine.username), at };
   }
 
   function remember(key: string, request: DefaultThreadRequest, id: number): void {
     defaultThreads.set(key, id);
     threadMeta.set(id, { owner: request.ownerId, peer: request.peerId });
+  }
+
+  const pairKey = (pair: Pair) => `${pair.human.id}:${pair.machine.id}`;
+  const streamKey = (item: MessageItem) => (item.input.stream_id === undefined ? undefined : `${item.sender.id}\u0000${item.input.stream_id}`);
+  const pinnedStream = (item: MessageItem) => {
+    const key = streamKey(item);
+    return key === undefined ? undefined : streamThreads.get(key);
+  };
+
+  /** Reads the latest thread of pairs the hub has not seen a message of since it started. */
+  async function lookUpLatest(pairs: Iterable<Pair>): Promise<void> {
+    await Promise.all(
+      [...pairs].map(async (pair) => {
+        const id = await chat.latestConversation(pair.human.id, pair.machine.id);
+        // A message resolved meanwhile is newer than what the store had.
+        if (id !== undefined && !latestThreads.has(pairKey(pair))) latestThreads.set(pairKey(pair), id);
+      }),
+    );
+  }
+
+  /**
+   * The thread of a machine's chat to a human that names none: where the human last wrote to it,
+   * else their default thread. A stream stays in the thread its first chunk went to, even when the
+   * human writes elsewhere meanwhile.
+   */
+  async function replyThread(item: MessageItem, pair: Pair): Promise<number> {
+    const stream = streamKey(item);
+    const pinned = pinnedStream(item);
+    if (pinned !== undefined) {
+      if (item.input.type === 'CHAT_STREAM_END') streamThreads.delete(stream!);
+      return pinned;
+    }
+    const key = pairKey(pair);
+    if (!latestThreads.has(key)) await lookUpLatest([pair]);
+    let id = latestThreads.get(key);
+    if (id === undefined) {
+      id = await defaultThread(pair.human, pair.machine, item.at);
+      latestThreads.set(key, id);
+    }
+    if (stream !== undefined && item.input.type === 'CHAT_STREAM') {
+      if (streamThreads.size >= MAX_OPEN_STREAMS) streamThreads.delete(streamThreads.keys().next().value!);
+      streamThreads.set(stream, id);
+    }
+    return id;
   }
 
   async function defaultThread(human: Principal, machine: Principal, at: string): Promise<number> {
@@ -180,14 +244,30 @@ export function createPipeline(deps: PipelineDeps) {
       if (item.kind === 'message' && item.input.target_id !== undefined && !directory.peek(item.input.target_id)) unknown.add(item.input.target_id);
     }
     if (unknown.size > 0) await directory.load(unknown);
-    const wanted = new Map<string, DefaultThreadRequest>();
+    const needed: Array<[Pair, string]> = [];
+    const replies = new Map<string, [Pair, string]>();
+    /** Pairs whose human writes in this batch: a reply after it goes to that message's thread. */
+    const written = new Set<string>();
     for (const item of items) {
-      if (item.kind !== 'message' || item.input.conversation_id !== undefined || item.input.target_id === undefined || !THREADED_TYPES.has(item.input.type)) continue;
+      if (item.kind !== 'message' || item.input.target_id === undefined || !THREADED_TYPES.has(item.input.type)) continue;
       const target = directory.peek(item.input.target_id);
       const pair = target && threadPair(item.sender, target);
       if (!pair) continue;
+      const key = pairKey(pair);
+      if (!isMachineRole(item.sender.role)) {
+        if (item.input.type === 'CHAT') written.add(key);
+        if (item.input.conversation_id === undefined) needed.push([pair, item.at]);
+      } else if (item.input.conversation_id === undefined && pinnedStream(item) === undefined && !latestThreads.has(key) && !written.has(key) && !replies.has(key)) {
+        // A reply goes where the human last wrote; only a human who never did needs the default thread.
+        replies.set(key, [pair, item.at]);
+      }
+    }
+    await lookUpLatest([...replies.values()].map(([pair]) => pair));
+    for (const [key, reply] of replies) if (!latestThreads.has(key)) needed.push(reply);
+    const wanted = new Map<string, DefaultThreadRequest>();
+    for (const [pair, at] of needed) {
       const key = defaultKey(pair.human, pair.machine);
-      if (!defaultThreads.has(key) && !wanted.has(key)) wanted.set(key, threadRequest(pair.human, pair.machine, item.at));
+      if (!defaultThreads.has(key) && !wanted.has(key)) wanted.set(key, threadRequest(pair.human, pair.machine, at));
     }
     if (wanted.size === 0) return;
     const ids = await store.ensureDefaultThreads([...wanted.values()]);
@@ -211,14 +291,20 @@ export function createPipeline(deps: PipelineDeps) {
     }
     refusePosingAsButler(item, target);
     const pair = target && THREADED_TYPES.has(input.type) ? threadPair(sender, target) : undefined;
+    const humanChat = pair !== undefined && input.type === 'CHAT' && !isMachineRole(sender.role);
     if (input.conversation_id !== undefined) {
       const thread = await loadThread(input.conversation_id);
       if (!thread) throw Errors.notFound(`conversation ${input.conversation_id}`);
       const parties = pair ? thread.owner === pair.human.id && thread.peer === pair.machine.id : thread.owner === sender.id || thread.peer === sender.id;
       if (!parties) throw Errors.badRequest(`conversation ${input.conversation_id} is not a conversation between the sender and the target`);
+      if (humanChat) latestThreads.set(pairKey(pair), input.conversation_id);
       return { target, conversationId: input.conversation_id };
     }
-    return { target, conversationId: pair ? await defaultThread(pair.human, pair.machine, item.at) : null };
+    if (!pair) return { target, conversationId: null };
+    if (isMachineRole(sender.role)) return { target, conversationId: await replyThread(item, pair) };
+    const id = await defaultThread(pair.human, pair.machine, item.at);
+    if (humanChat) latestThreads.set(pairKey(pair), id);
+    return { target, conversationId: id };
   }
 
   function sourceOf(item: MessageItem, target: Principal | undefined, conversationId: number | null): Source {
@@ -286,8 +372,9 @@ export function createPipeline(deps: PipelineDeps) {
           if (key !== undefined) byLocalId.set(key, entry);
         }
         if (source.conversation_id !== null) touched.set(source.conversation_id, item.at);
-        if (item.input.type === 'SYSTEM_LOG' && item.sender.role === 'AGENT') {
-          mergePresence(item.sender.id, { last_report: source.content.slice(0, MAX_REPORT) }, item.at);
+        // Every report an agent sends says it is alive and what it did last, not only SYSTEM_LOG.
+        if (isTelemetryType(item.input.type) && item.sender.role === 'AGENT') {
+          mergePresence(item.sender.id, { last_report: reportLine(item.input.type, item.input.payload, MAX_REPORT), last_seen_at: item.at }, item.at);
         }
       }
       ready.push(entry);
@@ -445,6 +532,8 @@ export function createPipeline(deps: PipelineDeps) {
       defaultThreads.clear();
       threadMeta.clear();
       threadTouchedAt.clear();
+      latestThreads.clear();
+      streamThreads.clear();
     },
   };
 }

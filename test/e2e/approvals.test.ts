@@ -41,7 +41,7 @@ describe('dashboard approvals', { timeout: E2E_TIMEOUT }, () => {
     const credentials = { username: user.username, password: 'member-password' };
     const { page, context, errors } = await d.open(`/chat/${BUTLER_ID}`);
     await d.signIn(page, credentials);
-    await page.getByTestId('thread-title').filter({ hasText: 'Chat with Butler' }).waitFor();
+    await page.getByTestId('thread-title').filter({ hasText: 'Butler' }).waitFor();
     // A second tab of the same user, on the Approvals page.
     const other = await d.open('/approvals');
     await d.signIn(other.page, credentials);

@@ -34,7 +34,8 @@ describe('dashboard chat', { timeout: E2E_TIMEOUT }, () => {
   it('sends to an echo agent: pending, then confirmed; the streamed echo grows, then ends as one message', async () => {
     const agent = await d.startEchoAgent(`echo-${process.pid}`);
     const { page, context, errors, user, tap } = await member(`/chat/${agent.id}`);
-    await page.getByTestId('thread-title').filter({ hasText: `Chat with ${agent.username}` }).waitFor();
+    // No thread yet: the first message makes the default one, titled as the older hub titles it.
+    await page.getByTestId('thread-title').filter({ hasText: `${agent.username} chat` }).waitFor();
     await page.getByText('No messages yet').waitFor();
 
     // Held on its way to the hub, the message shows at once as pending.
@@ -45,17 +46,24 @@ describe('dashboard chat', { timeout: E2E_TIMEOUT }, () => {
     expect(await mine(page).getByText('Sending…').count()).toBe(1);
     expect(await composer(page).inputValue()).toBe('');
 
-    // The echo's end is held too: what streamed shows before the final text replaces it.
-    tap.holdIncoming((f) => (f.type === 'CHAT' || f.type === 'CHAT_STREAM_END') && f.sender_id === agent.id);
+    // Stored, the first message made the default thread, which the page now shows.
     tap.releaseOutgoing();
+    await page.waitForURL(new RegExp(`/chat/${agent.id}/\\d+$`));
     await mine(page).and(page.locator('[data-status="confirmed"]')).getByText('Sent').waitFor();
-    const streaming = theirs(page).and(page.locator('[data-status="streaming"]'));
-    await streaming.filter({ hasText: 'hello echo world' }).waitFor();
-    expect(tap.received.filter((f) => f.type === 'CHAT_STREAM' && f.sender_id === agent.id).length).toBe(3);
-    tap.releaseIncoming();
     await theirs(page).and(page.locator('[data-status="confirmed"]')).filter({ hasText: 'hello echo world' }).waitFor();
-    expect(await theirs(page).count()).toBe(1);
-    expect(await messages(page).count()).toBe(2);
+
+    // The echo's end is held: what streamed shows before the final text replaces it.
+    tap.holdIncoming((f) => (f.type === 'CHAT' || f.type === 'CHAT_STREAM_END') && f.sender_id === agent.id);
+    await composer(page).fill('stream me back');
+    await composer(page).press('Enter');
+    const streaming = theirs(page).and(page.locator('[data-status="streaming"]'));
+    await streaming.filter({ hasText: 'stream me back' }).waitFor();
+    // Three chunks for each of the two messages.
+    expect(tap.received.filter((f) => f.type === 'CHAT_STREAM' && f.sender_id === agent.id).length).toBe(6);
+    tap.releaseIncoming();
+    await theirs(page).and(page.locator('[data-status="confirmed"]')).filter({ hasText: 'stream me back' }).waitFor();
+    expect(await theirs(page).count()).toBe(2);
+    expect(await messages(page).count()).toBe(4);
     await d.shoot(page, 'chat-agent');
 
     // Refused by the hub: the reason shows, and Retry sends it again.
@@ -74,7 +82,7 @@ describe('dashboard chat', { timeout: E2E_TIMEOUT }, () => {
     // Stored once, in the thread the page showed.
     const threads = (await d.t.api.get(`/api/chat/threads?peer_id=${agent.id}`, { token: user.token })).body as Array<{ id: number }>;
     const stored = (await d.t.api.get(`/api/chat/threads/${threads[0]!.id}/messages`, { token: user.token })).body as Array<{ payload: string; sender_id: number }>;
-    expect(stored.filter((m) => m.sender_id === user.id).map((m) => m.payload)).toEqual(['hello echo world', 'refuse me once']);
+    expect(stored.filter((m) => m.sender_id === user.id).map((m) => m.payload)).toEqual(['hello echo world', 'stream me back', 'refuse me once']);
     expect(errors).toEqual([]);
     await context.close();
   });
@@ -83,7 +91,7 @@ describe('dashboard chat', { timeout: E2E_TIMEOUT }, () => {
     const answer = 'Streaming starts with this sentence, then some code:\n\n```js\nconsole.log("streamed");\n```\n\nAnd the **final words** come last.';
     d.model.enqueue(textReply(answer, 5, 150));
     const { page, context, errors } = await member(`/chat/${BUTLER_ID}`);
-    await page.getByTestId('thread-title').filter({ hasText: 'Chat with Butler' }).waitFor();
+    await page.getByTestId('thread-title').filter({ hasText: /^Butler$/ }).waitFor();
     await composer(page).fill('show me some code');
     await composer(page).press('Enter');
 
@@ -113,7 +121,11 @@ describe('dashboard chat', { timeout: E2E_TIMEOUT }, () => {
 
   it('creates, renames, pins and archives threads, and marks a reply in another thread unread', async () => {
     const { page, context, errors, user } = await member(`/chat/${BUTLER_ID}`);
-    await page.getByTestId('thread-title').filter({ hasText: 'Chat with Butler' }).waitFor();
+    // A first message (a record Butler leaves be) makes the default thread; its echo opens it.
+    const first = await d.t.api.post('/api/dev/mock/chat', { sender_username: user.username, receiver_username: 'Butler', content: 'hello Butler' }, { token: d.t.adminToken });
+    expect(first.status).toBe(201);
+    await page.waitForURL(/\/chat\/2\/\d+$/);
+    await page.getByTestId('thread-title').filter({ hasText: /^Butler$/ }).waitFor();
     const threadRows = page.getByRole('list', { name: 'Threads with Butler' }).getByTestId('thread');
 
     await page.getByRole('button', { name: 'New thread' }).click();
@@ -140,8 +152,8 @@ describe('dashboard chat', { timeout: E2E_TIMEOUT }, () => {
     await composer(page).fill('draft the release plan');
     await composer(page).press('Enter');
     await mine(page).and(page.locator('[data-status="confirmed"]')).waitFor();
-    await threadRows.filter({ hasText: 'Chat with Butler' }).click();
-    await page.getByTestId('thread-title').filter({ hasText: 'Chat with Butler' }).waitFor();
+    await threadRows.filter({ has: page.locator('.chat-row-title', { hasText: /^Butler$/ }) }).click();
+    await page.getByTestId('thread-title').filter({ hasText: /^Butler$/ }).waitFor();
     await threadRows.filter({ hasText: 'Release plan v2' }).getByTestId('unread').filter({ hasText: '1' }).waitFor();
     await page.getByTestId('peer').filter({ hasText: 'Butler' }).getByTestId('unread').waitFor();
     await threadRows.filter({ hasText: 'Release plan v2' }).click();
@@ -150,8 +162,8 @@ describe('dashboard chat', { timeout: E2E_TIMEOUT }, () => {
 
     await page.getByRole('button', { name: 'Archive' }).click();
     await page.getByRole('button', { name: 'Unarchive' }).waitFor();
-    await threadRows.filter({ hasText: 'Chat with Butler' }).click();
-    await page.getByTestId('thread-title').filter({ hasText: 'Chat with Butler' }).waitFor();
+    await threadRows.filter({ has: page.locator('.chat-row-title', { hasText: /^Butler$/ }) }).click();
+    await page.getByTestId('thread-title').filter({ hasText: /^Butler$/ }).waitFor();
     expect(await threadRows.count()).toBe(1);
     await page.getByLabel('Show archived (1)').check();
     await threadRows.filter({ hasText: 'Release plan v2' }).getByText('Archived').waitFor();
@@ -165,12 +177,12 @@ describe('dashboard chat', { timeout: E2E_TIMEOUT }, () => {
   it('pages back through a long history when scrolled to the top, keeping the place', async () => {
     const quiet = await d.t.createAgent();
     const user = await d.t.createMember();
-    const [thread] = (await d.t.api.get(`/api/chat/threads?peer_id=${quiet.id}`, { token: user.token })).body as Array<{ id: number }>;
+    const thread = (await d.t.api.post('/api/chat/threads', { peer_id: quiet.id }, { token: user.token })).body as { id: number };
     for (let n = 1; n <= 70; n++) {
-      const res = await d.t.api.post('/api/dev/mock/chat', { sender_username: quiet.username, receiver_username: user.username, content: `history line ${n}.`, conversation_id: thread!.id }, { token: d.t.adminToken });
+      const res = await d.t.api.post('/api/dev/mock/chat', { sender_username: quiet.username, receiver_username: user.username, content: `history line ${n}.`, conversation_id: thread.id }, { token: d.t.adminToken });
       expect(res.status).toBe(201);
     }
-    const { page, context, errors } = await d.open(`/chat/${quiet.id}/${thread!.id}`);
+    const { page, context, errors } = await d.open(`/chat/${quiet.id}/${thread.id}`);
     await d.signIn(page, { username: user.username, password: 'member-password' });
     await theirs(page).filter({ hasText: 'history line 70.' }).waitFor();
     // The newest page (50) is shown, the view at its end.
@@ -202,7 +214,7 @@ describe('dashboard chat', { timeout: E2E_TIMEOUT }, () => {
     await alert.first().waitFor();
     await page.unroute(/\/api\/chat\/threads\?/);
     await alert.first().getByRole('button', { name: 'Try again' }).click();
-    await page.getByTestId('thread-title').filter({ hasText: 'Chat with Butler' }).waitFor();
+    await page.getByTestId('thread-title').filter({ hasText: /^Butler$/ }).waitFor();
     expect(await alert.count()).toBe(0);
     await context.close();
   });

@@ -39,6 +39,7 @@ export const ROUTES: readonly RouteSpec[] = [
   { method: 'GET', path: '/api/admin/actors/:actor_id', access: 'admin' },
   { method: 'POST', path: '/api/dev/mock/reset', access: 'admin-non-production' },
   { method: 'POST', path: '/api/dev/mock/chat', access: 'admin-non-production' },
+  { method: 'POST', path: '/api/dev/mock/feishu-log', access: 'admin-non-production' },
   { method: 'GET', path: '/api/dev/mock/agent-token/:username', access: 'admin-non-production' },
 ];
 
@@ -88,3 +89,22 @@ export const CONNECTOR_ROUTES: readonly RouteSpec[] = ['/api/integrations/chatpl
   { method: 'PATCH', path: `${base}/:id/enable`, access: 'admin' },
   { method: 'GET', path: `${base}/:id/logs`, access: 'admin' },
 ]);
+
+/**
+ * The older dashboards' ops pages (admin only; this hub answers them without an executor). They read
+ * no input, so the hostile-input walk over ROUTES skips them; test/integration/olderDashboards.test.ts
+ * walks their access levels.
+ */
+export const OPS_ROUTES: readonly RouteSpec[] = [
+  { method: 'GET', path: '/api/users/ops/status', access: 'admin' },
+  { method: 'GET', path: '/api/users/ops/tasks', access: 'admin' },
+  { method: 'GET', path: '/api/users/ops/ssh-keys', access: 'admin' },
+  { method: 'GET', path: '/api/users/ops/nodes', access: 'admin' },
+  { method: 'POST', path: '/api/users/ops/ssh-keys', access: 'admin' },
+  { method: 'PATCH', path: '/api/users/ops/ssh-keys/:id', access: 'admin' },
+  { method: 'DELETE', path: '/api/users/ops/ssh-keys/:id', access: 'admin' },
+  { method: 'POST', path: '/api/users/ops/nodes', access: 'admin' },
+  { method: 'PATCH', path: '/api/users/ops/nodes/:id', access: 'admin' },
+  { method: 'DELETE', path: '/api/users/ops/nodes/:id', access: 'admin' },
+  { method: 'POST', path: '/api/users/ops/nodes/:id/test', access: 'admin' },
+];

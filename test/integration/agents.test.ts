@@ -37,6 +37,16 @@ describeEachDriver('agents', (driver) => {
     expect(Date.parse(res.body.token_updated_at)).not.toBeNaN();
   });
 
+  it("gives an agent registered without kinds the older hub's defaults, generic over websocket", async () => {
+    const plain = await t.api.post('/api/users/agents', { username: uniqueName('plain') }, { token: t.adminToken });
+    expect(plain.status).toBe(201);
+    expect(plain.body).toMatchObject({ agent_kind: 'generic', runtime_kind: 'websocket' });
+    const blank = await t.api.post('/api/users/agents', { username: uniqueName('blank'), agent_kind: ' ', runtime_kind: '' }, { token: t.adminToken });
+    expect(blank.body).toMatchObject({ agent_kind: 'generic', runtime_kind: 'websocket' });
+    const listed = await t.api.get(`/api/users/${plain.body.id}`, { token: t.adminToken });
+    expect(listed.body).toMatchObject({ agent_kind: 'generic', runtime_kind: 'websocket' });
+  });
+
   it('never stores the raw token in the database', async () => {
     const agent = await t.createAgent();
     const rows = await t.hub.store.db.selectFrom('machine_credentials').selectAll().where('user_id', '=', agent.id).execute();

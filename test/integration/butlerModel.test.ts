@@ -111,6 +111,20 @@ describeEachDriver('Butler with a language model', (driver) => {
     expect(listed).toContainEqual(expect.objectContaining({ id: agent.id, name: agent.username, online: true, status: 'ONLINE', last_report: 'all systems nominal' }));
   });
 
+  it("gives list_agents an agent's latest typed report as its last_report", async () => {
+    const agent = await t.createAgent();
+    const link = await connect(agent.api_token);
+    link.send({ type: 'CODE_REVIEW', payload: { verdict: 'approve', content: 'no findings' }, local_id: 'review' });
+    await link.next('ACK');
+    fake.enqueue({ steps: [{ toolCall: { name: 'list_agents', arguments: '{}' } }] }, textReply('Reviewed.'));
+    const { ws } = await human();
+    await askButler(ws, 'what did the reviewer do?');
+    await nextAnswer(ws);
+    const [, second] = await fake.waitForRequests(2);
+    const listed = toolResults(second!)[0]!.agents as Array<Record<string, unknown>>;
+    expect(listed).toContainEqual(expect.objectContaining({ id: agent.id, last_report: 'Code review (approve): no findings' }));
+  });
+
   it('turns command_agent into an authorization request and runs it only after approval', async () => {
     const worker = await t.createAgent();
     const agent = await connect(worker.api_token);

@@ -72,6 +72,16 @@ describeEachDriver('Butler in safe mode', (driver) => {
     expect(text).toContain(`- ${offline.username} (id ${offline.id}): offline`);
   });
 
+  it("lists an agent's latest typed report as its last report", async () => {
+    const reporter = await t.createAgent();
+    const agent = await connect(reporter.api_token);
+    agent.send({ type: 'WEATHER_UPDATE', payload: { location: 'Bergen', temperature_c: 7, conditions: 'rain' }, local_id: 'weather' });
+    await agent.next('ACK');
+    const human = await connect(t.adminToken);
+    await askButler(human, 'agents');
+    expect((await nextAnswer(human)).text).toContain(`- ${reporter.username} (id ${reporter.id}): online — Weather in Bergen: 7 °C, rain`);
+  });
+
   it('relays `@agent text` once the asker approves: AUTH_REQUEST, AUTH_STATUS_UPDATE, directive with a stream_id, the agent\'s answer back', async () => {
     const member = await t.createMember();
     const worker = await t.createAgent();

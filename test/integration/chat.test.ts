@@ -145,42 +145,59 @@ describeEachDriver('chat', (driver) => {
   });
 
   describe('conversation threads', () => {
-    it('creates the default thread with a machine peer once, on first listing', async () => {
-      // A member who never chatted: the hub stores chat to a machine in the default thread, making it too.
+    it('makes no thread on a read: a fresh member\'s list with a peer is [] until they chat', async () => {
       const erin = await t.createMember();
-      const first = await t.api.get(`/api/chat/threads?peer_id=${x.id}`, { token: erin.token });
-      expect(first.status).toBe(200);
-      expect(first.body).toEqual([
+      for (const query of [`peer_id=${x.id}`, `peer_id=${x.id}&channel_kind=agent_direct`, `peer_id=${butler.id}`, '']) {
+        expect(await t.api.get(`/api/chat/threads?${query}`, { token: erin.token }), query).toMatchObject({ status: 200, body: [] });
+      }
+      const rows = await t.hub.store.db.selectFrom('conversation_threads').select('id').where('owner_user_id', '=', erin.id).execute();
+      expect(rows).toEqual([]);
+    });
+
+    it("makes the default thread on the first chat message, titled as the older hub does", async () => {
+      const erin = await t.createMember();
+      const first = await say(erin.username, x.username, 'hello x');
+      const listed = await t.api.get(`/api/chat/threads?peer_id=${x.id}`, { token: erin.token });
+      expect(listed.status).toBe(200);
+      expect(listed.body).toEqual([
         {
           id: expect.any(Number),
           owner_user_id: erin.id,
           peer_user_id: x.id,
           channel_kind: 'agent_direct',
-          title: `Chat with ${x.username}`,
+          title: `${x.username} chat`,
           summary: '',
           is_pinned: false,
           is_default: true,
           archived_at: null,
-          last_message_at: null,
+          last_message_at: expect.any(String),
           created_at: expect.any(String),
           updated_at: expect.any(String),
         },
       ]);
+      const inThread = await t.api.get(`/api/chat/threads/${listed.body[0].id}/messages`, { token: erin.token });
+      expect(inThread.body.map((m: { id: number }) => m.id)).toEqual([first]);
+      // The agent's answer goes to the same thread, and no second default thread appears.
+      await say(x.username, erin.username, 'hello erin');
       const again = await t.api.get(`/api/chat/threads?peer_id=${x.id}&channel_kind=agent_direct`, { token: erin.token });
-      expect(again.body).toEqual(first.body);
-      // Racing first listings make one default thread: the losers' inserts meet the unique index.
-      const dave = await t.createMember();
-      const raced = await Promise.all(Array.from({ length: 6 }, () => t.api.get(`/api/chat/threads?peer_id=${x.id}`, { token: dave.token })));
-      expect(raced[0]!.body).toHaveLength(1);
-      for (const res of raced) expect(res).toMatchObject({ status: 200, body: [{ id: raced[0]!.body[0].id, is_default: true }] });
+      expect(again.body.map((th: { id: number }) => th.id)).toEqual([listed.body[0].id]);
+      await say(erin.username, 'Butler', 'hello Butler');
       const withButler = await t.api.get(`/api/chat/threads?peer_id=${butler.id}`, { token: erin.token });
-      expect(withButler.body).toMatchObject([{ peer_user_id: butler.id, channel_kind: 'butler_direct', is_default: true, title: 'Chat with Butler' }]);
+      expect(withButler.body).toMatchObject([{ peer_user_id: butler.id, channel_kind: 'butler_direct', is_default: true, title: 'Butler' }]);
       expect((await t.api.get('/api/chat/threads', { token: erin.token })).body).toHaveLength(2);
     });
 
+    it('makes one default thread when first messages race', async () => {
+      const dave = await t.createMember();
+      await Promise.all(Array.from({ length: 6 }, (_, i) => say(dave.username, x.username, `race ${i}`)));
+      const listed = await t.api.get(`/api/chat/threads?peer_id=${x.id}`, { token: dave.token });
+      expect(listed.body).toMatchObject([{ is_default: true }]);
+      const messages = await t.api.get(`/api/chat/threads/${listed.body[0].id}/messages`, { token: dave.token });
+      expect(messages.body).toHaveLength(6);
+    });
+
     it('lists only the caller\'s threads, filtered by peer and kind', async () => {
-      await t.api.get(`/api/chat/threads?peer_id=${x.id}`, { token: bob.token });
-      await t.api.get(`/api/chat/threads?peer_id=${butler.id}`, { token: alice.token });
+      await say(alice.username, 'Butler', 'hello Butler');
       const mine = await t.api.get('/api/chat/threads', { token: alice.token });
       expect(mine.body.length).toBeGreaterThanOrEqual(2);
       expect(mine.body.every((th: { owner_user_id: number }) => th.owner_user_id === alice.id)).toBe(true);
@@ -212,7 +229,9 @@ describeEachDriver('chat', (driver) => {
       expect(named.body).toMatchObject({ owner_user_id: alice.id, peer_user_id: x.id, channel_kind: 'agent_direct', title: 'Release plan', is_default: false, is_pinned: false });
       const plain = await t.api.post('/api/chat/threads', { peer_id: butler.id, channel_kind: 'butler_direct' }, { token: alice.token });
       expect(plain.status).toBe(201);
-      expect(plain.body).toMatchObject({ channel_kind: 'butler_direct', title: 'Chat with Butler', is_default: false });
+      expect(plain.body).toMatchObject({ channel_kind: 'butler_direct', title: 'Butler', is_default: false });
+      const untitled = await t.api.post('/api/chat/threads', { peer_id: x.id }, { token: alice.token });
+      expect(untitled.body).toMatchObject({ title: `${x.username} chat`, is_default: false });
       const listed = await t.api.get(`/api/chat/threads?peer_id=${x.id}`, { token: alice.token });
       expect(listed.body.map((th: { id: number }) => th.id)).toContain(named.body.id);
       expect(listed.body.filter((th: { is_default: boolean }) => th.is_default)).toHaveLength(1);
@@ -285,6 +304,9 @@ describeEachDriver('chat', (driver) => {
       const carol = await t.createMember();
       const make = async () => (await t.api.post('/api/chat/threads', { peer_id: x.id }, { token: carol.token })).body.id as number;
       const [pinnedIdle, pinnedActive, older, newer, idle] = [await make(), await make(), await make(), await make(), await make()];
+      const untouched = await make();
+      // The default thread, made by a first message, is active now (before the times set below).
+      await say(carol.username, x.username, 'first');
       const byDefault = (await t.api.get(`/api/chat/threads?peer_id=${x.id}`, { token: carol.token })).body.find((th: { is_default: boolean }) => th.is_default).id;
       for (const id of [pinnedIdle, pinnedActive]) await t.api.patch(`/api/chat/threads/${id}`, { is_pinned: true }, { token: carol.token });
       // last_message_at is written by the hub's group commit when a message lands; here directly.
@@ -293,8 +315,8 @@ describeEachDriver('chat', (driver) => {
       await touch(older, '2030-01-01T00:00:00.000Z');
       await touch(newer, '2031-01-01T00:00:00.000Z');
       const res = await t.api.get('/api/chat/threads', { token: carol.token });
-      const neverActive = [byDefault, idle].sort((a, b) => b - a);
-      expect(res.body.map((th: { id: number }) => th.id)).toEqual([pinnedActive, pinnedIdle, newer, older, ...neverActive]);
+      const neverActive = [untouched, idle].sort((a, b) => b - a);
+      expect(res.body.map((th: { id: number }) => th.id)).toEqual([pinnedActive, pinnedIdle, newer, older, byDefault, ...neverActive]);
     });
 
     it('serves a thread\'s messages to its owner only, newest page oldest first', async () => {

@@ -30,8 +30,8 @@ describeEachDriver('users', (driver) => {
   it('refuses bad input with 400 naming the field, and duplicates with 409, writing nothing', async () => {
     const cases: Array<[unknown, string]> = [
       [{}, 'username is required'],
-      [{ username: '' }, 'username must not be empty'],
-      [{ username: '   ' }, 'username must not be empty'],
+      [{ username: '' }, 'username is required'],
+      [{ username: '   ' }, 'username is required'],
       [{ username: 'x'.repeat(65) }, 'username must be at most 64 characters'],
       [{ username: 42 }, 'username must be a string'],
       [{ username: uniqueName('u'), password: 'short' }, 'password must be at least 8 characters'],

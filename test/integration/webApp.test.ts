@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONTENT_SECURITY_POLICY } from '../../src/http/webApp.js';
+import { DEFAULT_WEB_CSP } from '../../src/config.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { rawRequest } from '../helpers/http.js';
 import { scrape, valueOf } from '../helpers/metrics.js';
@@ -56,8 +56,8 @@ describe('the dashboard', () => {
     expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
     expect(res.headers['content-length']).toBe(String(Buffer.byteLength(INDEX_HTML)));
     expect(res.headers['cache-control']).toBe('no-cache');
-    expect(res.headers['content-security-policy']).toBe(CONTENT_SECURITY_POLICY);
-    expect(CONTENT_SECURITY_POLICY).toBe(
+    expect(res.headers['content-security-policy']).toBe(DEFAULT_WEB_CSP);
+    expect(DEFAULT_WEB_CSP).toBe(
       "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self' ws: wss:; base-uri 'self'; frame-ancestors 'none'; object-src 'none'",
     );
     expect(res.headers['x-content-type-options']).toBe('nosniff');
@@ -73,7 +73,7 @@ describe('the dashboard', () => {
       expect(res.status, path).toBe(200);
       expect(res.body.toString('utf8'), path).toBe(INDEX_HTML);
       expect(res.headers['cache-control'], path).toBe('no-cache');
-      expect(res.headers['content-security-policy'], path).toBe(CONTENT_SECURITY_POLICY);
+      expect(res.headers['content-security-policy'], path).toBe(DEFAULT_WEB_CSP);
       expect(res.headers['etag'], path).toBe(index.headers['etag']);
     }
   });
@@ -267,5 +267,31 @@ describe('a hub with WEB_DIR empty', () => {
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ error: 'this hub serves no dashboard (WEB_DIR is empty)' });
     expect(t.logs.filter((l) => l['level'] === 'warn')).toEqual([]);
+  });
+});
+
+describe('a hub serving another dashboard with its own WEB_CSP', () => {
+  // The older dashboards run an inline theme script and load web fonts.
+  const POLICY = "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline' https://fonts.googleapis.com; font-src 'self' https://fonts.gstatic.com; connect-src 'self' ws: wss:";
+  let t: TestHub;
+  let root: string;
+  beforeAll(async () => {
+    const build = fakeBuild();
+    root = build.root;
+    t = await startTestHub('sqlite', { WEB_DIR: build.web, WEB_CSP: ` ${POLICY} ` });
+  });
+  afterAll(async () => {
+    await t.stop();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('sends that policy on its pages, and none on other files', async () => {
+    for (const path of ['/', '/chat/5']) {
+      const res = await rawRequest(t.url, 'GET', path, {});
+      expect(res.status, path).toBe(200);
+      expect(res.headers['content-security-policy'], path).toBe(POLICY);
+    }
+    const script = await rawRequest(t.url, 'GET', '/assets/index-abc123.js', {});
+    expect(script.headers['content-security-policy']).toBeUndefined();
   });
 });

@@ -42,9 +42,12 @@ describeEachDriver('websocket resume', (driver) => {
     await m.nextWhere((f) => f.payload === 'broadcast by agent', 'the last replayed frame');
     expect(m.received.filter((f) => f.type !== 'PRESENCE').map((f) => [f.type, f.payload])).toEqual([
       ['CHAT', 'to member'],
-      ['SYSTEM_LOG', { level: 'INFO', content: 'telemetry' }],
+      ['SYSTEM_LOG', { level: 'INFO', content: 'telemetry', id: expect.any(Number), agent_id: agent.username, timestamp: expect.any(String) }],
       ['CHAT', 'broadcast by agent'],
     ]);
+    // The replayed payload is a whole log row for the older dashboard, as it is live.
+    const log = m.received.find((f) => f.type === 'SYSTEM_LOG')!;
+    expect(log.payload).toMatchObject({ id: log.id, timestamp: log.timestamp });
 
     const admin = await connect(t.adminToken, { since });
     await admin.nextWhere((f) => f.type === 'BUTLER_AGENT_MESSAGE' && f.payload.sender_id === 2, "the copy of Butler's answer");

@@ -91,7 +91,32 @@ describeEachDriver('websocket routing', (driver) => {
     const listed = await t.api.get(`/api/messages?agent_id=${agent.username}`, { token: member.token });
     expect(listed.body.map((x: { type: string }) => x.type)).toEqual(['SECURITY_ALERT', 'CODE_REVIEW', 'WEATHER_UPDATE', 'SYSTEM_LOG']);
     const status = await t.api.get('/api/users/agents/status', { token: member.token });
-    expect(status.body.find((s: { id: number }) => s.id === agent.id)).toMatchObject({ online: true, status: 'ONLINE', last_report: 'deployed' });
+    // The latest report, whatever its type, is the agent's last_report.
+    expect(status.body.find((s: { id: number }) => s.id === agent.id)).toMatchObject({ online: true, status: 'ONLINE', last_report: 'Security alert (high): secret in repo' });
+  });
+
+  it('refreshes last_report and last_seen_at with every report an agent sends, not only SYSTEM_LOG', async () => {
+    const agent = await t.createAgent();
+    const member = await t.createMember();
+    const m = await connect(member.token);
+    const a = await connect(agent.api_token);
+    await m.nextWhere((f) => f.type === 'PRESENCE' && f.payload.user_id === agent.id && f.payload.last_report === 'websocket_connected', 'the connect PRESENCE');
+    const presenceAfter = async (type: string, payload: unknown) => {
+      a.send({ type, payload, sender_id: 1, sender_name: 'forged', timestamp: '2000-01-01T00:00:00Z' });
+      const report = await m.next(type);
+      const presence = await m.nextWhere((f) => f.type === 'PRESENCE' && f.payload.user_id === agent.id, `the PRESENCE after ${type}`);
+      expect(presence.payload.last_seen_at, type).toBe(report.timestamp);
+      return presence.payload.last_report as string;
+    };
+    expect(await presenceAfter('WEATHER_UPDATE', { location: 'Oslo', temperature_c: -3.5, conditions: 'light snow', content: 'ignored\nfor the line' })).toBe('Weather in Oslo: -3.5 °C, light snow');
+    expect(await presenceAfter('CODE_REVIEW', { verdict: 'request_changes', content: '2 findings in\n1 file' })).toBe('Code review (request changes): 2 findings in 1 file');
+    expect(await presenceAfter('SECURITY_ALERT', 'plain text alert')).toBe('Security alert: plain text alert');
+    const weather = await presenceAfter('WEATHER_UPDATE', 'Sunny, 21 °C');
+    expect(weather).toBe('Weather: Sunny, 21 °C');
+    const listed = (await t.api.get(`/api/users/agents?q=${agent.username}`, { token: member.token })).body[0];
+    expect(listed).toMatchObject({ online: true, last_report: 'Weather: Sunny, 21 °C' });
+    const row = await t.hub.store.db.selectFrom('messages').select('created_at').where('sender_id', '=', agent.id).orderBy('id', 'desc').limit(1).executeTakeFirstOrThrow();
+    expect(listed.last_seen_at).toBe(row.created_at);
   });
 
   it('copies Butler↔agent chat to admins as BUTLER_AGENT_MESSAGE, never to members', async () => {
@@ -176,6 +201,31 @@ describeEachDriver('websocket routing', (driver) => {
     expect(res.status).toBe(201);
     const f = await m.next('SYSTEM_LOG');
     expect(f).toMatchObject({ id: res.body.id, sender_id: agent.id, payload: { level: 'WARNING', content: 'disk 91%' }, timestamp: res.body.timestamp });
+  });
+
+  it('puts id, agent_id and timestamp into every delivered telemetry payload, as the older v1 dashboard reads a row', async () => {
+    const agent = await t.createAgent();
+    const member = await t.createMember();
+    const m = await connect(member.token);
+    const a = await connect(agent.api_token);
+    const forged = { sender_id: 1, sender_name: 'forged', timestamp: '2000-01-01T00:00:00Z' };
+    a.send({ type: 'SYSTEM_LOG', payload: { level: 'INFO', content: 'first' }, ...forged });
+    a.send({ type: 'SYSTEM_LOG', payload: { level: 'ERROR', content: 'second' }, ...forged });
+    a.send({ type: 'WEATHER_UPDATE', payload: { location: 'Oslo', temperature_c: -3, content: 'Oslo -3 °C' }, ...forged });
+    a.send({ type: 'CODE_REVIEW', payload: 'LGTM (plain text, as older agents report)', ...forged });
+    const frames = [await m.next('SYSTEM_LOG'), await m.next('SYSTEM_LOG'), await m.next('WEATHER_UPDATE'), await m.next('CODE_REVIEW')];
+    for (const f of frames.slice(0, 3)) {
+      expect(f.payload).toMatchObject({ id: f.id, agent_id: agent.username, timestamp: f.timestamp });
+      expect(Date.parse(f.payload.timestamp as string)).not.toBeNaN();
+    }
+    expect(frames[0]!.payload).toEqual({ level: 'INFO', content: 'first', id: frames[0]!.id, agent_id: agent.username, timestamp: frames[0]!.timestamp });
+    expect(frames[1]!.payload.id).not.toBe(frames[0]!.payload.id);
+    expect(frames[2]!.payload).toMatchObject({ location: 'Oslo', temperature_c: -3, content: 'Oslo -3 °C' });
+    // Text stays text; its row is in the envelope.
+    expect(frames[3]!.payload).toBe('LGTM (plain text, as older agents report)');
+    // The stored payload is what the agent sent.
+    const row = await t.hub.store.db.selectFrom('messages').select('payload').where('id', '=', frames[0]!.id!).executeTakeFirstOrThrow();
+    expect(JSON.parse(row.payload)).toEqual({ level: 'INFO', content: 'first' });
   });
 
   describe('threads', () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, it, expect } from 'vitest';
-import { ConfigError, loadConfig, parseConfig, parseDurationSeconds, type Config } from '../../src/config.js';
+import { ConfigError, DEFAULT_WEB_CSP, loadConfig, parseConfig, parseDurationSeconds, type Config } from '../../src/config.js';
 
 const STRONG_SECRET = 'x'.repeat(32);
 const PRODUCTION_OK = {
@@ -217,6 +217,22 @@ describe('parseConfig WEB_DIR', () => {
   it('takes WEB_DIR= (empty) as no dashboard, not as the default', () => {
     expect(parseConfig({ WEB_DIR: '' }).webDir).toBeUndefined();
     expect(parseConfig({ WEB_DIR: '  ' }).webDir).toBeUndefined();
+  });
+});
+
+describe('parseConfig WEB_CSP', () => {
+  it("defaults to the strict policy this hub's dashboard needs, also when empty", () => {
+    expect(parseConfig({}).webCsp).toBe(DEFAULT_WEB_CSP);
+    expect(parseConfig({ WEB_CSP: '  ' }).webCsp).toBe(DEFAULT_WEB_CSP);
+    expect(DEFAULT_WEB_CSP).toContain("script-src 'self';");
+  });
+
+  it('takes a policy of its own, trimmed', () => {
+    expect(parseConfig({ WEB_CSP: " default-src 'self'; font-src https://fonts.gstatic.com " }).webCsp).toBe("default-src 'self'; font-src https://fonts.gstatic.com");
+  });
+
+  it('refuses a value that is not one header line', () => {
+    expect(problemsOf({ WEB_CSP: "default-src 'self'\nX-Injected: 1" })).toEqual(['WEB_CSP must be one line of printable ASCII (a Content-Security-Policy header value)']);
   });
 });
 

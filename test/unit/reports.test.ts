@@ -1,7 +1,9 @@
 // Payload shapes of WEATHER_UPDATE, CODE_REVIEW and SECURITY_ALERT as the WebSocket inbox checks them:
 // the documented object or text is accepted; anything else is refused with invalid_payload naming the field.
+// Clients read delivered payloads with the same schemas, past the fields the hub adds for older dashboards.
 import { describe, expect, it } from 'vitest';
 import { decodeFrame } from '../../src/ws/inbox.js';
+import { serverFrame } from '../../src/protocol/serverFrames.js';
 
 function decode(value: unknown) {
   return decodeFrame(new TextEncoder().encode(JSON.stringify(value)).buffer as ArrayBuffer, false, 1 << 20);
@@ -70,5 +72,21 @@ describe('report payloads', () => {
   it('refuses text longer than 64 KiB', () => {
     const result = decode({ type: 'CODE_REVIEW', payload: 'x'.repeat(65_537) });
     expect(result).toMatchObject({ ok: false, code: 'invalid_payload', message: 'payload must be at most 65536 characters' });
+  });
+});
+
+describe('delivered telemetry payloads', () => {
+  const envelope = { id: 9, sender_id: 4, sender_name: 'weather', sender_role: 'AGENT', timestamp: '2026-01-01T10:00:00.000Z' };
+  const added = { id: 9, agent_id: 'weather', timestamp: '2026-01-01T10:00:00.000Z' };
+
+  it("reads the hub's added id, agent_id and timestamp past the strict report schemas, and leaves them out of the typed payload", () => {
+    const weather = serverFrame.parse({ ...envelope, type: 'WEATHER_UPDATE', payload: { location: 'Oslo', temperature_c: -3, ...added } });
+    expect(weather).toMatchObject({ id: 9, payload: { location: 'Oslo', temperature_c: -3 } });
+    expect(weather).not.toHaveProperty('payload.agent_id');
+    const log = serverFrame.parse({ ...envelope, type: 'SYSTEM_LOG', payload: { level: 'INFO', content: 'up', ...added } });
+    expect(log).toMatchObject({ payload: { level: 'INFO', content: 'up' } });
+    expect(log).not.toHaveProperty('payload.id');
+    // Anything else unknown is still refused.
+    expect(serverFrame.safeParse({ ...envelope, type: 'WEATHER_UPDATE', payload: { location: 'Oslo', temperature_c: -3, temp: 1 } }).success).toBe(false);
   });
 });

@@ -16,7 +16,7 @@ import { formatZodError } from '../../src/protocol/validation.js';
 function messageFor(schema: z.ZodType, input: unknown): string {
   const result = schema.safeParse(input);
   if (result.success) expect.fail(`schema accepted ${JSON.stringify(input)}`);
-  return formatZodError(result.error, input);
+  return formatZodError(result.error, input, schema);
 }
 
 const PASSWORD = 'correct-horse';
@@ -40,12 +40,23 @@ describe('formatZodError: strings', () => {
     expect(registerBody.safeParse({ username: 'u'.repeat(64), password: PASSWORD }).success).toBe(true);
   });
 
-  it('says an empty string must not be empty', () => {
-    expect(messageFor(registerBody, { username: '', password: PASSWORD })).toBe('username must not be empty');
+  it('says an empty required field is required, as a missing one (wire.md §1)', () => {
+    expect(messageFor(registerBody, { username: '', password: PASSWORD })).toBe('username is required');
+    expect(messageFor(registerBody, { username: 'bob', password: '' })).toBe('password is required');
   });
 
-  it('counts a blank username as empty (it is trimmed first)', () => {
-    expect(messageFor(registerBody, { username: '   ', password: PASSWORD })).toBe('username must not be empty');
+  it('counts a blank required field as empty (it is trimmed first)', () => {
+    expect(messageFor(registerBody, { username: '   ', password: PASSWORD })).toBe('username is required');
+  });
+
+  it('tells an optional field given blank or null what is wrong with the value', () => {
+    expect(messageFor(registerAgentBody, { username: 'bob', api_token: '' })).toMatch(/^api_token must be at least 16 characters/);
+    expect(messageFor(createUserBody, { username: 'bob', password: null })).toBe('password must be a string');
+  });
+
+  it('says the same without the schema as before (WebSocket frames, config)', () => {
+    const result = registerBody.safeParse({ username: '', password: PASSWORD });
+    expect(result.success || formatZodError(result.error, { username: '' })).toBe('username must not be empty');
   });
 
   it('gives the minimum length of a short password', () => {
@@ -129,7 +140,7 @@ describe('formatZodError: the body as a whole', () => {
 
   it('joins several problems with "; "', () => {
     expect(messageFor(registerBody, {})).toBe('username is required; password is required');
-    expect(messageFor(loginBody, { username: '', password: '' })).toBe('username must not be empty; password must not be empty');
+    expect(messageFor(loginBody, { username: '', password: '' })).toBe('username is required; password is required');
   });
 
   it('reports at most three problems, the first ones first', () => {

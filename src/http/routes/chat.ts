@@ -27,7 +27,7 @@ export const chatRouteDocs = routeDocs('chat', {
   },
   'GET /api/chat/threads': {
     access: 'human',
-    summary: "The caller's conversation threads (with `peer_id`, the default thread with that peer is created if missing)",
+    summary: "The caller's conversation threads; a read never makes one (the first chat message with a peer makes the default thread)",
     query: listThreadsQuery,
     responses: { 200: { description: 'threads', schema: z.array(threadView) } },
     errors: { 404: 'no such peer' },

@@ -1,7 +1,7 @@
 // Developer mock endpoints: admin only, and refused in production.
 import { z } from 'zod';
-import { mockChatBody, usernameParams } from '../../protocol/http.js';
-import { rawAgentToken } from '../../protocol/responses.js';
+import { mockChatBody, mockConnectorLogBody, usernameParams } from '../../protocol/http.js';
+import { okBody, rawAgentToken } from '../../protocol/responses.js';
 import type { AgentsService } from '../../services/agents.js';
 import type { DevMockService } from '../../services/devMock.js';
 import type { Access } from '../auth.js';
@@ -29,6 +29,13 @@ export const devMockRouteDocs = routeDocs('dev', {
       403: 'the content starts with [DIRECTIVE]: only Butler sends directives, and only from inside the hub',
       404: 'no such sender or receiver',
     },
+  },
+  'POST /api/dev/mock/feishu-log': {
+    access: 'admin-non-production',
+    summary: "Append an entry to the current connector's log (the older seed script's call); level in any case",
+    body: mockConnectorLogBody,
+    responses: { 201: { description: 'appended', schema: okBody } },
+    errors: { 404: 'no connector yet' },
   },
   'GET /api/dev/mock/agent-token/:username': {
     access: 'admin-non-production',
@@ -58,6 +65,15 @@ export function devMockRoutes(app: Routes, deps: { access: Access; devMock: DevM
       const { id, duplicate } = await devMock.insertChat(parseBody(mockChatBody, req.body));
       // A repeated local_id is stored once; the answer names the row it already made.
       res.status(duplicate ? 200 : 201).json({ id });
+    }),
+  );
+
+  app.post(
+    '/api/dev/mock/feishu-log',
+    ...access.adminNonProduction,
+    route(async (req, res) => {
+      await devMock.appendConnectorLog(parseBody(mockConnectorLogBody, req.body));
+      res.status(201).json({ ok: true });
     }),
   );
 

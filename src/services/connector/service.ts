@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { Errors } from '../../errors.js';
 import { describeMachine, step, type ConnectorEffect, type ConnectorEvent, type MachineDescription } from '../../machines/connector.js';
 import { CredentialFields, type ConnectorFieldsInput, type ConnectorLogView, type ConnectorView, type LogsQuery, type TestMessageInput } from '../../protocol/connector.js';
+import type { LogLevel } from '../../protocol/messages.js';
 import { isUniqueViolation } from '../../store/errors.js';
 import { ConnectorVersionConflict, type ConnectorPatch, type ConnectorsRepo } from '../../store/repositories/connectors.js';
 import type { ConnectorRow } from '../../store/schema.js';
@@ -91,6 +92,13 @@ export function createConnectorService(deps: ConnectorServiceDeps) {
 
     machine(): MachineDescription {
       return describeMachine();
+    },
+
+    /** Appends an entry to the current connector's log (the dev mock that seeds a dashboard). */
+    async appendLog(entry: { level: LogLevel; action: string; detail: string }): Promise<void> {
+      const row = await repo.current();
+      if (!row) throw Errors.notFound('connector');
+      await log.write(row.id, entry.level, entry.action, entry.detail);
     },
 
     /** A new draft that becomes the current connector; the previous one is stopped and kept. */

@@ -24,6 +24,24 @@ export function createChatRepo(db: Kysely<Database>) {
 
   return {
     /**
+     * The conversation of the newest CHAT `senderId` sent to `targetId` in one, if any: a backward
+     * walk of messages_pair_idx that stops at the first row with a conversation.
+     */
+    async latestConversation(senderId: number, targetId: number): Promise<number | undefined> {
+      const row = await db
+        .selectFrom('messages')
+        .select('conversation_id')
+        .where('sender_id', '=', senderId)
+        .where('target_id', '=', targetId)
+        .where('type', '=', 'CHAT')
+        .where('conversation_id', 'is not', null)
+        .orderBy('id', 'desc')
+        .limit(1)
+        .executeTakeFirst();
+      return row?.conversation_id ?? undefined;
+    },
+
+    /**
      * Rows of the given types between users `a` and `b` in either direction. A UNION ALL of the two
      * directions, each a range of messages_pair_idx that stops after `limit` rows, rather than an OR:
      * for the OR, SQLite's plan walks messages_type_idx over every chat row of the hub and sorts them

@@ -14,23 +14,10 @@ export interface ThreadQuery {
 export type ThreadPatch = Partial<Pick<ThreadRow, 'title' | 'summary' | 'is_pinned' | 'archived_at'>> & { updated_at: string };
 
 export function createThreadsRepo(db: Kysely<Database>) {
-  async function findDefault(ownerId: number, peerId: number, kind: ChannelKind): Promise<ThreadRow | undefined> {
-    return db
-      .selectFrom('conversation_threads')
-      .selectAll()
-      .where('owner_user_id', '=', ownerId)
-      .where('peer_user_id', '=', peerId)
-      .where('channel_kind', '=', kind)
-      .where('is_default', '=', 1)
-      .executeTakeFirst();
-  }
-
   return {
     async findById(id: number): Promise<ThreadRow | undefined> {
       return db.selectFrom('conversation_threads').selectAll().where('id', '=', id).executeTakeFirst();
     },
-
-    findDefault,
 
     /** An owner's threads: pinned first, then the most recently active (never active last), newest first. */
     async list(query: ThreadQuery): Promise<ThreadRow[]> {

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatMessageView } from '../../../src/protocol/objects.js';
 import type { ServerFrame } from '../../../src/protocol/serverFrames.js';
-import { chatReducer, conversationOf, initialChatState, parseAuthCard, unreadByPeer, type ChatEvent, type ChatState } from '../../../web/src/state/chat.js';
+import { chatReducer, conversationOf, firstMessageKey, initialChatState, parseAuthCard, unreadByPeer, type ChatEvent, type ChatState } from '../../../web/src/state/chat.js';
 
 const ME = 7;
 const BUTLER = 2;
@@ -57,6 +57,23 @@ describe('chat reducer: own messages', () => {
     expect(items(state)).toEqual([expect.objectContaining({ key: 'l:x', local_id: 'x2', status: 'pending', error: undefined })]);
     state = run([frame({ type: 'CHAT', ...fromMe, id: 50, local_id: 'x2', conversation_id: 1, payload: 'first' })], state);
     expect(items(state)).toEqual([expect.objectContaining({ key: 'l:x', id: 50, status: 'confirmed' })]);
+  });
+
+  it('moves a first message (sent before any thread) into the thread the hub filed it in, whichever confirmation comes first', () => {
+    const first = firstMessageKey(BUTLER);
+    let state = run([send('f1', 'hello', first)]);
+    expect(items(state, first)).toMatchObject([{ status: 'pending', text: 'hello' }]);
+    state = run([frame({ type: 'CHAT', ...fromMe, id: 60, local_id: 'f1', conversation_id: 9, payload: 'hello' })], state);
+    expect(items(state, first)).toEqual([]);
+    expect(items(state, 9)).toEqual([expect.objectContaining({ key: 'l:f1', id: 60, status: 'confirmed', conversation_id: 9 })]);
+    expect(state.peers.get(9)).toBe(BUTLER);
+
+    state = run([send('f2', 'again', first), { type: 'confirmed', localId: 'f2', id: 61, timestamp: T }, frame({ type: 'CHAT', ...fromMe, id: 61, local_id: 'f2', conversation_id: 9, payload: 'again' })], state);
+    expect(items(state, first)).toEqual([]);
+    expect(items(state, 9).map((i) => [i.key, i.id])).toEqual([
+      ['l:f1', 60],
+      ['l:f2', 61],
+    ]);
   });
 
   it('keeps waiting when the hub could not store a send yet (`unavailable`: the client sends it again)', () => {

@@ -1,11 +1,14 @@
 // Chat with Butler and with each agent: the peers (live presence, unread counts), the threads with
 // the selected peer, and the open thread's messages. The address names the peer and the thread
-// (/chat/:peer/:thread); without a thread it opens the peer's default one.
+// (/chat/:peer/:thread); without a thread it opens the peer's default one. A user who never wrote to
+// the peer has no thread yet: the first message makes the default one (the hub never makes it on a read).
 import { Fragment, useEffect, useState } from 'react';
 import { Link, useLocation, useParams } from 'wouter';
+import { defaultThreadTitle, type UserView } from '@hub/client';
 import { useHub } from '../app/context';
 import { Button, ErrorNote, Loading, PageHeader } from '../components/ui';
 import { useStore } from '../lib/store';
+import { isButler } from '../state/agents';
 import { Conversation } from './chat/Conversation';
 import { PeerList, peerLabel } from './chat/PeerList';
 import { ThreadHeader } from './chat/ThreadHeader';
@@ -59,6 +62,14 @@ export default function Chat() {
       </Fragment>
     );
   } else if (threadParam !== undefined && threads.list) main = <Missing text="This thread does not exist or is not yours." />;
+  else if (threads.list && threads.list.length === 0) {
+    main = (
+      <>
+        <FirstThreadHeader peer={peer} />
+        <Conversation key="first" peer={peer} threadId={undefined} />
+      </>
+    );
+  }
   else if (threads.list && threads.list.every((t) => t.archived_at)) main = <Missing text={`Every thread with ${peerLabel(peer)} is archived. Start a new one, or show the archived ones.`} />;
   else if (threads.error) main = <Failed error={threads.error} retry={threads.reload} />;
   else main = <Loading what="the conversation" />;
@@ -96,6 +107,23 @@ export default function Chat() {
         </section>
       </div>
     </div>
+  );
+}
+
+/** The title the thread will have once the first message makes it. */
+function FirstThreadHeader({ peer }: { peer: UserView }) {
+  return (
+    <header className="conv-head">
+      <div className="conv-title">
+        <span className={`presence ${peer.online ? 'presence-on' : 'presence-off'}`} title={peer.online ? 'Online' : 'Offline'} aria-hidden />
+        <div className="conv-title-text">
+          <h2 data-testid="thread-title">{defaultThreadTitle(isButler(peer) ? 'butler_direct' : 'agent_direct', peer.username)}</h2>
+          <span className="conv-sub">
+            {peerLabel(peer)} · {peer.online ? 'online' : 'offline'}
+          </span>
+        </div>
+      </div>
+    </header>
   );
 }
 

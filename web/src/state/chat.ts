@@ -77,6 +77,14 @@ export function initialChatState(me: number): ChatState {
 
 const EMPTY: Conversation = { items: [], loaded: false, hasOlder: false };
 
+/**
+ * Where the first message to a peer waits while the user has no thread with it: the hub makes the
+ * default thread from that message, and its echo moves the message there. Negative, so never a thread id.
+ */
+export function firstMessageKey(peerId: number): number {
+  return -peerId;
+}
+
 export function conversationOf(state: ChatState, id: number | undefined): Conversation {
   return (id !== undefined && state.conversations.get(id)) || EMPTY;
 }
@@ -273,10 +281,24 @@ function onStored(state: ChatState, frame: Extract<ServerFrame, { type: 'CHAT' |
     timestamp: frame.timestamp,
   };
   if (frame.stream_id !== undefined) view.stream_id = frame.stream_id;
-  let next = learnPeer(state, conversationId, frame.sender_id === state.me ? frame.target_id : frame.sender_id);
+  let next = frame.sender_id === state.me && frame.local_id !== undefined ? moveFirstMessage(state, frame.local_id, conversationId) : state;
+  next = learnPeer(next, conversationId, frame.sender_id === state.me ? frame.target_id : frame.sender_id);
   const { conversation, added } = mergeStored(conversationOf(next, conversationId), storedItem(view), state.me);
   next = setConversation(next, conversationId, conversation);
   return added && frame.sender_id !== state.me ? bumpUnread(next, conversationId) : next;
+}
+
+/** Our first message to a peer, sent before there was a thread, joins the thread the hub filed it in. */
+function moveFirstMessage(state: ChatState, localId: string, conversationId: number): ChatState {
+  for (const [id, conversation] of state.conversations) {
+    if (id >= 0) continue;
+    const item = conversation.items.find((i) => i.local_id === localId);
+    if (!item) continue;
+    const target = conversationOf(state, conversationId);
+    const moved = setConversation(state, id, { ...conversation, items: conversation.items.filter((i) => i !== item) });
+    return setConversation(moved, conversationId, { ...target, items: [...target.items, { ...item, conversation_id: conversationId }] });
+  }
+  return state;
 }
 
 function onChunk(state: ChatState, frame: Extract<ServerFrame, { type: 'CHAT_STREAM' }>): ChatState {

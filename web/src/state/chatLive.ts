@@ -19,6 +19,7 @@ export interface ChatLive {
   load(conversationId: number, peerId: number): Promise<void>;
   /** Reads the page before the oldest message held. */
   loadOlder(conversationId: number, peerId: number): Promise<void>;
+  /** `conversationId` is firstMessageKey(peerId) while the user has no thread with the peer. */
   send(peerId: number, conversationId: number, text: string): void;
   retry(localId: string): void;
   discard(localId: string): void;
@@ -42,7 +43,9 @@ export function createChat(api: RestClient, live: Live, me: Sender): ChatLive {
   }
 
   function transmit(localId: string, peerId: number, conversationId: number, text: string) {
-    live.client.send({ type: 'CHAT', target_id: peerId, conversation_id: conversationId, payload: text, local_id: localId }).then(
+    // A first message names no thread: the hub files it in the default thread it makes for it.
+    const thread = conversationId > 0 ? { conversation_id: conversationId } : {};
+    live.client.send({ type: 'CHAT', target_id: peerId, ...thread, payload: text, local_id: localId }).then(
       (receipt) => {
         if (receipt.id !== undefined) dispatch({ type: 'confirmed', localId, id: receipt.id, timestamp: receipt.timestamp ?? new Date().toISOString() });
       },

@@ -6,7 +6,7 @@ import { Fragment, useCallback, useEffect, useLayoutEffect, useRef, useState } f
 import { useHub } from '../../app/context';
 import { Button, ErrorNote, Loading } from '../../components/ui';
 import { useStore } from '../../lib/store';
-import { conversationOf } from '../../state/chat';
+import { conversationOf, firstMessageKey } from '../../state/chat';
 import { isButler } from '../../state/agents';
 import { Composer } from './Composer';
 import { Message } from './Message';
@@ -18,11 +18,15 @@ const EDGE = 60;
 const dayFormat = new Intl.DateTimeFormat(undefined, { weekday: 'long', day: 'numeric', month: 'long', year: 'numeric' });
 const dayOf = (iso: string) => new Date(iso).toDateString();
 
-export function Conversation({ peer, threadId }: { peer: UserView; threadId: number }) {
+/** One thread's messages; without a thread (the user never wrote to the peer) the first message's. */
+export function Conversation({ peer, threadId }: { peer: UserView; threadId: number | undefined }) {
   const { chat, session } = useHub();
   const me = useStore(session.current)!.user.id;
-  const conversation = conversationOf(useStore(chat.state), threadId);
-  const { items, loaded, hasOlder } = conversation;
+  const key = threadId ?? firstMessageKey(peer.id);
+  const conversation = conversationOf(useStore(chat.state), key);
+  const { items, hasOlder } = conversation;
+  // Before the first message there is no history to read.
+  const loaded = threadId === undefined || conversation.loaded;
   const [error, setError] = useState<unknown>();
   const [olderError, setOlderError] = useState<unknown>();
   const [loadingOlder, setLoadingOlder] = useState(false);
@@ -32,17 +36,17 @@ export function Conversation({ peer, threadId }: { peer: UserView; threadId: num
 
   const load = useCallback(() => {
     setError(undefined);
-    chat.load(threadId, peer.id).catch((err: unknown) => setError(err));
+    if (threadId !== undefined) chat.load(threadId, peer.id).catch((err: unknown) => setError(err));
   }, [chat, threadId, peer.id]);
   useEffect(load, [load]);
 
   useEffect(() => {
-    chat.view(threadId);
+    chat.view(key);
     return () => chat.view(undefined);
-  }, [chat, threadId]);
+  }, [chat, key]);
 
   const loadOlder = useCallback(() => {
-    if (loadingOlder) return;
+    if (loadingOlder || threadId === undefined) return;
     setLoadingOlder(true);
     setOlderError(undefined);
     chat
@@ -77,9 +81,9 @@ export function Conversation({ peer, threadId }: { peer: UserView; threadId: num
   const send = useCallback(
     (text: string) => {
       atBottom.current = true;
-      chat.send(peer.id, threadId, text);
+      chat.send(peer.id, key, text);
     },
-    [chat, peer.id, threadId],
+    [chat, peer.id, key],
   );
   const retry = useCallback((localId: string) => chat.retry(localId), [chat]);
   const discard = useCallback((localId: string) => chat.discard(localId), [chat]);
@@ -112,7 +116,7 @@ export function Conversation({ peer, threadId }: { peer: UserView; threadId: num
           ))}
         </div>
       </div>
-      <Composer key={threadId} conversationId={threadId} peerName={name} onSend={send} />
+      <Composer key={key} conversationId={key} peerName={name} onSend={send} />
     </>
   );
 }

@@ -74,7 +74,7 @@ export function ThreadList({ peerId, peerName, threads, error, selectedId, onRel
           <label className="sr-only" htmlFor="thread-title">
             Title of the new thread
           </label>
-          <input id="thread-title" value={title} maxLength={200} placeholder={`Chat with ${peerName}`} onChange={(e) => setTitle(e.target.value)} autoFocus />
+          <input id="thread-title" value={title} maxLength={200} placeholder="Title (optional)" onChange={(e) => setTitle(e.target.value)} autoFocus />
           <div className="thread-new-actions">
             <Button type="submit" variant="primary" className="btn-small" busy={busy}>
               Create

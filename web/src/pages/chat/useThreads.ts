@@ -50,7 +50,7 @@ export function useThreads(peerId: number | undefined): ThreadsState {
   useEffect(() => {
     if (!list || peerId === undefined) return;
     for (const [conversation, peer] of peers) {
-      if (peer !== peerId || asked.current.has(conversation) || list.some((t) => t.id === conversation)) continue;
+      if (conversation < 0 || peer !== peerId || asked.current.has(conversation) || list.some((t) => t.id === conversation)) continue;
       asked.current.add(conversation);
       reload();
       return;
