@@ -3,10 +3,10 @@
 // field by field: the socket port, the router ref, the upgrade and the credential are never shown.
 import type { ConnectionActor } from '../actors/connection.js';
 import type { Endpoint } from '../actors/addressTable.js';
-import type { ButlerContext } from '../actors/butler.js';
-import type { ConversationActor } from '../actors/conversation.js';
 import type { RouterContext } from '../actors/router.js';
-import type { Turn } from './butler/turns.js';
+import type { ButlerContext } from '../butler/actor.js';
+import type { ConversationActor } from '../butler/conversation.js';
+import type { Turn } from '../butler/turns.js';
 import { stateOf, type ActorSnapshotView, type InspectableSource } from './inspection.js';
 
 const CONNECTION_ID = /^connection-(\d{1,15})$/;

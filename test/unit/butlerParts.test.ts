@@ -2,10 +2,10 @@
 // tool definitions the model sees, and the relay's answer matching — each with fakes for its ports.
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { planSafeReply } from '../../src/services/butler/safeMode.js';
-import { openReplyStream } from '../../src/services/butler/replyStream.js';
-import { createAgentRelay, RelayError } from '../../src/services/butler/relay.js';
-import { toolDefinitions } from '../../src/services/butler/tools.js';
+import { planSafeReply } from '../../src/butler/safeMode.js';
+import { openReplyStream } from '../../src/butler/replyStream.js';
+import { createAgentRelay, RelayError } from '../../src/butler/relay.js';
+import { toolDefinitions } from '../../src/butler/tools.js';
 import type { Principal } from '../../src/services/directory.js';
 import type { MessageInput, Pipeline } from '../../src/services/pipeline.js';
 

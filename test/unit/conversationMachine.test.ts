@@ -3,10 +3,10 @@
 // transition table.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createActor, initialTransition, transition } from 'xstate';
-import { conversationMachine, type ConversationEvent, type ConversationInput, type ConversationPorts } from '../../src/actors/conversation.js';
-import { TurnCancelled } from '../../src/services/butler/brain.js';
-import type { Asker } from '../../src/services/butler/tools.js';
-import type { Turn } from '../../src/services/butler/turns.js';
+import { conversationMachine, type ConversationEvent, type ConversationInput, type ConversationPorts } from '../../src/butler/conversation.js';
+import { TurnCancelled } from '../../src/butler/brain.js';
+import type { Asker } from '../../src/butler/tools.js';
+import type { Turn } from '../../src/butler/turns.js';
 
 const asker: Asker = { principal: { id: 3, username: 'mia', role: 'MEMBER' }, conversationId: 7 };
 const message = (id: number, text = `message ${id}`): Extract<Turn, { kind: 'message' }> => ({

@@ -2,12 +2,12 @@
 // owner-scoped), and the Butler↔agent monitor history (admin).
 import { agentParams, createThreadBody, historyPageQuery, listThreadsQuery, peerParams, updateThreadBody } from '../../protocol/chat.js';
 import { z } from 'zod';
+import type { Authorizations } from '../../butler/authorizations.js';
 import { Errors } from '../../errors.js';
 import { authorizationView, authRequestsQuery, authResponseBody, authResponseResult } from '../../protocol/butler.js';
 import { idParams } from '../../protocol/http.js';
 import { chatMessageView, threadView } from '../../protocol/responses.js';
 import { isMachineRole } from '../../protocol/roles.js';
-import type { Authorizations } from '../../services/butler/authorizations.js';
 import type { ChatService } from '../../services/chat.js';
 import { toPrincipal } from '../../services/directory.js';
 import type { Access } from '../auth.js';

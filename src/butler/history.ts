@@ -2,8 +2,8 @@
 // Butler forget: the newest `window` rows verbatim, and up to `window` rows before them folded
 // into one short summary (a line per turn, cut to a fixed length). The summary costs no extra
 // model call and is the same every time for the same rows.
-import type { ChatRepo } from '../../store/repositories/chat.js';
-import type { MessageRow } from '../../store/schema.js';
+import type { ChatRepo } from '../store/repositories/chat.js';
+import type { MessageRow } from '../store/schema.js';
 import type { ModelMessage } from './model.js';
 import type { Asker } from './tools.js';
 

@@ -1,6 +1,6 @@
 // Butler's metrics: conversations active (read at scrape time), turns answered by kind, language-
 // model calls by outcome with their latency, and authorization requests by outcome.
-import type { MetricsFactory } from './families.js';
+import type { MetricsFactory } from '../metrics/families.js';
 
 export interface ButlerMeter {
   /** Reads the number of live conversations at every scrape. */

@@ -4,11 +4,11 @@
 // the model or an agent writes can approve a request; only a human's answer does.
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { HubError } from '../../errors.js';
-import { DIRECTIVE_PREFIX, ToolNames, toolArguments, type ToolName } from '../../protocol/butler.js';
-import { zodIssueMessages } from '../../protocol/validation.js';
-import type { AuthorizationRow } from '../../store/schema.js';
-import type { Principal } from '../directory.js';
+import { HubError } from '../errors.js';
+import { DIRECTIVE_PREFIX, ToolNames, toolArguments, type ToolName } from '../protocol/butler.js';
+import { zodIssueMessages } from '../protocol/validation.js';
+import type { AuthorizationRow } from '../store/schema.js';
+import type { Principal } from '../services/directory.js';
 import type { Authorizations } from './authorizations.js';
 import type { ModelTool } from './model.js';
 import { RelayError, type AgentRelay } from './relay.js';

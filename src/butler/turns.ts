@@ -1,7 +1,7 @@
 // A turn is one thing Butler answers in a conversation: a message someone sent it, or the outcome
 // of an authorization request made in that conversation.
-import type { AuthorizationRow } from '../../store/schema.js';
-import type { Principal } from '../directory.js';
+import type { AuthorizationRow } from '../store/schema.js';
+import type { Principal } from '../services/directory.js';
 import type { Asker } from './tools.js';
 
 export interface InboundChat {

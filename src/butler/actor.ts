@@ -9,10 +9,10 @@ import { BUTLER_STREAM_PREFIX, CANCEL_COMMAND } from '../protocol/butler.js';
 import type { MessageFrame } from '../protocol/frames.js';
 import type { Role } from '../protocol/roles.js';
 import type { Principal } from '../services/directory.js';
-import type { Asker } from '../services/butler/tools.js';
-import { conversationKey, type Turn } from '../services/butler/turns.js';
 import type { AuthorizationRow } from '../store/schema.js';
 import { conversationMachine, type ConversationActor, type ConversationPorts } from './conversation.js';
+import type { Asker } from './tools.js';
+import { conversationKey, type Turn } from './turns.js';
 
 export interface ButlerInput {
   butler: Principal;

@@ -2,24 +2,30 @@
 // router's address table, and what its answers are made of (model or safe mode, tools, relay,
 // authorizations, history). `start` binds it and re-arms pending authorization requests; `stop`
 // aborts answers in progress and waits for each to end its stream.
+//
+// This folder is Butler's one home: its actor and conversation actors, its brain and the parts the
+// brain uses, and its metrics. Its wire shapes stay in src/protocol/butler.ts, not here: the client
+// (src/client/rest.ts) and protocol/frames.ts import them, and the client must never import server
+// code. The file stays whole; its one server-only part, the tool-argument schemas, is wire text too
+// (the model sends those arguments, and prompts and tests rely on the names).
 import type { Logger } from 'pino';
 import { createActor } from 'xstate';
-import type { Endpoint } from '../../actors/addressTable.js';
-import { butlerMachine } from '../../actors/butler.js';
-import type { ConversationPorts } from '../../actors/conversation.js';
-import type { routerMachine } from '../../actors/router.js';
-import type { ButlerConfig } from '../../config.js';
-import type { ButlerMeter } from '../../metrics/butler.js';
-import type { MessageFrame } from '../../protocol/frames.js';
-import type { AuthorizationsRepo } from '../../store/repositories/authorizations.js';
-import type { ChatRepo } from '../../store/repositories/chat.js';
-import type { UsersRepo } from '../../store/repositories/users.js';
-import type { Clock } from '../clock.js';
-import { toPrincipal, type Directory, type Principal } from '../directory.js';
-import type { Pipeline } from '../pipeline.js';
+import type { Endpoint } from '../actors/addressTable.js';
+import type { routerMachine } from '../actors/router.js';
+import type { ButlerConfig } from '../config.js';
+import type { MessageFrame } from '../protocol/frames.js';
+import type { AuthorizationsRepo } from '../store/repositories/authorizations.js';
+import type { ChatRepo } from '../store/repositories/chat.js';
+import type { UsersRepo } from '../store/repositories/users.js';
+import type { Clock } from '../services/clock.js';
+import { toPrincipal, type Directory, type Principal } from '../services/directory.js';
+import type { Pipeline } from '../services/pipeline.js';
+import { butlerMachine } from './actor.js';
 import { createAuthorizations } from './authorizations.js';
 import { createBrain } from './brain.js';
+import type { ConversationPorts } from './conversation.js';
 import { createHistory } from './history.js';
+import type { ButlerMeter } from './metrics.js';
 import { createOpenAiModel, type LanguageModel } from './model.js';
 import { createAgentRelay } from './relay.js';
 import { openReplyStream } from './replyStream.js';

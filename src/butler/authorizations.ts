@@ -6,15 +6,15 @@
 // are rewritten to show it.
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { Errors } from '../../errors.js';
-import type { AuthRequestPayload, AuthRequestsQuery, AuthResponseInput } from '../../protocol/butler.js';
-import { isMachineRole } from '../../protocol/roles.js';
-import type { AuthorizationsRepo } from '../../store/repositories/authorizations.js';
-import type { UsersRepo } from '../../store/repositories/users.js';
-import type { AuthorizationRow, AuthorizationStatus } from '../../store/schema.js';
-import type { Clock } from '../clock.js';
-import type { Principal } from '../directory.js';
-import type { Pipeline } from '../pipeline.js';
+import { Errors } from '../errors.js';
+import type { AuthRequestPayload, AuthRequestsQuery, AuthResponseInput } from '../protocol/butler.js';
+import { isMachineRole } from '../protocol/roles.js';
+import type { AuthorizationsRepo } from '../store/repositories/authorizations.js';
+import type { UsersRepo } from '../store/repositories/users.js';
+import type { AuthorizationRow, AuthorizationStatus } from '../store/schema.js';
+import type { Clock } from '../services/clock.js';
+import type { Principal } from '../services/directory.js';
+import type { Pipeline } from '../services/pipeline.js';
 
 export interface NewRequest {
   requester: Principal;

@@ -4,9 +4,9 @@
 // later ones at most once per `flushMs`, so a fast model does not cost a frame per token.
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { BUTLER_STREAM_PREFIX } from '../../protocol/butler.js';
-import type { Principal } from '../directory.js';
-import type { Pipeline } from '../pipeline.js';
+import { BUTLER_STREAM_PREFIX } from '../protocol/butler.js';
+import type { Principal } from '../services/directory.js';
+import type { Pipeline } from '../services/pipeline.js';
 
 export interface ReplyTarget {
   to: Principal;

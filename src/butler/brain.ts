@@ -3,8 +3,8 @@
 // stream (chunks, stored final CHAT, end marker) that always ends, whatever fails: a model error,
 // a timeout, a cancel or the hub stopping each become the last words of the final CHAT.
 import type { Logger } from 'pino';
-import { DIRECTIVE_PREFIX } from '../../protocol/butler.js';
-import type { AuthorizationRow } from '../../store/schema.js';
+import { DIRECTIVE_PREFIX } from '../protocol/butler.js';
+import type { AuthorizationRow } from '../store/schema.js';
 import type { History } from './history.js';
 import { describeModelFailure, ModelError, type LanguageModel, type ModelMessage } from './model.js';
 import { RelayError, type AgentRelay } from './relay.js';

@@ -4,9 +4,9 @@
 // queue. The answer itself is an invoked promise actor: stopping this actor (the hub stopping)
 // aborts it too. A conversation left idle ends, and Butler forgets it.
 import { assign, fromPromise, setup, type ActorRefFrom } from 'xstate';
-import { TurnCancelled } from '../services/butler/brain.js';
-import type { Asker } from '../services/butler/tools.js';
-import type { Turn } from '../services/butler/turns.js';
+import { TurnCancelled } from './brain.js';
+import type { Asker } from './tools.js';
+import type { Turn } from './turns.js';
 
 export interface ConversationPorts {
   /** Answers one turn; resolves when its stream has ended. */

@@ -2,9 +2,9 @@
 // with a fresh stream_id; the agent's CHAT back to Butler carrying that stream_id answers it. An
 // answer without a stream_id goes to the oldest open request to that agent (older agents do not
 // echo stream ids). No answer within the timeout rejects with a message fit for the asker.
-import type { MessageFrame } from '../../protocol/frames.js';
-import type { Principal } from '../directory.js';
-import type { Pipeline } from '../pipeline.js';
+import type { MessageFrame } from '../protocol/frames.js';
+import type { Principal } from '../services/directory.js';
+import type { Pipeline } from '../services/pipeline.js';
 import { newStreamId } from './replyStream.js';
 
 export class RelayError extends Error {
