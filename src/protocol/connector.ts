@@ -1,7 +1,7 @@
 // Wire shapes of the chat-platform connector (wire.md §3): the fields a client sends (snake_case or
 // camelCase), the answers, and the log page. Secrets are only ever written, never read back.
 import { z } from 'zod';
-import type { ConnectorAction, ConnectorState } from '../machines/connector.js';
+import type { ConnectorAction, ConnectorState } from '../connector/machine.js';
 
 /** Fields whose change makes a verified connector a draft again (they are what the platform checks). */
 export const CredentialFields = ['app_id', 'app_secret', 'verification_token', 'encrypt_key'] as const;
