@@ -2,21 +2,17 @@
 // WSClient asks `{base}/callback/ws/endpoint` for a socket address, then speaks the platform's
 // protobuf frames, merges fragments, answers pings and acknowledges every event once our handler
 // returns (so the handler only queues the event). The SDK's own reconnect loop waits minutes between
-// tries; here it is off, and this module restarts the client with exponential backoff instead,
-// watching its public connection status. The SDK is loaded on first use: hubs without the
-// connector never pay for it.
+// tries; here it is off, and the lifecycle machine (longConnectionMachine.ts) restarts the client with
+// exponential backoff instead, watching its public connection status. This module is the machine's
+// driver: it runs the machine's effects against the SDK (load it, start, check and close a client)
+// and turns the SDK's callbacks into the machine's events. The SDK is loaded on first use: hubs
+// without the connector never pay for it.
 import type * as LarkSdk from '@larksuiteoapi/node-sdk';
 import type { Logger } from 'pino';
+import { createActor, type ActorOptions } from 'xstate';
+import { longConnectionMachine, type LongConnectionCredentials, type LongConnectionEvent, type LongConnectionState } from './longConnectionMachine.js';
 
-export interface LongConnectionCredentials {
-  appId: string;
-  appSecret: string;
-  verificationToken?: string;
-  encryptKey?: string;
-}
-
-/** `refused`: not opened at all (the credentials cannot work); `waiting`: before the next try. */
-export type LongConnectionState = 'stopped' | 'refused' | 'connecting' | 'connected' | 'waiting';
+export { APP_ID_PATTERN, type LongConnectionCredentials, type LongConnectionState } from './longConnectionMachine.js';
 
 export interface LongConnectionDeps {
   baseUrl: string;
@@ -30,13 +26,21 @@ export interface LongConnectionDeps {
   watchMs?: number;
 }
 
-/** Feishu/Lark app ids; the SDK silently refuses to start with anything else. */
-export const APP_ID_PATTERN = /^cli_[0-9a-fA-F]{16}$/;
-
-const DEFAULT_BACKOFF = { initialMs: 500, maxMs: 30_000 };
 const HANDSHAKE_TIMEOUT_MS = 10_000;
 /** Seconds without any frame after a ping before the socket counts as dead. */
 const PING_TIMEOUT_S = 30;
+
+/** The machine's timers (backoff, status checks) never keep the process alive on their own. */
+const unrefClock: NonNullable<ActorOptions<typeof longConnectionMachine>['clock']> = {
+  setTimeout(fn: (...args: unknown[]) => void, ms: number) {
+    const timer = setTimeout(fn, ms);
+    timer.unref?.();
+    return timer;
+  },
+  clearTimeout(id: unknown) {
+    clearTimeout(id as NodeJS.Timeout);
+  },
+};
 
 type Sdk = typeof LarkSdk;
 type WSClient = LarkSdk.WSClient;
@@ -59,110 +63,92 @@ function sdkLogger(logger: Logger) {
 }
 
 export function createLongConnection(deps: LongConnectionDeps) {
-  const backoff = deps.backoff ?? DEFAULT_BACKOFF;
-  const watchMs = deps.watchMs ?? 250;
   let sdk: Promise<Sdk> | undefined;
+  /** The loaded SDK module: set before SDK_LOADED is sent, so a client can be created at once. */
+  let lark: Sdk | undefined;
+  /** The client of the current attempt, while one is open (a handle, not state: the machine decides). */
   let client: WSClient | undefined;
-  let generation = 0;
-  let failures = 0;
-  let state: LongConnectionState = 'stopped';
-  let timer: NodeJS.Timeout | undefined;
+  const send = (event: LongConnectionEvent) => actor.send(event);
+  const failed = (attempt: number, err: unknown) => send({ type: 'CLIENT_FAILED', attempt, message: (err as Error).message });
 
-  const setState = (next: LongConnectionState, detail: string) => {
-    state = next;
-    deps.onState(next, detail);
-  };
-
-  function clearTimer() {
-    if (timer) clearTimeout(timer);
-    timer = undefined;
-  }
-
-  function discard() {
-    clearTimer();
-    client?.close({ force: true });
-    client = undefined;
-  }
-
-  /** Restarts after a failure: 1×, 2×, 4× … the initial delay up to the cap, with jitter. */
-  function retry(credentials: LongConnectionCredentials, gen: number, reason: string) {
-    if (gen !== generation) return;
-    discard();
-    const ceiling = Math.min(backoff.maxMs, backoff.initialMs * 2 ** failures);
-    const delay = Math.round(ceiling / 2 + Math.random() * (ceiling / 2));
-    failures++;
-    setState('waiting', `${reason}; reconnecting in ${delay} ms (attempt ${failures})`);
-    timer = setTimeout(() => void open(credentials, gen), delay);
-    timer.unref();
-  }
-
-  /** Polls the client's public status: a socket that dropped after connecting is restarted. */
-  function watch(credentials: LongConnectionCredentials, gen: number, watched: WSClient) {
-    timer = setTimeout(() => {
-      if (gen !== generation || client !== watched) return;
-      const status = watched.getConnectionStatus().state;
-      if (status === 'connected') return watch(credentials, gen, watched);
-      retry(credentials, gen, `connection lost (${status})`);
-    }, watchMs);
-    timer.unref();
-  }
-
-  async function open(credentials: LongConnectionCredentials, gen: number): Promise<void> {
-    const lark = await (sdk ??= import('@larksuiteoapi/node-sdk'));
-    if (gen !== generation) return;
-    setState('connecting', 'opening the long connection');
+  function openClient(lib: Sdk, attempt: number, credentials: LongConnectionCredentials): void {
     const logger = sdkLogger(deps.logger);
-    const dispatcher = new lark.EventDispatcher({
+    const dispatcher = new lib.EventDispatcher({
       verificationToken: credentials.verificationToken,
       encryptKey: credentials.encryptKey,
       logger,
-      loggerLevel: lark.LoggerLevel.warn,
+      loggerLevel: lib.LoggerLevel.warn,
     }).register({
       // Even a stopped connection's late event goes on: the runtime logs why it drops it.
       'im.message.receive_v1': async (event: unknown) => deps.onMessage(event),
     });
-    const created = new lark.WSClient({
+    const created = new lib.WSClient({
       appId: credentials.appId,
       appSecret: credentials.appSecret,
       domain: deps.baseUrl.replace(/\/+$/, ''),
       logger,
-      loggerLevel: lark.LoggerLevel.warn,
+      loggerLevel: lib.LoggerLevel.warn,
       autoReconnect: false,
       handshakeTimeoutMs: HANDSHAKE_TIMEOUT_MS,
       wsConfig: { pingTimeout: PING_TIMEOUT_S },
-      onReady: () => {
-        if (gen !== generation || client !== created) return;
-        failures = 0;
-        setState('connected', 'long connection established');
-        watch(credentials, gen, created);
-      },
-      onError: (err) => retry(credentials, gen, `long connection failed: ${err.message}`),
+      onReady: () => send({ type: 'CLIENT_READY', attempt }),
+      onError: (err) => failed(attempt, err),
     });
     client = created;
-    await created.start({ eventDispatcher: dispatcher });
+    created.start({ eventDispatcher: dispatcher }).catch((err: unknown) => failed(attempt, err));
   }
+
+  const machine = longConnectionMachine.provide({
+    actions: {
+      loadSdk: (_, { attempt }) => {
+        (sdk ??= import('@larksuiteoapi/node-sdk')).then(
+          (loaded) => {
+            lark = loaded;
+            send({ type: 'SDK_LOADED', attempt });
+          },
+          (err: unknown) => failed(attempt, err),
+        );
+      },
+      startClient: (_, { attempt, credentials }) => {
+        // Synchronous, so a STOP or START that follows always finds the client to close.
+        try {
+          openClient(lark!, attempt, credentials);
+        } catch (err) {
+          failed(attempt, err);
+        }
+      },
+      checkClient: (_, { attempt }) => {
+        const status = client?.getConnectionStatus().state ?? 'closed';
+        if (status !== 'connected') send({ type: 'CONNECTION_LOST', attempt, status });
+      },
+      closeClient: () => {
+        client?.close({ force: true });
+        client = undefined;
+      },
+      report: (_, { state, detail }) => deps.onState(state, detail),
+    },
+  });
+  const actor = createActor(machine, { input: { backoff: deps.backoff, watchMs: deps.watchMs }, clock: unrefClock });
+  actor.subscribe({ error: (err) => deps.logger.error({ err }, 'long connection machine failed') });
+  actor.start();
 
   return {
     /** Starts (or restarts, with new credentials) the connection. */
     start(credentials: LongConnectionCredentials): void {
-      discard();
-      const gen = ++generation;
-      failures = 0;
-      if (!APP_ID_PATTERN.test(credentials.appId)) {
-        setState('refused', 'long connection not opened: app_id must be "cli_" followed by 16 hexadecimal digits');
-        return;
-      }
-      open(credentials, gen).catch((err: unknown) => retry(credentials, gen, `long connection failed: ${(err as Error).message}`));
+      actor.send({ type: 'START', credentials });
     },
 
     stop(): void {
-      generation++;
-      discard();
-      if (state !== 'stopped') setState('stopped', 'long connection closed');
+      actor.send({ type: 'STOP' });
     },
 
     get state(): LongConnectionState {
-      return state;
+      return actor.getSnapshot().context.reported;
+    },
+
+    /** The machine's snapshot, for inspection and tests. */
+    snapshot() {
+      return actor.getSnapshot();
     },
   };
 }
