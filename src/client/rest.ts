@@ -2,10 +2,9 @@
 // by the hub's own zod schemas, answers by its wire objects. Errors come back as HubRequestError with
 // the status and the hub's `{"error"}` text. Uses the standard fetch (browsers, Node 18+).
 import type { z } from 'zod';
-import type { ConnectorAction, MachineDescription } from '../machines/connector.js';
 import type { authorizationView, authResponseResult, AuthRequestsQuery } from '../protocol/butler.js';
 import type { createThreadBody, updateThreadBody } from '../protocol/chat.js';
-import type { connectorFieldsBody, ConnectorLogView, ConnectorView, testMessageBody } from '../protocol/connector.js';
+import type { ConnectorAction, connectorFieldsBody, ConnectorLogView, ConnectorView, MachineDescription, testMessageBody } from '../protocol/connector.js';
 import type {
   createUserBody,
   legacyMessageBody,

@@ -11,7 +11,7 @@ import type { Metrics } from '../metrics/registry.js';
 import type { AgentsService } from '../services/agents.js';
 import type { AuthService } from '../services/auth.js';
 import type { ChatService } from '../services/chat.js';
-import type { ConnectorService } from '../services/connector/service.js';
+import type { ConnectorService } from '../connector/service.js';
 import type { DevMockService } from '../services/devMock.js';
 import type { Inspection } from '../services/inspection.js';
 import type { MessagesService } from '../services/messages.js';

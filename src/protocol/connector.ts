@@ -1,7 +1,24 @@
 // Wire shapes of the chat-platform connector (wire.md §3): the fields a client sends (snake_case or
 // camelCase), the answers, and the log page. Secrets are only ever written, never read back.
 import { z } from 'zod';
-import type { ConnectorAction, ConnectorState } from '../machines/connector.js';
+
+/** A connector's lifecycle states (src/connector/machine.ts moves between them). */
+export const ConnectorStates = ['draft', 'verified', 'enabled', 'disabled'] as const;
+export type ConnectorState = (typeof ConnectorStates)[number];
+
+/** Actions a client can ask for, in the order a dashboard shows them. */
+export const ConnectorActions = ['verify', 'update', 'enable', 'disable', 'test_message'] as const;
+export type ConnectorAction = (typeof ConnectorActions)[number];
+
+/** GET …/machine: the lifecycle machine as data, for a dashboard to draw. */
+export interface MachineDescription {
+  id: string;
+  initial: ConnectorState;
+  states: ConnectorState[];
+  /** `from: null` is creation. Guarded transitions name their guard. */
+  transitions: Array<{ from: ConnectorState | null; event: string; to: ConnectorState; guard?: string; effects: string[] }>;
+  actions: readonly ConnectorAction[];
+}
 
 /** Fields whose change makes a verified connector a draft again (they are what the platform checks). */
 export const CredentialFields = ['app_id', 'app_secret', 'verification_token', 'encrypt_key'] as const;

@@ -12,7 +12,7 @@ import {
   step,
   type ConnectorEvent,
   type ConnectorState,
-} from '../../src/machines/connector.js';
+} from '../../src/connector/machine.js';
 
 const E = {
   update: { type: 'UPDATE', credentials: false },

@@ -3,9 +3,9 @@
 // secret box.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { maskSecret } from '../../src/protocol/connector.js';
-import { filterMessage, messageReceiveEvent, type FilterSettings } from '../../src/services/connector/inboundFilter.js';
-import { createOutboundQueue } from '../../src/services/connector/outboundQueue.js';
-import { changedSettings, DEFAULT_SETTINGS } from '../../src/services/connector/views.js';
+import { filterMessage, messageReceiveEvent, type FilterSettings } from '../../src/connector/inboundFilter.js';
+import { createOutboundQueue } from '../../src/connector/outboundQueue.js';
+import { changedSettings, DEFAULT_SETTINGS } from '../../src/connector/views.js';
 import { createSecretBox } from '../../src/services/secrets.js';
 
 const BOT = 'ou_bot';

@@ -1,10 +1,10 @@
 // The chat-platform connector, admin only, under /api/integrations/chatplatform and its alias
 // /api/integrations/feishu (the older dashboards use it); both answer the same.
 import { z } from 'zod';
-import { ConnectorActions, ConnectorStates } from '../../machines/connector.js';
+import { ConnectorActions, ConnectorStates } from '../../connector/machine.js';
 import { connectorFieldsBody, enableBody, expectedVersionBody, logsQuery, snakeCaseBody, testMessageBody } from '../../protocol/connector.js';
 import { idParams } from '../../protocol/http.js';
-import type { ConnectorService } from '../../services/connector/service.js';
+import type { ConnectorService } from '../../connector/service.js';
 import type { Access } from '../auth.js';
 import { route, type Routes } from '../context.js';
 import { routeDocs, type RouteDoc } from '../routeDocs.js';

@@ -2,7 +2,7 @@
 // (every state boxed once, every transition drawn or listed, nothing overlapping, a layout for a
 // laptop and one for a phone), and what is highlighted and said for each state.
 import { describe, expect, it } from 'vitest';
-import { allowedActions, ConnectorStates, describeMachine } from '../../../src/machines/connector.js';
+import { allowedActions, ConnectorStates, describeMachine } from '../../../src/connector/machine.js';
 import { describeOutcome, highlightFor, humanize, layoutMachine, outcomesFrom, ranks, type DiagramLayout, type NodeBox } from '../../../web/src/pages/connector/diagram.js';
 
 const machine = describeMachine();

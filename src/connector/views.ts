@@ -1,10 +1,10 @@
 // Connector rows ↔ the connector as the hub uses it (secrets decrypted, lists parsed) ↔ the masked
 // view clients get. Secrets leave this module only masked.
-import { allowedActions, type ConnectorState } from '../../machines/connector.js';
-import { maskSecret, SecretFields, type ConnectorFields, type ConnectorFieldsInput, type ConnectorView, type SecretField } from '../../protocol/connector.js';
-import type { ConnectorPatch } from '../../store/repositories/connectors.js';
-import type { ConnectorRow, NewConnector } from '../../store/schema.js';
-import type { SecretBox } from '../secrets.js';
+import { allowedActions, type ConnectorState } from './machine.js';
+import { maskSecret, SecretFields, type ConnectorFields, type ConnectorFieldsInput, type ConnectorView, type SecretField } from '../protocol/connector.js';
+import type { ConnectorPatch } from '../store/repositories/connectors.js';
+import type { ConnectorRow, NewConnector } from '../store/schema.js';
+import type { SecretBox } from '../services/secrets.js';
 
 /** A connector's settings, secrets in the clear (they never leave this module so). */
 export type ConnectorSettings = ConnectorFields;

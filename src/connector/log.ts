@@ -2,13 +2,13 @@
 // results, inbound events accepted or filtered, outbound sends and errors. Each entry also goes to
 // the hub's log. Pages are newest first behind an opaque cursor.
 import type { Logger } from 'pino';
-import type { ConnectorMeter } from '../../metrics/connector.js';
-import { Errors } from '../../errors.js';
-import type { ConnectorLogView } from '../../protocol/connector.js';
-import type { LogLevel } from '../../protocol/messages.js';
-import type { ConnectorsRepo } from '../../store/repositories/connectors.js';
-import type { ConnectorLogRow } from '../../store/schema.js';
-import type { Clock } from '../clock.js';
+import type { ConnectorMeter } from './metrics.js';
+import { Errors } from '../errors.js';
+import type { ConnectorLogView } from '../protocol/connector.js';
+import type { LogLevel } from '../protocol/messages.js';
+import type { ConnectorsRepo } from '../store/repositories/connectors.js';
+import type { ConnectorLogRow } from '../store/schema.js';
+import type { Clock } from '../services/clock.js';
 
 const CURSOR_PREFIX = 'log:';
 

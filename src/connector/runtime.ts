@@ -7,15 +7,15 @@
 // Outbound hook: the router delivers frames addressed to a platform identity to its endpoint here,
 // as it would to a socket; a stored CHAT from Butler goes back to the platform chat (`onFrame`).
 import type { Logger } from 'pino';
-import type { Endpoint } from '../../actors/addressTable.js';
-import type { RouterRef } from '../../actors/connection.js';
-import { HubError } from '../../errors.js';
-import { formatZodError } from '../../protocol/validation.js';
-import type { MessageFrame } from '../../protocol/frames.js';
-import type { UsersRepo } from '../../store/repositories/users.js';
-import { toPrincipal, type Principal } from '../directory.js';
-import type { Pipeline } from '../pipeline.js';
-import type { ConnectorLog } from './connectorLog.js';
+import type { Endpoint } from '../actors/addressTable.js';
+import type { RouterRef } from '../actors/connection.js';
+import { HubError } from '../errors.js';
+import { formatZodError } from '../protocol/validation.js';
+import type { MessageFrame } from '../protocol/frames.js';
+import type { UsersRepo } from '../store/repositories/users.js';
+import { toPrincipal, type Principal } from '../services/directory.js';
+import type { Pipeline } from '../services/pipeline.js';
+import type { ConnectorLog } from './log.js';
 import { filterMessage, messageReceiveEvent } from './inboundFilter.js';
 import type { PlatformIdentities } from './identities.js';
 import { createLongConnection, type LongConnection, type LongConnectionState } from './longConnection.js';

@@ -2,13 +2,13 @@
 // first contact, and one conversation thread with Butler per platform chat it writes from.
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { isUniqueViolation } from '../../store/errors.js';
-import type { PlatformIdentitiesRepo, PlatformThread } from '../../store/repositories/platformIdentities.js';
-import type { ThreadsRepo } from '../../store/repositories/threads.js';
-import type { UsersRepo } from '../../store/repositories/users.js';
-import type { Database } from '../../store/schema.js';
-import type { Clock } from '../clock.js';
-import { toPrincipal, type Principal } from '../directory.js';
+import { isUniqueViolation } from '../store/errors.js';
+import type { PlatformIdentitiesRepo, PlatformThread } from '../store/repositories/platformIdentities.js';
+import type { ThreadsRepo } from '../store/repositories/threads.js';
+import type { UsersRepo } from '../store/repositories/users.js';
+import type { Database } from '../store/schema.js';
+import type { Clock } from '../services/clock.js';
+import { toPrincipal, type Principal } from '../services/directory.js';
 
 /** `runtime_kind` of platform identities: how the dashboards (and Butler) can tell them apart. */
 export const PLATFORM_RUNTIME_KIND = 'chatplatform';

@@ -1,15 +1,15 @@
 // The connector's lifecycle over HTTP: load the row → pure machine step → write with a version check
 // → run the step's effects → answer. Every action, refused ones too, lands in the connector's log.
 import { randomUUID } from 'node:crypto';
-import { Errors } from '../../errors.js';
-import { describeMachine, step, type ConnectorEffect, type ConnectorEvent, type MachineDescription } from '../../machines/connector.js';
-import { CredentialFields, type ConnectorFieldsInput, type ConnectorLogView, type ConnectorView, type LogsQuery, type TestMessageInput } from '../../protocol/connector.js';
-import type { LogLevel } from '../../protocol/messages.js';
-import { isUniqueViolation } from '../../store/errors.js';
-import { ConnectorVersionConflict, type ConnectorPatch, type ConnectorsRepo } from '../../store/repositories/connectors.js';
-import type { ConnectorRow } from '../../store/schema.js';
-import type { Clock } from '../clock.js';
-import type { ConnectorLog } from './connectorLog.js';
+import { Errors } from '../errors.js';
+import { describeMachine, step, type ConnectorEffect, type ConnectorEvent, type MachineDescription } from './machine.js';
+import { CredentialFields, type ConnectorFieldsInput, type ConnectorLogView, type ConnectorView, type LogsQuery, type TestMessageInput } from '../protocol/connector.js';
+import type { LogLevel } from '../protocol/messages.js';
+import { isUniqueViolation } from '../store/errors.js';
+import { ConnectorVersionConflict, type ConnectorPatch, type ConnectorsRepo } from '../store/repositories/connectors.js';
+import type { ConnectorRow } from '../store/schema.js';
+import type { Clock } from '../services/clock.js';
+import type { ConnectorLog } from './log.js';
 import { describeOutcome } from './platformApi.js';
 import type { ConnectorRuntime } from './runtime.js';
 import { changedSettings, DEFAULT_SETTINGS, toConnectorView, type ConnectorCodec, type ConnectorConfig } from './views.js';

@@ -1,19 +1,25 @@
 // The chat-platform connector, composed: lifecycle service (HTTP), runtime (live connection, inbound,
 // outbound) and platform identities, over their repositories. The hub starts it after bootstrap,
 // reloads it after a dev reset and stops it before the router.
+//
+// The feature lives in this folder: machine.ts (lifecycle), service.ts, runtime.ts, longConnection.ts,
+// inboundFilter.ts, outboundQueue.ts, platformApi.ts, identities.ts, views.ts, log.ts, metrics.ts.
+// Two parts stay outside on purpose: its wire shapes in src/protocol/connector.ts, because the published
+// client (src/client) and the dashboard (web/) import them and must never import server code; and its
+// routes in src/http/routes/connector.ts, the HTTP edge.
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import type { ConnectorMeter } from '../../metrics/connector.js';
-import type { RouterRef } from '../../actors/connection.js';
-import { createConnectorsRepo } from '../../store/repositories/connectors.js';
-import { createPlatformIdentitiesRepo } from '../../store/repositories/platformIdentities.js';
-import type { ThreadsRepo } from '../../store/repositories/threads.js';
-import type { UsersRepo } from '../../store/repositories/users.js';
-import type { Database } from '../../store/schema.js';
-import type { Clock } from '../clock.js';
-import type { Pipeline } from '../pipeline.js';
-import { createSecretBox } from '../secrets.js';
-import { createConnectorLog } from './connectorLog.js';
+import type { ConnectorMeter } from './metrics.js';
+import type { RouterRef } from '../actors/connection.js';
+import { createConnectorsRepo } from '../store/repositories/connectors.js';
+import { createPlatformIdentitiesRepo } from '../store/repositories/platformIdentities.js';
+import type { ThreadsRepo } from '../store/repositories/threads.js';
+import type { UsersRepo } from '../store/repositories/users.js';
+import type { Database } from '../store/schema.js';
+import type { Clock } from '../services/clock.js';
+import type { Pipeline } from '../services/pipeline.js';
+import { createSecretBox } from '../services/secrets.js';
+import { createConnectorLog } from './log.js';
 import { createPlatformIdentities } from './identities.js';
 import { createConnectorRuntime, type PlatformSettings } from './runtime.js';
 import { createConnectorService } from './service.js';

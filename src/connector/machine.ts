@@ -3,9 +3,10 @@
 // pure `transition()` what follows, persists it with a version check, then runs the named effects
 // the transition returned (start or stop the live connection). No I/O happens in here.
 import { setup, transition, type SnapshotFrom } from 'xstate';
+import { ConnectorActions, ConnectorStates, type ConnectorAction, type ConnectorState, type MachineDescription } from '../protocol/connector.js';
 
-export const ConnectorStates = ['draft', 'verified', 'enabled', 'disabled'] as const;
-export type ConnectorState = (typeof ConnectorStates)[number];
+// The names are wire values (the client and the dashboard read them), so protocol defines them.
+export { ConnectorActions, ConnectorStates, type ConnectorAction, type ConnectorState, type MachineDescription };
 
 export type ConnectorEvent =
   /** Fields changed; `credentials` when app_id, app_secret, verification_token or encrypt_key did. */
@@ -15,10 +16,6 @@ export type ConnectorEvent =
   | { type: 'ENABLE' }
   | { type: 'DISABLE' }
   | { type: 'TEST_MESSAGE' };
-
-/** Actions a client can ask for, in the order a dashboard shows them. */
-export const ConnectorActions = ['verify', 'update', 'enable', 'disable', 'test_message'] as const;
-export type ConnectorAction = (typeof ConnectorActions)[number];
 
 /** Effects a transition can ask for; the service runs them after the row is written. */
 export type ConnectorEffect = 'applyChanges' | 'startConnection' | 'stopConnection' | 'markVerified' | 'sendTestMessage' | 'logTestMessage';
@@ -113,15 +110,6 @@ export function step(state: ConnectorState, event: ConnectorEvent): ConnectorSte
   if (!snapshot.can(event)) return { ok: false, state };
   const [next, actions] = transition(connectorMachine, snapshot, event);
   return { ok: true, state: next.value as ConnectorState, effects: actions.map((a) => a.type as ConnectorEffect) };
-}
-
-export interface MachineDescription {
-  id: string;
-  initial: ConnectorState;
-  states: ConnectorState[];
-  /** `from: null` is creation. Guarded transitions name their guard. */
-  transitions: Array<{ from: ConnectorState | null; event: string; to: ConnectorState; guard?: string; effects: string[] }>;
-  actions: readonly ConnectorAction[];
 }
 
 /** The machine as data, for a dashboard to draw: read off the definition, so it cannot drift. */

@@ -1,6 +1,6 @@
 // The chat-platform connector's metrics, taken from its log entries (each event in or out is logged
 // once): events by direction and outcome, and entries at ERROR level.
-import type { MetricsFactory } from './families.js';
+import type { MetricsFactory } from '../metrics/families.js';
 
 const INBOUND = ['accepted', 'filtered', 'duplicate', 'dropped', 'failed'];
 const OUTBOUND = ['sent', 'failed', 'dropped'];
