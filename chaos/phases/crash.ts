@@ -3,9 +3,9 @@
 // Then the evidence: the ACK ledger against the stored rows, resends of acknowledged frames, and what
 // each human received. Shared by the crash and sigterm checks.
 import type { Exit, Hub } from '../../bench/lib/servers.js';
-import type { Generator } from '../../bench/lib/spawn.js';
 import { int } from '../../bench/lib/stats.js';
 import type { ChaosContext } from '../lib/check.js';
+import { sleep, until } from '../lib/poll.js';
 import { crew } from '../lib/cast.js';
 import { count, describeCloses } from '../lib/closes.js';
 import { storedByLocalId } from '../lib/storeReader.js';
@@ -34,17 +34,7 @@ interface Round {
   backMs: number;
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** Polls the generator until `done(status)` or the deadline; answers the last status and the time taken. */
-async function until(gen: Generator, done: (s: AckersStatus) => boolean, timeoutMs: number): Promise<{ status: AckersStatus; ms: number }> {
-  const t0 = performance.now();
-  for (;;) {
-    const status = await gen.call<AckersStatus>('status', {}, 10_000);
-    if (done(status) || performance.now() - t0 > timeoutMs) return { status, ms: performance.now() - t0 };
-    await sleep(100);
-  }
-}
 
 async function stopBy(hub: Hub, signal: CrashSettings['signal'], timeoutMs: number): Promise<{ exit: Exit; ms: number }> {
   const t0 = performance.now();
@@ -71,7 +61,7 @@ export async function crashRounds(ctx: ChaosContext, key: string, s: CrashSettin
     ctx.log(`${key}: round ${r}: ${int(before.acked)} frames acknowledged so far; ${s.signal} to the hub`);
     const stopped = await stopBy(hub, s.signal, s.exitTimeoutMs);
     hub = await ctx.hub(key, store, {}, hub.port);
-    const back = await until(gen, (st) => st.agentsOpen === s.agents && st.humansOpen === s.humans, s.backTimeoutMs);
+    const back = await until<AckersStatus>(gen, (st) => st.agentsOpen === s.agents && st.humansOpen === s.humans, s.backTimeoutMs);
     ctx.log(`${key}: round ${r}: exit ${stopped.exit.signal ?? stopped.exit.code} after ${Math.round(stopped.ms)} ms; ${back.status.agentsOpen}/${s.agents} agents back after ${Math.round(back.ms)} ms`);
     rounds.push({ ackedBefore: before.acked, exit: stopped.exit, exitMs: stopped.ms, backMs: back.ms });
   }
