@@ -15,7 +15,7 @@ export default defineCheck({
     agents: pick(plan, 20, 100),
     humans: pick(plan, 4, 10),
     window: 16,
-    roundMs: pick(plan, 3_000, 20_000),
+    roundMs: pick(plan, 1_500, 20_000),
     payloadBytes: 100,
     resendPerAgent: pick(plan, 5, 20),
     exitTimeoutMs: 10_000,

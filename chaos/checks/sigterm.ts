@@ -13,7 +13,7 @@ export default defineCheck({
     agents: pick(plan, 20, 100),
     humans: pick(plan, 4, 10),
     window: 16,
-    roundMs: pick(plan, 3_000, 15_000),
+    roundMs: pick(plan, 1_500, 15_000),
     payloadBytes: 100,
     resendPerAgent: 5,
     exitTimeoutMs: 30_000,
