@@ -27,9 +27,10 @@ export default defineCheck({
     agents: 10,
     members: 5,
     socketsPerMember: 4,
-    payloadBytes: 2_000,
-    durationMs: pick(plan, 6_000, 30_000),
-    closeTimeoutMs: 30_000,
+    // Large enough that a stalled socket passes the kernel's buffers and the hub's bound well within the run.
+    payloadBytes: pick(plan, 4_000, 2_000),
+    durationMs: pick(plan, 12_000, 30_000),
+    closeTimeoutMs: pick(plan, 10_000, 30_000),
   }),
   async run(ctx, s) {
     const hub = await ctx.hub('stalled', await ctx.newStore('stalled'));
