@@ -24,11 +24,12 @@ const openapi = z.object({
 });
 type Doc = z.infer<typeof openapi>;
 
-/** Whether an operation's JSON body declares required fields (following one $ref). */
-function requiresFields(doc: Doc, op: Doc['paths'][string][string]): boolean {
+/** What an operation's JSON body declares (following one $ref). */
+function bodyOf(doc: Doc, op: Doc['paths'][string][string]): Operation['body'] {
   let s = op.requestBody?.content['application/json']?.schema;
-  if (s?.$ref) s = doc.components?.schemas?.[s.$ref.split('/').pop()!];
-  return (s?.required?.length ?? 0) > 0;
+  if (!s) return 'none';
+  if (s.$ref) s = doc.components?.schemas?.[s.$ref.split('/').pop()!];
+  return (s?.required?.length ?? 0) > 0 ? 'required' : 'optional';
 }
 const sum = (m: Record<string, number>) => Object.values(m).reduce((a, b) => a + b, 0);
 const top = (m: Record<string, number>) =>
@@ -48,7 +49,7 @@ export default defineCheck({
     const cast = await crew(ctx, hub, 'httpfuzz', 1, 1);
     const doc = openapi.parse(await fetch(`${hub.baseUrl}/api/openapi.json`).then((r) => r.json()));
     const operations: Operation[] = Object.entries(doc.paths).flatMap(([path, item]) =>
-      METHODS.filter((m) => item[m]).map((m) => ({ method: m.toUpperCase(), path, access: (item[m]!['x-access'] ?? 'authenticated') as Access, requiredBody: requiresFields(doc, item[m]!) })),
+      METHODS.filter((m) => item[m]).map((m) => ({ method: m.toUpperCase(), path, access: (item[m]!['x-access'] ?? 'authenticated') as Access, body: bodyOf(doc, item[m]!) })),
     );
     const params: HttpFuzzParams = {
       baseUrl: hub.baseUrl,
@@ -70,10 +71,10 @@ export default defineCheck({
     const upload = await chunkedUpload(`${hub.baseUrl}/api/messages`, `Bearer ${cast.adminToken}`, s.uploadBytes);
     const uploadRss = rss.stop();
 
-    // Password spraying: one wrong password against many names from one address.
+    // Password spraying: one wrong password against many names (each tried once) from one address.
     const sprayed: number[] = [];
     for (let i = 0; i < s.sprayNames; i++) {
-      const res = await fetch(`${hub.baseUrl}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: i % 3 === 0 ? cast.humans[0]!.username : `spray-${i}`, password: `Spring2026!${i % 3 === 0 ? i : ''}` }) });
+      const res = await fetch(`${hub.baseUrl}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: i === 0 ? cast.humans[0]!.username : `spray-${i}`, password: 'Spring2026!' }) });
       sprayed.push(res.status);
       await res.arrayBuffer();
     }

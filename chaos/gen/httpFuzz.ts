@@ -10,8 +10,8 @@ export interface Operation {
   method: string;
   path: string;
   access: Access;
-  /** The request body declares required fields: a body without them (or with them mistyped) must be refused. */
-  requiredBody: boolean;
+  /** The operation's JSON body: none declared, optional fields only, or required fields. */
+  body: 'none' | 'optional' | 'required';
 }
 
 export interface Credentials {
@@ -64,16 +64,17 @@ const hasBody = (op: Operation) => op.method === 'POST' || op.method === 'PUT' |
 function variants(c: Credentials, limit: number): Variant[] {
   const forged = Object.entries(c.forged).map(([name, auth]): Variant => ({ name: `credential: ${name}`, auth, refuse: notPublic }));
   const body = (name: string, text: string): Variant => ({ name: `body: ${name}`, auth: `Bearer ${c.admin}`, body: text, refuse: hasBody });
-  // Unknown keys are ignored: such a body is only wrong where the operation requires fields.
-  const bodyOf = (name: string, text: string): Variant => ({ ...body(name, text), refuse: (op) => hasBody(op) && op.requiredBody });
+  // Unknown keys are ignored: such a body is only wrong where the operation requires fields, and a
+  // parsable body where none is declared may be ignored too.
+  const bodyOf = (name: string, text: string, wrongWhere: Operation['body'][]): Variant => ({ ...body(name, text), refuse: (op) => hasBody(op) && wrongWhere.includes(op.body) });
   return [
     ...forged,
     { name: 'credential: member on an admin route', auth: `Bearer ${c.member}`, refuse: adminOnly },
     { name: 'credential: agent token on an admin route', auth: `Bearer ${c.agent}`, refuse: adminOnly },
     body('invalid JSON', '{"username": "x",'),
-    body('not an object', '[1,2,3]'),
-    bodyOf('wrong types', JSON.stringify({ username: 5, password: [], role: { $ne: 1 }, enabled: 'yes', content: {}, level: 7, title: 9, api_token: 1 })),
-    bodyOf('deep nesting', `${'{"a":'.repeat(20_000)}1${'}'.repeat(20_000)}`),
+    bodyOf('not an object', '[1,2,3]', ['optional', 'required']),
+    bodyOf('wrong types', JSON.stringify({ username: 5, password: [], role: { $ne: 1 }, enabled: 'yes', content: {}, level: 7, title: 9, api_token: 1 }), ['required']),
+    bodyOf('deep nesting', `${'{"a":'.repeat(20_000)}1${'}'.repeat(20_000)}`, ['required']),
     body('over the limit', `{"content":"${'x'.repeat(limit + 16)}"}`),
     { name: 'body: prototype keys', auth: `Bearer ${c.admin}`, body: '{"__proto__":{"role":"ADMIN","isAdmin":true},"constructor":{"prototype":{"role":"ADMIN"}},"username":"proto-user","role":"MEMBER"}', refuse: () => false },
   ];
