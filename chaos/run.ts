@@ -4,6 +4,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
+import { runToExit } from '../bench/lib/lifecycle.js';
 import { createContext, Live } from '../bench/lib/context.js';
 import { machine } from '../bench/lib/procfs.js';
 import { loadScenarios, select } from '../bench/lib/registry.js';
@@ -11,7 +12,7 @@ import { postgresStores, sqliteStores, type StoreFactory } from '../bench/lib/st
 import { newJwtSecret } from '../bench/lib/servers.js';
 import type { ChaosContext, Check } from './lib/check.js';
 import { hubEntry } from './lib/entry.js';
-import { parseCommand, UsageError } from './lib/plan.js';
+import { parseCommand } from './lib/plan.js';
 import { passed, renderReport, type CheckOutcome } from './lib/report.js';
 import { SecretBook } from './lib/secrets.js';
 
@@ -85,27 +86,4 @@ async function main(): Promise<number> {
   return failed ? 1 : 0;
 }
 
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    log(`${signal}: stopping every child process`);
-    void live
-      .stopAll()
-      .then(() => stores?.dispose())
-      .finally(() => process.exit(130));
-  });
-}
-
-main().then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    if (err instanceof UsageError) {
-      process.stderr.write(`${err.message}\n`);
-      process.exit(2);
-    }
-    log(`!!! ${message(err)}`);
-    void live
-      .stopAll()
-      .then(() => stores?.dispose())
-      .finally(() => process.exit(1));
-  },
-);
+runToExit(main, { live, log, dispose: () => stores?.dispose() });

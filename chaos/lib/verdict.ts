@@ -9,7 +9,7 @@ export interface Verdict {
   pass: boolean;
 }
 
-const show = (v: number) => (Number.isInteger(v) ? int(v) : v.toFixed(v < 10 ? 2 : 1));
+const show = (v: number) => (!Number.isFinite(v) ? '–' : Number.isInteger(v) ? int(v) : v.toFixed(v < 10 ? 2 : 1));
 
 export const atMost = (what: string, measured: number, max: number, unit = ''): Verdict => ({
   what,
