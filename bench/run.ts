@@ -4,9 +4,10 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
+import { runToExit } from './lib/lifecycle.js';
 import { createContext, Live } from './lib/context.js';
 import { sleep } from './lib/net.js';
-import { parseCommand, QUIET_CPU, UsageError } from './lib/plan.js';
+import { parseCommand, QUIET_CPU } from './lib/plan.js';
 import { ForeignCpuMeter, machine } from './lib/procfs.js';
 import { loadScenarios, select } from './lib/registry.js';
 import { renderReport, type Results } from './lib/report.js';
@@ -113,24 +114,4 @@ async function main(): Promise<number> {
   return 0;
 }
 
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    log(`${signal}: stopping every child process`);
-    void live
-      .stopAll()
-      .then(() => stores?.dispose())
-      .finally(() => process.exit(130));
-  });
-}
-
-main().then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    if (err instanceof UsageError) {
-      process.stderr.write(`${err.message}\n`);
-      process.exit(2);
-    }
-    log(`!!! ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-    void live.stopAll().finally(() => process.exit(1));
-  },
-);
+runToExit(main, { live, log, dispose: () => stores?.dispose() });

@@ -39,7 +39,8 @@ export interface OpenOptions {
 export interface Conn {
   send(text: string): void;
   onText(listener: (text: string) => void): void;
-  onClose(listener: () => void): void;
+  /** `code`: the WebSocket close code (1006 when the connection dropped without one; 0 over Socket.IO). */
+  onClose(listener: (code: number) => void): void;
   readonly open: boolean;
   /** Starts a clean close; `closed` resolves when it is done. */
   close(): void;
@@ -64,10 +65,24 @@ export function openSocket(url: string, options: OpenOptions = {}): Promise<Conn
       // Errors after opening surface as 'close'; this keeps one from being thrown as unhandled.
       ws.on('error', () => undefined);
       const closed = new Promise<void>((done) => ws.once('close', () => done()));
+      // Frames can arrive with the upgrade's answer (a resume replay) and be emitted before the
+      // caller's `await` resumes: they wait here for the first listener instead of being dropped.
+      const listeners: Array<(text: string) => void> = [];
+      let early: string[] | undefined = [];
+      ws.on('message', (data) => {
+        const text = data.toString();
+        if (early) early.push(text);
+        else for (const l of listeners) l(text);
+      });
       resolve({
         send: (text) => ws.send(text),
-        onText: (listener) => ws.on('message', (data) => listener(data.toString())),
-        onClose: (listener) => ws.on('close', listener),
+        onText: (listener) => {
+          listeners.push(listener);
+          const waiting = early;
+          early = undefined;
+          for (const text of waiting ?? []) listener(text);
+        },
+        onClose: (listener) => ws.on('close', (code) => listener(code)),
         get open() {
           return ws.readyState === WebSocket.OPEN;
         },
@@ -101,7 +116,7 @@ export function openSocketio(url: string, options: OpenOptions = {}): Promise<Co
       resolve({
         send: (text) => socket.emit('m', text),
         onText: (listener) => socket.on('m', listener),
-        onClose: (listener) => socket.on('disconnect', () => listener()),
+        onClose: (listener) => socket.on('disconnect', () => listener(0)),
         get open() {
           return socket.connected;
         },

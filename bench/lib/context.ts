@@ -6,7 +6,7 @@ import { now } from './clock.js';
 import type { Plan } from './plan.js';
 import { summariseWritten, type ProfileSummary } from './profile.js';
 import type { ScenarioContext } from './scenario.js';
-import { newJwtSecret, startHub, type Hub, type Server } from './servers.js';
+import { newJwtSecret, startHub, type Hub, type HubOptions, type Server } from './servers.js';
 import { Generator } from './spawn.js';
 import type { StoreFactory } from './stores.js';
 
@@ -33,22 +33,23 @@ export interface ContextOptions {
   resultsDir: string;
   stores: StoreFactory;
   live: Live;
+  /** How every hub of the run starts (entry point, rate limit), when not the bench's way. */
+  hub?: Pick<HubOptions, 'script' | 'rateLimited'>;
 }
 
-export function createContext(key: string, o: ContextOptions): { ctx: ScenarioContext; profiles: ProfileSummary[] } {
+export function createContext(key: string, o: ContextOptions, jwtSecret = newJwtSecret()): { ctx: ScenarioContext; profiles: ProfileSummary[] } {
   const profiles: ProfileSummary[] = [];
   const hubs = new Map<Hub, { name: string; profileDir?: string }>();
-  // One JWT secret per scenario: a hub restarted on the same store keeps accepting its sessions.
-  const jwtSecret = newJwtSecret();
+  // One JWT secret per scenario (`jwtSecret`): a hub restarted on the same store keeps accepting its sessions.
   const ctx: ScenarioContext = {
     plan: o.plan,
     log: o.log,
     workDir: o.workDir,
     newStore: (name) => o.stores.create(name),
-    async startHub(name, store, env = {}) {
+    async startHub(name, store, env = {}, port) {
       const profileDir = o.plan.profile ? join(o.workDir, 'profiles', name) : undefined;
       o.log(`${key}: starting a hub on ${store.describe}${profileDir ? ' under --cpu-prof' : ''}`);
-      const hub = await startHub({ store, logDir: join(o.workDir, name), jwtSecret, profileDir, hubEnv: { ...env, ...o.plan.hubEnv } });
+      const hub = await startHub({ ...o.hub, store, logDir: join(o.workDir, name), jwtSecret, profileDir, port, hubEnv: { ...env, ...o.plan.hubEnv } });
       o.live.servers.add(hub);
       hubs.set(hub, { name, profileDir });
       return hub;

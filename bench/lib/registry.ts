@@ -6,16 +6,24 @@ import { pathToFileURL } from 'node:url';
 import { UsageError } from './plan.js';
 import type { Scenario } from './scenario.js';
 
-const isScenario = (v: unknown): v is Scenario =>
-  typeof v === 'object' && v !== null && typeof (v as Scenario).key === 'string' && typeof (v as Scenario).run === 'function' && typeof (v as Scenario).settings === 'function';
+/** What the registry needs of a module's default export (a bench scenario, a chaos check). */
+interface Registered {
+  key: string;
+  order: number;
+  run: (...args: never[]) => unknown;
+  settings: (...args: never[]) => unknown;
+}
 
-export async function loadScenarios(dir: string): Promise<Scenario[]> {
+const isRegistered = (v: unknown): v is Registered =>
+  typeof v === 'object' && v !== null && typeof (v as Registered).key === 'string' && typeof (v as Registered).run === 'function' && typeof (v as Registered).settings === 'function';
+
+export async function loadScenarios<T extends Registered = Scenario>(dir: string, define = 'defineScenario'): Promise<T[]> {
   const files = readdirSync(dir).filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'));
-  const scenarios: Scenario[] = [];
+  const scenarios: T[] = [];
   for (const file of files) {
     const mod = (await import(pathToFileURL(join(dir, file)).href)) as { default?: unknown };
-    if (!isScenario(mod.default)) throw new Error(`bench/scenarios/${file} must export a scenario as default: export default defineScenario({...})`);
-    scenarios.push(mod.default);
+    if (!isRegistered(mod.default)) throw new Error(`${join(dir, file)} must export default ${define}({...})`);
+    scenarios.push(mod.default as T);
   }
   const keys = new Set<string>();
   for (const s of scenarios) {
@@ -26,7 +34,7 @@ export async function loadScenarios(dir: string): Promise<Scenario[]> {
 }
 
 /** The scenarios `only` names (all when undefined), in run order; an unknown name is an error. */
-export function select(all: Scenario[], only: string[] | undefined): Scenario[] {
+export function select<T extends Registered>(all: T[], only: string[] | undefined): T[] {
   if (!only) return all;
   const unknown = only.filter((k) => !all.some((s) => s.key === k));
   if (unknown.length > 0) throw new UsageError(`unknown scenario ${unknown.join(', ')}; there are: ${all.map((s) => s.key).join(', ')}`);

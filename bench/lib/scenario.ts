@@ -33,9 +33,10 @@ export interface ScenarioContext {
   /**
    * Starts a hub on `store` (with --profile under --cpu-prof), with `env` added to its environment
    * (a fake model's URL, say; the command line's --hub-env still wins). It is stopped when the
-   * scenario ends if the scenario has not stopped it with `stopHub`.
+   * scenario ends if the scenario has not stopped it with `stopHub`. `port`: listen there (a restart
+   * on the port its clients reconnect to).
    */
-  startHub(name: string, store: ScratchStore, env?: Record<string, string>): Promise<Hub>;
+  startHub(name: string, store: ScratchStore, env?: Record<string, string>, port?: number): Promise<Hub>;
   /** Stops a hub; with --profile, summarises its profile over `window` (what the scenario measured). */
   stopHub(hub: Hub, window?: Omit<ProfileWindow, 'exitedAt'>, covers?: string): Promise<void>;
   /** Starts a reference server or anything else with a `stop`, stopped when the scenario ends. */

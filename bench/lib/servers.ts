@@ -3,6 +3,7 @@
 // same targeted frames without a store: bare uWebSockets.js and Socket.IO.
 import { randomBytes } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -38,6 +39,13 @@ export interface Server {
   loop(): Promise<LoopLag>;
   alive(): boolean;
   stop(): Promise<void>;
+  /** Sends `signal` and resolves with how the process ended (a crash test's kill -9, a SIGTERM's exit code). */
+  kill(signal: NodeJS.Signals): Promise<Exit>;
+}
+
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
 }
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
@@ -55,10 +63,12 @@ interface Started {
   pingPath: string;
   socketUrl(port: number, credential: string | number): string;
   startTimeoutMs: number;
+  /** Listen here (a restart on the port clients reconnect to); a free port when absent. */
+  port?: number;
 }
 
 async function startServer(s: Started): Promise<Server> {
-  const port = await freePort();
+  const port = s.port ?? (await freePort());
   const child: ChildProcess = spawnTs(s.script, s.args?.(port) ?? [], {
     nodeFlags: [...(s.nodeFlags ?? []), '--import', PROBE],
     env: { ...s.env, SERVER_PORT: String(port) },
@@ -67,6 +77,7 @@ async function startServer(s: Started): Promise<Server> {
     cwd: ROOT,
   });
   const rpc = new RpcClient(child, s.kind);
+  const exited = once(child, 'exit').then(([code, signal]) => ({ code, signal }) as Exit);
   const server: Server = {
     kind: s.kind,
     transport: s.transport,
@@ -77,6 +88,10 @@ async function startServer(s: Started): Promise<Server> {
     loop: () => rpc.call<LoopLag>('loop', {}, 10_000),
     alive: () => child.exitCode === null && child.signalCode === null,
     stop: () => stopChild(child),
+    kill(signal) {
+      if (server.alive()) child.kill(signal);
+      return exited;
+    },
   };
   try {
     await waitForHttp(server.pingUrl, s.startTimeoutMs, server.alive);
@@ -102,6 +117,12 @@ export interface HubOptions {
   profileDir?: string;
   /** Extra environment (the scenario's, then the command line's --hub-env), applied last. */
   hubEnv: Record<string, string>;
+  /** The hub's entry point (default src/main.ts through tsx; a built dist/src/main.js runs as it is). */
+  script?: string;
+  /** Keep the hub's per-socket rate limit (the bench lifts it: it measures throughput). */
+  rateLimited?: boolean;
+  /** See `Started.port`. */
+  port?: number;
 }
 
 export type Hub = Server & { baseUrl: string };
@@ -111,7 +132,8 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   const server = await startServer({
     kind: 'hub',
     transport: 'ws',
-    script: 'src/main.ts',
+    script: options.script ?? 'src/main.ts',
+    port: options.port,
     nodeFlags: options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : [],
     logFile: join(options.logDir, 'hub.log'),
     env: {
@@ -122,8 +144,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       INITIAL_ADMIN_USER: ADMIN.username,
       INITIAL_ADMIN_PASS: ADMIN.password,
       // The bench measures throughput, not the per-socket rate limit.
-      WS_RATE_LIMIT: '1000000',
-      WS_RATE_BURST: '1000000',
+      ...(options.rateLimited ? {} : { WS_RATE_LIMIT: '1000000', WS_RATE_BURST: '1000000' }),
       JWT_SECRET: options.jwtSecret,
       ...options.hubEnv,
     },
