@@ -2,7 +2,7 @@
 // well-behaved agent keeps chatting to a human through the same hub. Every frame must get its
 // answer (ERROR, or ACK where acceptable), no hostile frame may be stored as sent, closes must carry
 // the documented codes, and floods past the rate limit must not lose ACKs of what was stored.
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pick } from '../../bench/lib/plan.js';
 import { int, ms } from '../../bench/lib/stats.js';
@@ -21,7 +21,9 @@ const list = (m: Record<string, number>) =>
     .map(([k, n]) => `${k} × ${int(n)}`)
     .join(', ') || 'none';
 /** Closes the hub made that its contract does not explain: a dropped connection, or an internal error. */
-const unexplained = (closes: Record<string, number>) => sum(Object.fromEntries(Object.entries(closes).filter(([k]) => / → (1006|1011|1005)$/.test(k))));
+const unexplained = (closes: Record<string, number>, explained: Record<string, number>) =>
+  sum(Object.fromEntries(Object.entries(closes).filter(([k]) => / → (1006|1011|1005)$/.test(k)).map(([k, n]) => [k, Math.max(0, n - (explained[k] ?? 0))])));
+const UTF8_DROP = 'invalid UTF-8 → 1006';
 
 export default defineCheck({
   key: 'wsFuzz',
@@ -95,6 +97,9 @@ export default defineCheck({
       storedNotAcked += (await storedByLocalId(store, `${floodTag}-${i}.`)).filter((r) => !acked.has(r.local_id!)).length;
     }
     const floodCloses = flooded.map((f) => f.closeCode ?? 'open').join(', ');
+    // uWS fails a connection with invalid UTF-8 itself (no close frame); the hub logs each with its cause.
+    const utf8Logged = readFileSync(ctx.hubLog('wsfuzz'), 'utf8').split('\n').filter((line) => line.includes('the transport dropped the connection: Received invalid UTF-8')).length;
+    const utf8Dropped = fuzz.closesByKind[UTF8_DROP] ?? 0;
     const tooFew = fuzz.frames < s.frames;
     return {
       measured:
@@ -105,7 +110,8 @@ export default defineCheck({
         equals('frames that got no answer while their connection stayed open', sum(fuzz.unansweredByKind), 0),
         equals('frames that must be refused but were ACKed', sum(fuzz.wronglyAcceptedByKind), 0),
         equals('connection-ending frames without their close code (or an ERROR)', sum(fuzz.wrongCloseByKind), 0),
-        equals('unexplained closes (1006, 1011, 1005)', unexplained(fuzz.closesByKind), 0),
+        equals('invalid UTF-8 connections dropped by the transport (1006) that the hub logged with their cause', Math.min(utf8Logged, utf8Dropped), utf8Dropped),
+        equals('unexplained closes (1006, 1011, 1005)', unexplained(fuzz.closesByKind, { [UTF8_DROP]: utf8Logged }), 0),
         info('closes by the frame sent last', list(fuzz.closesByKind)),
         info('ERROR frames by code', list(fuzz.errorCodes)),
         equals('fuzz connections refused', fuzz.connectFailures, 0),
