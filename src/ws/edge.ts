@@ -75,6 +75,8 @@ const STRIKES_PER_SECOND = 1;
 const ERROR_FACTOR = 2;
 /** A socket above half of WS_MAX_BUFFERED_BYTES for this long is cut off as a slow consumer. */
 const SLOW_CONSUMER_GRACE_MS = 3000;
+/** A client that leaves WS_MAX_BUFFERED_BYTES unread and a ping unanswered this long has stopped reading. */
+const STALL_MS = 1500;
 /** How long an abuse close waits for the answers of frames already handed to the pipeline. */
 const ANSWER_WAIT_MS = 5000;
 
@@ -239,7 +241,7 @@ export function attachWebSocket(deps: WsEdgeDeps) {
         ws,
         data.key,
         user,
-        { softBytes: limits.maxBufferedBytes / 2, hardBytes: limits.maxBufferedBytes, graceMs: SLOW_CONSUMER_GRACE_MS },
+        { softBytes: limits.maxBufferedBytes / 2, hardBytes: limits.maxBufferedBytes, graceMs: SLOW_CONSUMER_GRACE_MS, stallMs: STALL_MS },
         {
           slow: () => {
             meter.slowConsumer();
@@ -291,6 +293,10 @@ export function attachWebSocket(deps: WsEdgeDeps) {
       }
       meter.received(decoded.frame.type, bytes);
       dispatch(data, outlet, decoded.frame);
+    },
+
+    pong(ws, message) {
+      ws.getUserData().outlet?.ponged(message);
     },
 
     drain(ws) {

@@ -30,7 +30,12 @@ export interface BufferBounds {
   /** Bytes a socket may never exceed. */
   hardBytes: number;
   graceMs: number;
+  /** How long a client may leave `hardBytes` unread with a ping unanswered before it counts as stalled. */
+  stallMs: number;
 }
+
+/** Bytes sent since the last proof of reading after which a ping asks for a new one. */
+const READ_PROBE_BYTES = 64 * 1024;
 
 export class SocketOutlet implements ConnectionOutlet, Origin, BatchedSocket {
   private held: Array<{ text: string; id: number | undefined }> | null;
@@ -53,6 +58,12 @@ export class SocketOutlet implements ConnectionOutlet, Origin, BatchedSocket {
   sent = 0;
   /** The close code the hub ended this socket with (undefined until it does). */
   endCode: number | undefined;
+  /** Bytes handed to the socket so far, and how many of them the client has shown it read. */
+  private sentBytes = 0;
+  private readBytes = 0;
+  /** The ping in flight: when it went out, and how many bytes had been sent before it. */
+  private probe: { at: number; bytes: number; tag: string } | undefined;
+  private probes = 0;
 
   constructor(
     private readonly ws: uWS.WebSocket<unknown>,
@@ -124,7 +135,7 @@ export class SocketOutlet implements ConnectionOutlet, Origin, BatchedSocket {
       if (this.queued.push(text) === 1) this.batch.enlist(this);
       return true;
     }
-    return this.checkBuffer(this.ws.send(text, false));
+    return this.checkBuffer(this.ws.send(text, false), 1, text.length);
   }
 
   flushQueued(): void {
@@ -132,20 +143,23 @@ export class SocketOutlet implements ConnectionOutlet, Origin, BatchedSocket {
     this.queued = [];
     if (this.ended || texts.length === 0) return;
     let status = 1;
+    let bytes = 0;
     this.ws.cork(() => {
       for (const text of texts) {
         status = this.ws.send(text, false);
+        bytes += text.length;
         if (status === DROPPED) break;
       }
     });
-    this.checkBuffer(status, texts.length);
+    this.checkBuffer(status, texts.length, bytes);
   }
 
   /** Applies the buffer bounds after a send; false when the socket was cut off. */
-  private checkBuffer(status: number, frames = 1): boolean {
+  private checkBuffer(status: number, frames: number, bytes: number): boolean {
     this.sent += frames;
+    this.sentBytes += bytes;
     const buffered = this.ws.getBufferedAmount();
-    if (status === DROPPED || buffered > this.bounds.hardBytes) {
+    if (status === DROPPED || buffered > this.bounds.hardBytes || this.stalled()) {
       this.cutOff();
       return false;
     }
@@ -157,6 +171,35 @@ export class SocketOutlet implements ConnectionOutlet, Origin, BatchedSocket {
       this.slowTimer.unref();
     }
     return true;
+  }
+
+  /**
+   * Whether the client has stopped reading. The outbound buffer only grows once the kernel's socket
+   * buffers are full, which on a fast link takes megabytes per socket; a thousand stalled readers
+   * would hold gigabytes of kernel memory and slow every socket of the machine before any of them
+   * passed WS_MAX_BUFFERED_BYTES here. So reading is measured directly: once READ_PROBE_BYTES went
+   * out since the last proof of reading, a ping goes too, and its pong (sent by the client's
+   * WebSocket stack when it reads up to the ping) proves everything before it was read. A client
+   * that leaves more than WS_MAX_BUFFERED_BYTES unread and its ping unanswered for `stallMs` is cut off.
+   */
+  private stalled(): boolean {
+    const unread = this.sentBytes - this.readBytes;
+    if (!this.probe) {
+      if (unread >= READ_PROBE_BYTES) {
+        const tag = String(++this.probes);
+        this.probe = { at: performance.now(), bytes: this.sentBytes, tag };
+        this.ws.ping(tag);
+      }
+      return false;
+    }
+    return unread > this.bounds.hardBytes && performance.now() - this.probe.at > this.bounds.stallMs;
+  }
+
+  /** uWS pong callback: the client read everything sent before the ping it answers. */
+  ponged(message: ArrayBuffer): void {
+    if (!this.probe || Buffer.from(message).toString('latin1') !== this.probe.tag) return;
+    this.readBytes = this.probe.bytes;
+    this.probe = undefined;
   }
 
   /** Sends an ERROR frame (and counts it by code). */

@@ -121,6 +121,36 @@ describeEachDriver('websocket limits', (driver) => {
     }
   });
 
+  it('notices a reader that stopped reading by its unanswered ping, long before the kernel buffers fill', async () => {
+    const hub = await startTestHub(driver, { WS_MAX_BUFFERED_BYTES: String(256 * 1024) });
+    try {
+      const agent = await hub.createAgent();
+      const reader = await hub.createMember();
+      const stalled = await connectWs(hub.url, reader.token);
+      const actor = [...hub.hub.connections.values()].find((c) => c.getSnapshot().context.user?.id === reader.id)!;
+      (stalled.socket as unknown as { _socket: { pause(): void } })._socket.pause();
+      const sender = await connectWs(hub.url, agent.api_token);
+      const content = 'z'.repeat(16_000);
+      let sent = 0;
+      // A steady trickle (as a dashboard's feed is): the reader's kernel buffers on loopback hold
+      // megabytes, so only its silence to the ping can tell it stopped.
+      for (let i = 0; actor.getSnapshot().status !== 'done' && i < 2000; i++) {
+        sender.send({ type: 'SYSTEM_LOG', payload: { level: 'INFO', content }, local_id: `t${i}` });
+        await sender.nextWhere((f) => f.type === 'ACK' && f.local_id === `t${i}`, `ACK ${i}`);
+        sent += content.length;
+        // The traffic's rate (about 800 KB/s, a busy feed), not a wait for anything.
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(actor.getSnapshot().context.closeCode).toBe(4011);
+      // Cut off after about WS_MAX_BUFFERED_BYTES unread plus 1.5 s of traffic, far below what loopback's
+      // kernel buffers take before the hub's own queue would even start to grow.
+      expect(sent).toBeLessThan(2.5 * 1024 * 1024);
+      await sender.close();
+    } finally {
+      await hub.stop();
+    }
+  }, 60_000);
+
   it('lets go of a stalled reader the moment it is cut off as a slow consumer (4011), keeping nothing queued for it', async () => {
     const hub = await startTestHub(driver, { WS_MAX_BUFFERED_BYTES: String(256 * 1024) });
     try {
