@@ -262,8 +262,14 @@ export function attachWebSocket(deps: WsEdgeDeps) {
     message(ws, message, isBinary) {
       const data = ws.getUserData();
       const outlet = data.outlet;
-      // A socket closing for abuse takes nothing more; its earlier frames are still answered.
-      if (!outlet || outlet.closing) return;
+      if (!outlet || outlet.closed) return;
+      if (outlet.closing) {
+        // Closing for abuse: earlier frames are still answered; this one is refused, so the client
+        // knows it was not stored.
+        meter.refused(message.byteLength);
+        outlet.sendError(outlet.closingError.code, outlet.closingError.message, localIdHint(message, isBinary));
+        return;
+      }
       const bytes = message.byteLength;
       if (bytes > closeAbove) {
         meter.refused(bytes);
@@ -277,7 +283,7 @@ export function attachWebSocket(deps: WsEdgeDeps) {
         outlet.sendError('rate_limited', `more than ${limits.rateLimit} frames per second; slow down`, localIdHint(message, isBinary));
         if (!data.meters.rateStrikes.take()) {
           meter.rateLimitClose();
-          outlet.closeWhenAnswered(CloseCode.rateLimited, 'rate limit exceeded', ANSWER_WAIT_MS);
+          outlet.closeWhenAnswered(CloseCode.rateLimited, 'rate limit exceeded', ANSWER_WAIT_MS, 'rate_limited');
         }
         return;
       }
@@ -288,7 +294,7 @@ export function attachWebSocket(deps: WsEdgeDeps) {
           logger.warn({ conn: data.key, user: data.session!.user.username, bytes, limit: limits.maxFrameBytes }, 'frame over the size limit: answered with ERROR');
         }
         outlet.sendError(decoded.code, decoded.message, decoded.localId);
-        if (!data.meters.badFrames.take()) outlet.closeWhenAnswered(CloseCode.invalidFrames, 'too many invalid frames', ANSWER_WAIT_MS);
+        if (!data.meters.badFrames.take()) outlet.closeWhenAnswered(CloseCode.invalidFrames, 'too many invalid frames', ANSWER_WAIT_MS, 'invalid_frame');
         return;
       }
       meter.received(decoded.frame.type, bytes);

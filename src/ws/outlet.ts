@@ -53,7 +53,7 @@ export class SocketOutlet implements ConnectionOutlet, Origin, BatchedSocket {
   /** Frames of this socket handed to the pipeline and not answered yet (ACK, echo or ERROR). */
   private unanswered = 0;
   /** A close asked for once every frame already handed over is answered (abuse closes). */
-  private closeAfterAnswers: { code: number; reason: string; timer: NodeJS.Timeout } | undefined;
+  private closeAfterAnswers: { code: number; reason: string; errorCode: FrameErrorCode; timer: NodeJS.Timeout } | undefined;
   /** Frames sent and cut-offs, for inspection. */
   sent = 0;
   /** The close code the hub ended this socket with (undefined until it does). */
@@ -88,6 +88,12 @@ export class SocketOutlet implements ConnectionOutlet, Origin, BatchedSocket {
     return this.closeAfterAnswers !== undefined || this.ended;
   }
 
+  /** The ERROR that answers a frame arriving while a close is pending. */
+  get closingError(): { code: FrameErrorCode; message: string } {
+    const pending = this.closeAfterAnswers;
+    return { code: pending?.errorCode ?? 'unavailable', message: `the connection is closing (${pending?.reason ?? 'closed'}): this frame was not stored` };
+  }
+
   /** The edge hands one of this socket's frames to the pipeline, which will answer it. */
   handedOver(): void {
     this.unanswered++;
@@ -98,11 +104,11 @@ export class SocketOutlet implements ConnectionOutlet, Origin, BatchedSocket {
    * still hears about everything that was stored (and resends only what was not), or after
    * `maxWaitMs` if the store is stuck.
    */
-  closeWhenAnswered(code: number, reason: string, maxWaitMs: number): void {
+  closeWhenAnswered(code: number, reason: string, maxWaitMs: number, errorCode: FrameErrorCode): void {
     if (this.closing) return;
     const timer = setTimeout(() => this.finishClose(), maxWaitMs);
     timer.unref();
-    this.closeAfterAnswers = { code, reason, timer };
+    this.closeAfterAnswers = { code, reason, errorCode, timer };
     if (this.unanswered === 0) this.finishClose();
   }
 
