@@ -34,8 +34,13 @@ export interface BufferBounds {
   stallMs: number;
 }
 
-/** Bytes sent since the last proof of reading after which a ping asks for a new one. */
-const READ_PROBE_BYTES = 64 * 1024;
+/**
+ * Bytes a client may have unread before further frames wait for its pong: writing to a reader that
+ * stopped costs as much CPU as writing to one that reads, so a thousand stalled dashboards would
+ * triple a fan-out's work until they are found out; kept back, a frame costs an array slot. A ping
+ * goes once a quarter of the window is unread, so a reader keeps writing without waiting.
+ */
+const READ_WINDOW_BYTES = 128 * 1024;
 
 export class SocketOutlet implements ConnectionOutlet, Origin, BatchedSocket {
   private held: Array<{ text: string; id: number | undefined }> | null;
@@ -64,6 +69,9 @@ export class SocketOutlet implements ConnectionOutlet, Origin, BatchedSocket {
   /** The ping in flight: when it went out, and how many bytes had been sent before it. */
   private probe: { at: number; bytes: number; tag: string } | undefined;
   private probes = 0;
+  /** Frames kept back past the read window, in order, and their size. */
+  private windowed: string[] = [];
+  private windowedBytes = 0;
 
   constructor(
     private readonly ws: uWS.WebSocket<unknown>,
@@ -137,6 +145,9 @@ export class SocketOutlet implements ConnectionOutlet, Origin, BatchedSocket {
 
   send(text: string): boolean {
     if (this.ended) return false;
+    // Past the read window, frames wait (as references to the strings every recipient shares) for the
+    // client to show it read what it has; once one waits, every later one does, to keep the order.
+    if (this.windowed.length > 0 || this.sentBytes - this.readBytes >= READ_WINDOW_BYTES) return this.wait(text);
     if (this.batch.active) {
       if (this.queued.push(text) === 1) this.batch.enlist(this);
       return true;
@@ -183,19 +194,15 @@ export class SocketOutlet implements ConnectionOutlet, Origin, BatchedSocket {
    * Whether the client has stopped reading. The outbound buffer only grows once the kernel's socket
    * buffers are full, which on a fast link takes megabytes per socket; a thousand stalled readers
    * would hold gigabytes of kernel memory and slow every socket of the machine before any of them
-   * passed WS_MAX_BUFFERED_BYTES here. So reading is measured directly: once READ_PROBE_BYTES went
-   * out since the last proof of reading, a ping goes too, and its pong (sent by the client's
+   * passed WS_MAX_BUFFERED_BYTES here. So reading is measured directly: once a quarter of the read
+   * window went out since the last proof of reading, a ping goes too, and its pong (sent by the client's
    * WebSocket stack when it reads up to the ping) proves everything before it was read. A client
    * that leaves more than WS_MAX_BUFFERED_BYTES unread and its ping unanswered for `stallMs` is cut off.
    */
   private stalled(): boolean {
     const unread = this.sentBytes - this.readBytes;
     if (!this.probe) {
-      if (unread >= READ_PROBE_BYTES) {
-        const tag = String(++this.probes);
-        this.probe = { at: performance.now(), bytes: this.sentBytes, tag };
-        this.ws.ping(tag);
-      }
+      if (unread >= READ_WINDOW_BYTES / 4) this.sendProbe();
       return false;
     }
     return unread > this.bounds.hardBytes && performance.now() - this.probe.at > this.bounds.stallMs;
@@ -206,6 +213,47 @@ export class SocketOutlet implements ConnectionOutlet, Origin, BatchedSocket {
     if (!this.probe || Buffer.from(message).toString('latin1') !== this.probe.tag) return;
     this.readBytes = this.probe.bytes;
     this.probe = undefined;
+    this.releaseWindowed();
+  }
+
+  /** Keeps a frame back until the client reads; a client that does not is cut off. */
+  private wait(text: string): boolean {
+    this.windowed.push(text);
+    this.windowedBytes += text.length;
+    if (!this.probe) this.sendProbe();
+    if (this.windowedBytes > this.bounds.hardBytes || performance.now() - this.probe!.at > this.bounds.stallMs) {
+      this.cutOff();
+      return false;
+    }
+    return true;
+  }
+
+  /** Writes the frames kept back that fit the read window again (after a pong). */
+  private releaseWindowed(): void {
+    if (this.ended || this.windowed.length === 0) return;
+    const texts: string[] = [];
+    let bytes = 0;
+    while (this.windowed.length > 0 && this.sentBytes + bytes - this.readBytes < READ_WINDOW_BYTES) {
+      const text = this.windowed.shift()!;
+      texts.push(text);
+      bytes += text.length;
+    }
+    this.windowedBytes -= bytes;
+    let status = 1;
+    this.ws.cork(() => {
+      for (const text of texts) {
+        status = this.ws.send(text, false);
+        if (status === DROPPED) break;
+      }
+    });
+    if (this.checkBuffer(status, texts.length, bytes) && this.windowed.length > 0 && !this.probe) this.sendProbe();
+    if (!this.congested) this.releaseWaiters();
+  }
+
+  private sendProbe(): void {
+    const tag = String(++this.probes);
+    this.probe = { at: performance.now(), bytes: this.sentBytes, tag };
+    this.ws.ping(tag);
   }
 
   /** Sends an ERROR frame (and counts it by code). */
@@ -224,7 +272,7 @@ export class SocketOutlet implements ConnectionOutlet, Origin, BatchedSocket {
   }
 
   get congested(): boolean {
-    return !this.ended && this.ws.getBufferedAmount() > this.bounds.softBytes / 2;
+    return !this.ended && (this.windowed.length > 0 || this.ws.getBufferedAmount() > this.bounds.softBytes / 2);
   }
 
   whenWritable(): Promise<void> {
@@ -264,6 +312,8 @@ export class SocketOutlet implements ConnectionOutlet, Origin, BatchedSocket {
   /** uWS close callback: the socket object must not be touched after this. */
   markClosed(): void {
     this.ended = true;
+    this.windowed = [];
+    this.windowedBytes = 0;
     if (this.closeAfterAnswers) clearTimeout(this.closeAfterAnswers.timer);
     this.held = null;
     this.queued = [];
