@@ -32,6 +32,11 @@ export default defineCheck({
     payloadBytes: pick(plan, 4_000, 2_000),
     durationMs: pick(plan, 12_000, 30_000),
     closeTimeoutMs: pick(plan, 10_000, 30_000),
+    /**
+     * Whether the p99 ratio is judged: the quick run's 12 s of latency samples on a shared machine (CI)
+     * swing more than the 1.5× it would judge, so there it is reported only.
+     */
+    judgeLatency: pick(plan, false, true),
   }),
   async run(ctx, s) {
     const hub = await ctx.hub('stalled', await ctx.newStore('stalled'));
@@ -91,7 +96,7 @@ export default defineCheck({
         info('close codes the stalled sockets saw when they read again', describeCloses(closed.status.closes)),
         equals(`stalled sockets still open ${s.closeTimeoutMs / 1000} s after reading again`, closed.status.open, 0),
         info('reading dashboards p99 ms without / with the stalled ones', `${ms(baseline.latency.p99)} / ${loaded ? ms(loaded.latency.p99) : 'not measured (hub killed)'}`),
-        atMost('p99 with them over p99 without', ratio, 1.5, '×'),
+        s.judgeLatency ? atMost('p99 with them over p99 without', ratio, 1.5, '×') : info('p99 with them over p99 without (judged in the full run)', `${ratio.toFixed(2)}×`),
         equals('messages lost, duplicated or refused for the reading dashboards and senders', baseline.problems.length + (loaded?.problems.length ?? 0), 0),
       ],
       notes: [...baseline.problems, ...(loaded?.problems ?? [])].map((p) => `- ${p}`),

@@ -293,8 +293,18 @@ export class SocketOutlet implements ConnectionOutlet, Origin, BatchedSocket {
 
   end(code: number, reason: string): void {
     if (this.ended) return;
-    // Answers queued in the current send round go out before the close frame.
+    // Answers queued in the current send round, and frames waiting for the read window, go out
+    // before the close frame (a client closed for abuse still gets every ACK); a slow consumer's
+    // waiting frames are dropped with it (it resumes with `since`, resends what was not ACKed).
     this.flushQueued();
+    if (code !== CloseCode.slowConsumer && this.windowed.length > 0) {
+      const texts = this.windowed;
+      this.windowed = [];
+      this.windowedBytes = 0;
+      this.ws.cork(() => {
+        for (const text of texts) this.ws.send(text, false);
+      });
+    }
     this.ended = true;
     this.endCode = code;
     if (code === CloseCode.slowConsumer && this.ws.getBufferedAmount() > 0) {

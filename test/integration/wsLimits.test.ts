@@ -97,7 +97,13 @@ describeEachDriver('websocket limits', (driver) => {
       const agent = await hub.createAgent();
       const client = await connectWs(hub.url, agent.api_token);
       const total = 2000;
-      for (let i = 0; i < total; i++) client.send({ type: 'SYSTEM_LOG', payload: { level: 'INFO', content: `burst ${i}` }, local_id: `b${i}` });
+      // The client reads nothing while it floods (as a tight send loop does): its ACKs pass the read
+      // window and wait for its pong, and must still all go out before the close frame.
+      const tcp = (client.socket as unknown as { _socket: { pause(): void; resume(): void } })._socket;
+      tcp.pause();
+      for (let i = 0; i < total; i++) client.send({ type: 'SYSTEM_LOG', payload: { level: 'INFO', content: `burst ${i} ${'p'.repeat(200)}` }, local_id: `b${i}` });
+      await hub.hub.pipeline.drain();
+      tcp.resume();
       expect(await client.closed(20_000)).toEqual({ code: 4008, reason: 'rate limit exceeded' });
       const acked = new Map(client.received.filter((f) => f.type === 'ACK').map((f) => [f.local_id!, f.id!]));
       const refused = new Set(client.received.filter((f) => f.type === 'ERROR' && f.payload.code === 'rate_limited').map((f) => f.local_id));
