@@ -31,7 +31,7 @@ export default defineCheck({
   order: 50,
   settings: (plan) => ({
     frames: pick(plan, 20_000, 200_000),
-    durationMs: pick(plan, 20_000, 240_000),
+    durationMs: pick(plan, 45_000, 240_000),
     concurrency: 24,
     framesPerSession: 24,
     utf8Every: 10,

@@ -30,8 +30,12 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 async function connect(agent: Agent, i: number): Promise<void> {
   let attempt = 0;
+  let upAtStart = hubUp;
   while (!stopped && !agent.leaving) {
     try {
+      // Whether the hub was up when this attempt began: a refusal of an attempt made while it was
+      // down can reach us after the orchestrator said it is listening again.
+      upAtStart = hubUp;
       const conn = await openSocket(agent.url, { timeoutMs: 30_000 });
       agent.conn = conn;
       agent.announced = false;
@@ -53,7 +57,7 @@ async function connect(agent: Agent, i: number): Promise<void> {
     } catch (err) {
       const text = err instanceof Error ? err.message : String(err);
       const status = /upgrade refused: HTTP (\d+)/.exec(text)?.[1];
-      if (!hubUp) failedWhileDown++;
+      if (!hubUp || !upAtStart) failedWhileDown++;
       else if (status) refusedUpgrades[status] = (refusedUpgrades[status] ?? 0) + 1;
       else if (text.includes('ECONNREFUSED')) connRefused++;
       else if (otherFailures.length < 2000) otherFailures.push(text);
