@@ -42,6 +42,8 @@ export interface BufferBounds {
  */
 const READ_WINDOW_BYTES = 128 * 1024;
 
+const byteCount = (texts: readonly string[]) => texts.reduce((sum, text) => sum + text.length, 0);
+
 export class SocketOutlet implements ConnectionOutlet, Origin, BatchedSocket {
   private held: Array<{ text: string; id: number | undefined }> | null;
   /** Frames of the current send round, written with one cork when it ends. */
@@ -159,16 +161,19 @@ export class SocketOutlet implements ConnectionOutlet, Origin, BatchedSocket {
     const texts = this.queued;
     this.queued = [];
     if (this.ended || texts.length === 0) return;
+    this.checkBuffer(this.writeCorked(texts), texts.length, byteCount(texts));
+  }
+
+  /** Writes `texts` with one cork (one system call); the last send status, stopping at a drop. */
+  private writeCorked(texts: readonly string[]): number {
     let status = 1;
-    let bytes = 0;
     this.ws.cork(() => {
       for (const text of texts) {
         status = this.ws.send(text, false);
-        bytes += text.length;
         if (status === DROPPED) break;
       }
     });
-    this.checkBuffer(status, texts.length, bytes);
+    return status;
   }
 
   /** Applies the buffer bounds after a send; false when the socket was cut off. */
@@ -239,14 +244,7 @@ export class SocketOutlet implements ConnectionOutlet, Origin, BatchedSocket {
       bytes += text.length;
     }
     this.windowedBytes -= bytes;
-    let status = 1;
-    this.ws.cork(() => {
-      for (const text of texts) {
-        status = this.ws.send(text, false);
-        if (status === DROPPED) break;
-      }
-    });
-    if (this.checkBuffer(status, texts.length, bytes) && this.windowed.length > 0 && !this.probe) this.sendProbe();
+    if (this.checkBuffer(this.writeCorked(texts), texts.length, bytes) && this.windowed.length > 0 && !this.probe) this.sendProbe();
     if (!this.congested) this.releaseWaiters();
   }
 
@@ -298,12 +296,9 @@ export class SocketOutlet implements ConnectionOutlet, Origin, BatchedSocket {
     // waiting frames are dropped with it (it resumes with `since`, resends what was not ACKed).
     this.flushQueued();
     if (code !== CloseCode.slowConsumer && this.windowed.length > 0) {
-      const texts = this.windowed;
+      this.writeCorked(this.windowed);
       this.windowed = [];
       this.windowedBytes = 0;
-      this.ws.cork(() => {
-        for (const text of texts) this.ws.send(text, false);
-      });
     }
     this.ended = true;
     this.endCode = code;

@@ -3,7 +3,7 @@
 // acknowledges everything it stored, and a stalled reader let go of at once.
 import { readFileSync } from 'node:fs';
 import WebSocket from 'ws';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { describeEachDriver } from '../helpers/db.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { connectWs, type WsClient } from '../helpers/wsClient.js';
@@ -185,12 +185,13 @@ describeEachDriver('websocket limits', (driver) => {
 });
 
 /** Resolves with the first log line matching `predicate`, waiting for the hub to write it. */
-async function waitForLog(t: TestHub, predicate: (line: Record<string, unknown>) => boolean, timeoutMs = 5000): Promise<Record<string, unknown>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const line = t.logs.find(predicate);
-    if (line) return line;
-    if (Date.now() > deadline) throw new Error(`no such log line within ${timeoutMs} ms`);
-    await new Promise((resolve) => setImmediate(resolve));
-  }
+function waitForLog(t: TestHub, predicate: (line: Record<string, unknown>) => boolean, timeoutMs = 5000): Promise<Record<string, unknown>> {
+  return vi.waitFor(
+    () => {
+      const line = t.logs.find(predicate);
+      if (!line) throw new Error(`no such log line within ${timeoutMs} ms`);
+      return line;
+    },
+    { timeout: timeoutMs, interval: 10 },
+  );
 }
