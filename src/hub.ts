@@ -14,31 +14,33 @@ import { createRequestGate } from './http/requestGate.js';
 import { createRouteTable, type ServedRoute } from './http/routeTable.js';
 import { loadWebFiles, type WebBuild } from './http/webFiles.js';
 import { createConnectorMeter } from './connector/metrics.js';
-import { createPipelineMeter } from './metrics/pipeline.js';
+import { createPipelineMeter } from './delivery/metrics.js';
 import { createMetrics, type Metrics } from './metrics/registry.js';
-import { createWsMeter, type WsMeter } from './metrics/ws.js';
-import { listen } from './server.js';
+import { createWsMeter, type WsMeter } from './ws/metrics.js';
+import { listen } from './http/listen.js';
 import { createAgentsService } from './services/agents.js';
-import { createTokenVault } from './services/agentTokens.js';
-import { createAuthService } from './services/auth.js';
+import { createTokenVault } from './auth/agentTokens.js';
+import { createAuthService } from './auth/service.js';
 import { bootstrap } from './services/bootstrap.js';
 import { createChatService } from './services/chat.js';
 import { createConnector, type Connector } from './connector/index.js';
-import { createSystemClock, type Clock } from './services/clock.js';
+import { createSystemClock, type Clock } from './clock.js';
 import { createDevMockService } from './services/devMock.js';
-import { createDirectory, toPrincipal } from './services/directory.js';
-import { createJwtIssuer } from './services/jwt.js';
-import { createLoginThrottle } from './services/loginThrottle.js';
+import { createDirectory, toPrincipal } from './delivery/directory.js';
+import { createJwtIssuer } from './auth/jwt.js';
+import { createLoginThrottle } from './auth/loginThrottle.js';
 import { createMessagesService } from './services/messages.js';
-import { createLiveSessions } from './services/liveSessions.js';
-import { createPasswordHasher } from './services/passwords.js';
-import { createPipeline, type Pipeline } from './services/pipeline.js';
-import { createInspection, type Inspection } from './services/inspection.js';
-import { butlerSource, connectionsSource, connectorSource, routerSource } from './services/inspectionSources.js';
-import { createPresenceService } from './services/presence.js';
-import { createReadiness } from './services/readiness.js';
-import { createReplay } from './services/replay.js';
-import { developmentSecret } from './services/secrets.js';
+import { createLiveSessions } from './actors/liveSessions.js';
+import { createPasswordHasher } from './auth/passwords.js';
+import { createPipeline, type Pipeline } from './delivery/pipeline.js';
+import { createInspection, type Inspection } from './ops/inspection.js';
+import { connectionsSource, routerSource } from './ops/inspectionSources.js';
+import { butlerSource } from './butler/inspection.js';
+import { connectorSource } from './connector/inspection.js';
+import { createPresenceService, socketPresence } from './delivery/presence.js';
+import { createReadiness } from './ops/readiness.js';
+import { createReplay } from './delivery/replay.js';
+import { developmentSecret } from './auth/secrets.js';
 import { createUsersService } from './services/users.js';
 import { openStore, type Store } from './store/db.js';
 import { migrate } from './store/migrate.js';
@@ -131,10 +133,7 @@ function createLive(store: Store, repos: Repos, options: HubOptions, clock: Cloc
     systemId: 'router',
     input: {
       meter: wsMeter,
-      presence: {
-        online: (user) => pipeline.presence(user.id, { status: 'ONLINE', online: 1, last_seen_at: clock(), last_report: 'websocket_connected' }),
-        offline: (user) => pipeline.presence(user.id, { status: 'OFFLINE', online: 0, last_seen_at: clock(), last_report: 'websocket_disconnected' }),
-      },
+      presence: socketPresence({ presence: (userId, patch) => pipeline.presence(userId, patch), clock }),
     },
   });
   router.subscribe({ error: (err) => logger.fatal({ err }, 'the router actor failed') });

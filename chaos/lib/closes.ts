@@ -1,6 +1,6 @@
+import { CloseCode } from '../../src/protocol/errors.js';
 // Close codes as the hub documents them (src/errors.ts CloseCode, plus the transport's own), so a
 // table can tell expected closes from unexplained ones (1006: the connection dropped without a close).
-import { CloseCode } from '../../src/errors.js';
 
 const NAMES: Record<number, string> = {
   ...Object.fromEntries(Object.entries(CloseCode).map(([name, code]) => [code, name])),

@@ -5,10 +5,10 @@
 // records why. Frames themselves never pass through it: the edge validates and hands them to the
 // pipeline directly, so the hot path pays no event here.
 import { assign, fromPromise, setup, type ActorRefFrom } from 'xstate';
-import { CloseCode, Errors, type HubError } from '../errors.js';
-import type { Principal } from '../services/directory.js';
-import type { Endpoint } from './addressTable.js';
+import { Errors, type HubError } from '../errors.js';
 import type { RouterEvent } from './router.js';
+import type { Endpoint, Principal, ReplayOutlet } from '../delivery/types.js';
+import { CloseCode } from '../protocol/errors.js';
 
 export interface Session {
   user: Principal;
@@ -23,14 +23,7 @@ export interface UpgradePort {
 }
 
 /** The socket side of an open connection, as the actor and the replay need it. */
-export interface ConnectionOutlet extends Endpoint {
-  /** Sends now, bypassing the hold of a replay; false when the socket is gone or was cut off. */
-  send(text: string): boolean;
-  /** True while the outbound buffer is too full to add more without waiting. */
-  readonly congested: boolean;
-  /** Resolves when the socket's outbound buffer has room again (or it closed). */
-  whenWritable(): Promise<void>;
-  readonly closed: boolean;
+export interface ConnectionOutlet extends Endpoint, ReplayOutlet {
   /**
    * Ends resume: frames held back during the replay go out, and from now on frames with an id up to
    * `lastReadId` (the last row the replay read; 0 for none) are dropped as already sent.

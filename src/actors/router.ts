@@ -4,32 +4,10 @@
 // pays one actor event per group commit, not per message or per recipient; each frame was
 // serialised once and the same string goes to every recipient.
 import { setup } from 'xstate';
-import { CloseCode } from '../errors.js';
-import type { DeliveryMeter } from '../metrics/ws.js';
-import type { Principal } from '../services/directory.js';
-import { AddressTable, type Endpoint } from './addressTable.js';
-import type { Audience } from './audience.js';
-
-export interface Delivery {
-  /** The frame's type (what the metrics count it as). */
-  type: string;
-  /** The serialised frame. */
-  text: string;
-  audience: Audience;
-  senderId: number;
-  /** Stored id, when the frame has one. */
-  id?: number;
-  /** The BUTLER_AGENT_MESSAGE copy for admins, when `audience.monitor`. */
-  monitorText?: string;
-  /** Only sockets receive it: an in-hub endpoint (Butler) does not act on records. */
-  socketsOnly?: boolean;
-}
-
-/** Presence as the router sees it: a user's first endpoint opened, or its last one closed. */
-export interface PresencePort {
-  online(user: Principal): void;
-  offline(user: Principal): void;
-}
+import { AddressTable } from '../delivery/addressTable.js';
+import type { DeliveryMeter, Endpoint, Principal } from '../delivery/types.js';
+import type { Delivery, PresencePort } from '../delivery/types.js';
+import { CloseCode } from '../protocol/errors.js';
 
 export type RouterEvent =
   | { type: 'BIND'; endpoint: Endpoint }

@@ -8,11 +8,11 @@ import { createActor, enqueueActions, setup, type AnyActorRef } from 'xstate';
 import { BUTLER_STREAM_PREFIX, CANCEL_COMMAND } from '../protocol/butler.js';
 import type { MessageFrame } from '../protocol/frames.js';
 import type { Role } from '../protocol/roles.js';
-import type { Principal } from '../services/directory.js';
 import type { AuthorizationRow } from '../store/schema.js';
 import { conversationMachine, type ConversationActor, type ConversationPorts } from './conversation.js';
 import type { Asker } from './tools.js';
 import { conversationKey, type Turn } from './turns.js';
+import type { Principal } from '../delivery/types.js';
 
 export interface ButlerInput {
   butler: Principal;

@@ -12,9 +12,9 @@ import { isMachineRole } from '../protocol/roles.js';
 import type { AuthorizationsRepo } from '../store/repositories/authorizations.js';
 import type { UsersRepo } from '../store/repositories/users.js';
 import type { AuthorizationRow, AuthorizationStatus } from '../store/schema.js';
-import type { Clock } from '../services/clock.js';
-import type { Principal } from '../services/directory.js';
-import type { Pipeline } from '../services/pipeline.js';
+import type { Clock } from '../clock.js';
+import type { Pipeline } from '../delivery/pipeline.js';
+import type { Principal } from '../delivery/types.js';
 
 export interface NewRequest {
   requester: Principal;

@@ -10,16 +10,15 @@
 // (the model sends those arguments, and prompts and tests rely on the names).
 import type { Logger } from 'pino';
 import { createActor } from 'xstate';
-import type { Endpoint } from '../actors/addressTable.js';
 import type { routerMachine } from '../actors/router.js';
 import type { ButlerConfig } from '../config.js';
 import type { MessageFrame } from '../protocol/frames.js';
 import type { AuthorizationsRepo } from '../store/repositories/authorizations.js';
 import type { ChatRepo } from '../store/repositories/chat.js';
 import type { UsersRepo } from '../store/repositories/users.js';
-import type { Clock } from '../services/clock.js';
-import { toPrincipal, type Directory, type Principal } from '../services/directory.js';
-import type { Pipeline } from '../services/pipeline.js';
+import type { Clock } from '../clock.js';
+import { toPrincipal, type Directory } from '../delivery/directory.js';
+import type { Pipeline } from '../delivery/pipeline.js';
 import { butlerMachine } from './actor.js';
 import { createAuthorizations } from './authorizations.js';
 import { createBrain } from './brain.js';
@@ -30,6 +29,7 @@ import { createOpenAiModel, type LanguageModel } from './model.js';
 import { createAgentRelay } from './relay.js';
 import { openReplyStream } from './replyStream.js';
 import { createToolbox, type AgentDirectory } from './tools.js';
+import type { Endpoint, Principal } from '../delivery/types.js';
 
 type RouterActor = ReturnType<typeof createActor<typeof routerMachine>>;
 

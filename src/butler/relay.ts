@@ -3,9 +3,9 @@
 // answer without a stream_id goes to the oldest open request to that agent (older agents do not
 // echo stream ids). No answer within the timeout rejects with a message fit for the asker.
 import type { MessageFrame } from '../protocol/frames.js';
-import type { Principal } from '../services/directory.js';
-import type { Pipeline } from '../services/pipeline.js';
+import type { Pipeline } from '../delivery/pipeline.js';
 import { newStreamId } from './replyStream.js';
+import type { Principal } from '../delivery/types.js';
 
 export class RelayError extends Error {
   override name = 'RelayError';

@@ -5,8 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { BUTLER_STREAM_PREFIX } from '../protocol/butler.js';
-import type { Principal } from '../services/directory.js';
-import type { Pipeline } from '../services/pipeline.js';
+import type { Pipeline } from '../delivery/pipeline.js';
+import type { Principal } from '../delivery/types.js';
 
 export interface ReplyTarget {
   to: Principal;

@@ -8,10 +8,10 @@ import { HubError } from '../errors.js';
 import { DIRECTIVE_PREFIX, ToolNames, toolArguments, type ToolName } from '../protocol/butler.js';
 import { zodIssueMessages } from '../protocol/validation.js';
 import type { AuthorizationRow } from '../store/schema.js';
-import type { Principal } from '../services/directory.js';
 import type { Authorizations } from './authorizations.js';
 import type { ModelTool } from './model.js';
 import { RelayError, type AgentRelay } from './relay.js';
+import type { Principal } from '../delivery/types.js';
 
 /** Who Butler is answering, and where. */
 export interface Asker {

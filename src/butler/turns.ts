@@ -1,8 +1,8 @@
 // A turn is one thing Butler answers in a conversation: a message someone sent it, or the outcome
 // of an authorization request made in that conversation.
 import type { AuthorizationRow } from '../store/schema.js';
-import type { Principal } from '../services/directory.js';
 import type { Asker } from './tools.js';
+import type { Principal } from '../delivery/types.js';
 
 export interface InboundChat {
   /** The stored id of the message (history for the model ends before it). */

@@ -7,8 +7,9 @@ import type { PlatformIdentitiesRepo, PlatformThread } from '../store/repositori
 import type { ThreadsRepo } from '../store/repositories/threads.js';
 import type { UsersRepo } from '../store/repositories/users.js';
 import type { Database } from '../store/schema.js';
-import type { Clock } from '../services/clock.js';
-import { toPrincipal, type Principal } from '../services/directory.js';
+import type { Clock } from '../clock.js';
+import { toPrincipal } from '../delivery/directory.js';
+import type { Principal } from '../delivery/types.js';
 
 /** `runtime_kind` of platform identities: how the dashboards (and Butler) can tell them apart. */
 export const PLATFORM_RUNTIME_KIND = 'chatplatform';

@@ -16,9 +16,9 @@ import { createPlatformIdentitiesRepo } from '../store/repositories/platformIden
 import type { ThreadsRepo } from '../store/repositories/threads.js';
 import type { UsersRepo } from '../store/repositories/users.js';
 import type { Database } from '../store/schema.js';
-import type { Clock } from '../services/clock.js';
-import type { Pipeline } from '../services/pipeline.js';
-import { createSecretBox } from '../services/secrets.js';
+import type { Clock } from '../clock.js';
+import type { Pipeline } from '../delivery/pipeline.js';
+import { createSecretBox } from '../auth/secrets.js';
 import { createConnectorLog } from './log.js';
 import { createPlatformIdentities } from './identities.js';
 import { createConnectorRuntime, type PlatformSettings } from './runtime.js';

@@ -8,7 +8,7 @@ import type { ConnectorLogView } from '../protocol/connector.js';
 import type { LogLevel } from '../protocol/messages.js';
 import type { ConnectorsRepo } from '../store/repositories/connectors.js';
 import type { ConnectorLogRow } from '../store/schema.js';
-import type { Clock } from '../services/clock.js';
+import type { Clock } from '../clock.js';
 
 const CURSOR_PREFIX = 'log:';
 

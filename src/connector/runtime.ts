@@ -7,14 +7,13 @@
 // Outbound hook: the router delivers frames addressed to a platform identity to its endpoint here,
 // as it would to a socket; a stored CHAT from Butler goes back to the platform chat (`onFrame`).
 import type { Logger } from 'pino';
-import type { Endpoint } from '../actors/addressTable.js';
 import type { RouterRef } from '../actors/connection.js';
 import { HubError } from '../errors.js';
 import { formatZodError } from '../protocol/validation.js';
 import type { MessageFrame } from '../protocol/frames.js';
 import type { UsersRepo } from '../store/repositories/users.js';
-import { toPrincipal, type Principal } from '../services/directory.js';
-import type { Pipeline } from '../services/pipeline.js';
+import { toPrincipal } from '../delivery/directory.js';
+import type { Pipeline } from '../delivery/pipeline.js';
 import type { ConnectorLog } from './log.js';
 import { filterMessage, messageReceiveEvent } from './inboundFilter.js';
 import type { PlatformIdentities } from './identities.js';
@@ -22,6 +21,7 @@ import { createLongConnection, type LongConnection, type LongConnectionState } f
 import { createOutboundQueue, type OutboundQueue } from './outboundQueue.js';
 import { createPlatformApi, describeOutcome, type PlatformApi } from './platformApi.js';
 import type { ConnectorConfig } from './views.js';
+import type { Endpoint, Principal } from '../delivery/types.js';
 
 export interface PlatformSettings {
   baseUrl: string;

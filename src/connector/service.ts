@@ -8,7 +8,7 @@ import type { LogLevel } from '../protocol/messages.js';
 import { isUniqueViolation } from '../store/errors.js';
 import { ConnectorVersionConflict, type ConnectorPatch, type ConnectorsRepo } from '../store/repositories/connectors.js';
 import type { ConnectorRow } from '../store/schema.js';
-import type { Clock } from '../services/clock.js';
+import type { Clock } from '../clock.js';
 import type { ConnectorLog } from './log.js';
 import { describeOutcome } from './platformApi.js';
 import type { ConnectorRuntime } from './runtime.js';

@@ -4,7 +4,7 @@ import { allowedActions, type ConnectorState } from './machine.js';
 import { maskSecret, SecretFields, type ConnectorFields, type ConnectorFieldsInput, type ConnectorView, type SecretField } from '../protocol/connector.js';
 import type { ConnectorPatch } from '../store/repositories/connectors.js';
 import type { ConnectorRow, NewConnector } from '../store/schema.js';
-import type { SecretBox } from '../services/secrets.js';
+import type { SecretBox } from '../auth/secrets.js';
 
 /** A connector's settings, secrets in the clear (they never leave this module so). */
 export type ConnectorSettings = ConnectorFields;

@@ -1,6 +1,6 @@
 // Access levels as middleware: any authenticated user, admin, and non-production (dev mock).
 import { Errors } from '../errors.js';
-import type { AuthService } from '../services/auth.js';
+import type { AuthService } from '../auth/service.js';
 import { callerOf, setCaller, type Handler } from './context.js';
 
 const BEARER = /^bearer\s+(\S+)\s*$/i;

@@ -4,7 +4,7 @@
 // unknown paths keep the JSON 404. Other methods pass on to the 404 as well.
 import { posix } from 'node:path';
 import { Errors } from '../errors.js';
-import { DASHBOARD_ROUTE } from '../metrics/http.js';
+import { DASHBOARD_ROUTE } from './metrics.js';
 import type { Handler, Request, Response } from './context.js';
 import { logAtDebug } from './requestLog.js';
 import { tagRoute } from './routeTable.js';

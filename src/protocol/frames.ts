@@ -1,10 +1,10 @@
 // WebSocket frames (wire.md §5): what clients may send, validated with zod, and the envelope the
 // hub sends. Sender fields, timestamp and id of a client frame are ignored: they are the hub's.
 import { z } from 'zod';
-import type { FrameErrorCode } from '../errors.js';
 import { authResponseBody } from './butler.js';
 import { systemLogPayload, TelemetryTypes, type TelemetryType } from './messages.js';
 import { reportPayloads, type ReportType } from './reports.js';
+import type { FrameErrorCode } from './errors.js';
 
 export const ChatTypes = ['CHAT', 'CHAT_STREAM', 'CHAT_STREAM_END'] as const;
 export type ChatType = (typeof ChatTypes)[number];

@@ -2,17 +2,18 @@
 // token checks and rotation, deletion. Only agents hold api_tokens: Butler runs inside the hub, and
 // no credential may act as it.
 import type { Kysely } from 'kysely';
-import { CloseCode, Errors } from '../errors.js';
-import { toPresenceView, toUserView, type PresenceView, type UserView } from '../protocol/objects.js';
+import { Errors } from '../errors.js';
+import { type PresenceView, type UserView } from '../protocol/objects.js';
 import { BUTLER_USERNAME } from '../protocol/roles.js';
 import { isUniqueViolation } from '../store/errors.js';
 import type { CredentialsRepo } from '../store/repositories/credentials.js';
 import type { UsersRepo } from '../store/repositories/users.js';
 import type { Database, UserRow } from '../store/schema.js';
-import { tokenHint, type TokenVault } from './agentTokens.js';
-import type { Clock } from './clock.js';
-import type { LiveSessions } from './liveSessions.js';
-import { toUserViews } from './userViews.js';
+import { tokenHint, type TokenVault } from '../auth/agentTokens.js';
+import type { Clock } from '../clock.js';
+import type { LiveSessions } from '../actors/liveSessions.js';
+import { CloseCode } from '../protocol/errors.js';
+import { toPresenceView, toUserView, toUserViews } from './views.js';
 
 /** Kinds of an agent registered without them (a blank kind counts as none). */
 export const DEFAULT_AGENT_KIND = 'generic';

@@ -6,8 +6,8 @@ import { isUniqueViolation } from '../store/errors.js';
 import type { CredentialsRepo } from '../store/repositories/credentials.js';
 import type { UsersRepo } from '../store/repositories/users.js';
 import type { Database } from '../store/schema.js';
-import type { Clock } from './clock.js';
-import type { PasswordHasher } from './passwords.js';
+import type { Clock } from '../clock.js';
+import type { PasswordHasher } from '../auth/passwords.js';
 
 export interface BootstrapDeps {
   db: Kysely<Database>;

@@ -4,14 +4,15 @@
 import { Errors } from '../errors.js';
 import type { CreateThreadInput, HistoryPage, ListThreadsQuery, UpdateThreadInput } from '../protocol/chat.js';
 import { ChatRowTypes } from '../protocol/messages.js';
-import { toChatMessageView, toThreadView, type ChatMessageView, type ThreadView } from '../protocol/objects.js';
+import { type ChatMessageView, type ThreadView } from '../protocol/objects.js';
 import { isMachineRole } from '../protocol/roles.js';
 import { channelKindFor, defaultThreadTitle, type ChannelKind } from '../protocol/threads.js';
 import type { ChatPage, ChatRepo } from '../store/repositories/chat.js';
 import type { ThreadPatch, ThreadsRepo } from '../store/repositories/threads.js';
 import type { UsersRepo } from '../store/repositories/users.js';
 import type { ThreadRow, UserRow } from '../store/schema.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../clock.js';
+import { toChatMessageView, toThreadView } from './views.js';
 
 /** The monitor view shows what Butler and an agent said to each other, not authorization prompts. */
 const MONITOR_TYPES = ['CHAT'] as const;

@@ -2,13 +2,13 @@
 // rows and connector log entries for UI work, read an agent's raw token for local scripts.
 import { Errors } from '../errors.js';
 import type { ChatRowType } from '../protocol/messages.js';
-import { CloseCode } from '../errors.js';
 import type { LogLevel } from '../protocol/messages.js';
 import type { Store } from '../store/db.js';
 import type { UsersRepo } from '../store/repositories/users.js';
-import { toPrincipal } from './directory.js';
-import type { LiveSessions } from './liveSessions.js';
-import type { Pipeline } from './pipeline.js';
+import { toPrincipal } from '../delivery/directory.js';
+import type { LiveSessions } from '../actors/liveSessions.js';
+import type { Pipeline } from '../delivery/pipeline.js';
+import { CloseCode } from '../protocol/errors.js';
 
 export interface MockChatInput {
   sender_username: string;

@@ -2,13 +2,14 @@
 // `{type, payload, target_id?}` form) and the filtered, paged query.
 import { Errors } from '../errors.js';
 import { type TelemetryType, TelemetryTypes } from '../protocol/messages.js';
-import { toMessageView, type MessageView } from '../protocol/objects.js';
+import { type MessageView } from '../protocol/objects.js';
 import { isMachineRole } from '../protocol/roles.js';
 import type { MessagesRepo } from '../store/repositories/messages.js';
 import type { UsersRepo } from '../store/repositories/users.js';
 import type { UserRow } from '../store/schema.js';
-import { toPrincipal } from './directory.js';
-import { summarise, type Pipeline } from './pipeline.js';
+import { toPrincipal } from '../delivery/directory.js';
+import { summarise, type Pipeline } from '../delivery/pipeline.js';
+import { toMessageView } from './views.js';
 
 export interface IngestInput {
   type: TelemetryType;

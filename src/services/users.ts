@@ -1,17 +1,18 @@
 // Human users: creation (admin or self-registration), listing, detail, role and password changes,
 // deletion. Machines are handled by the agents service.
 import type { Kysely } from 'kysely';
-import { CloseCode, Errors } from '../errors.js';
-import { toUserView, type UserView } from '../protocol/objects.js';
+import { Errors } from '../errors.js';
+import { type UserView } from '../protocol/objects.js';
 import { actorTypeOf, isMachineRole, type HumanRole, type Role } from '../protocol/roles.js';
 import { isUniqueViolation } from '../store/errors.js';
 import type { CredentialsRepo } from '../store/repositories/credentials.js';
 import type { UsersRepo } from '../store/repositories/users.js';
 import type { Database, UserRow } from '../store/schema.js';
-import type { Clock } from './clock.js';
-import type { LiveSessions } from './liveSessions.js';
-import type { PasswordHasher } from './passwords.js';
-import { toUserViews } from './userViews.js';
+import type { Clock } from '../clock.js';
+import type { LiveSessions } from '../actors/liveSessions.js';
+import type { PasswordHasher } from '../auth/passwords.js';
+import { CloseCode } from '../protocol/errors.js';
+import { toUserView, toUserViews } from './views.js';
 
 export interface UsersServiceDeps {
   db: Kysely<Database>;

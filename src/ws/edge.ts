@@ -6,17 +6,18 @@ import type { Logger } from 'pino';
 import uWS from 'uWebSockets.js';
 import { createActor, fromPromise, type AnyActorRef } from 'xstate';
 import { connectionMachine, type ConnectionActor, type ConnectionOutlet, type RouterRef, type Session } from '../actors/connection.js';
-import { CloseCode, Errors, HubError } from '../errors.js';
-import type { WsMeter } from '../metrics/ws.js';
+import { Errors, HubError } from '../errors.js';
+import type { WsMeter } from './metrics.js';
 import { wsUpgradeQuery, type AuthResponseFrame, type ClientFrame } from '../protocol/frames.js';
 import { isMachineRole } from '../protocol/roles.js';
-import type { Principal } from '../services/directory.js';
-import type { Pipeline } from '../services/pipeline.js';
+import type { Pipeline } from '../delivery/pipeline.js';
 import type { CorkAnchor } from './corkAnchor.js';
 import { decodeFrame, localIdHint } from './inbox.js';
 import { SocketOutlet } from './outlet.js';
 import type { SendBatch } from './sendBatch.js';
 import { TokenBucket } from './tokenBucket.js';
+import type { Principal } from '../delivery/types.js';
+import { CloseCode } from '../protocol/errors.js';
 
 export interface WsLimits {
   maxFrameBytes: number;

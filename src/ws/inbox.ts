@@ -1,8 +1,8 @@
 // Decoding one client frame: size, UTF-8 JSON, known type, payload shape. Returns a typed frame or
 // the ERROR to answer with; nothing here throws, whatever the bytes are.
-import type { FrameErrorCode } from '../errors.js';
 import { ClientFrameTypes, clientFrame, type ClientFrame } from '../protocol/frames.js';
 import { formatZodError } from '../protocol/validation.js';
+import type { FrameErrorCode } from '../protocol/errors.js';
 
 export type Decoded = { ok: true; frame: ClientFrame } | { ok: false; code: FrameErrorCode; message: string; localId?: string };
 

@@ -6,13 +6,13 @@
 // sent after it, minus those the replay already sent.
 import type uWS from 'uWebSockets.js';
 import type { ConnectionOutlet } from '../actors/connection.js';
-import { CloseCode, type FrameErrorCode, type HubError } from '../errors.js';
-import type { WsMeter } from '../metrics/ws.js';
+import { type HubError } from '../errors.js';
+import type { WsMeter } from './metrics.js';
 import { ackFrame, errorFrame } from '../protocol/frames.js';
 import { isMachineRole } from '../protocol/roles.js';
-import type { Principal } from '../services/directory.js';
-import type { Accepted, MessageInput, Origin } from '../services/pipeline.js';
 import type { BatchedSocket, SendBatch } from './sendBatch.js';
+import type { Accepted, MessageInput, Origin, Principal } from '../delivery/types.js';
+import { CloseCode, type FrameErrorCode } from '../protocol/errors.js';
 
 /** uWS send() result: the frame was dropped because the buffer passed uWS's own limit. */
 const DROPPED = 2;

@@ -2,7 +2,7 @@
 // wait on the client's own events (never on a timer) and fail with what did arrive.
 import { HubClient, type ClientEvents, type HubClientOptions } from '../../src/client/index.js';
 import type { ChatFrameIn, MessageFrameIn, ServerFrame } from '../../src/protocol/serverFrames.js';
-import { toPrincipal } from '../../src/services/directory.js';
+import { toPrincipal } from '../../src/delivery/directory.js';
 import type { TestHub } from './hub.js';
 
 /** A client that records every frame, status line and warning it sees. */

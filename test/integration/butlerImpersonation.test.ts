@@ -3,7 +3,7 @@
 // one of its stream ids, except an agent's answer sent to Butler. Butler's own directives still go out.
 import jwt from 'jsonwebtoken';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { createTokenVault } from '../../src/services/agentTokens.js';
+import { createTokenVault } from '../../src/auth/agentTokens.js';
 import { describeEachDriver } from '../helpers/db.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { sendDirective } from '../helpers/hubClients.js';

@@ -3,12 +3,13 @@
 // identity in a thread per chat → Butler's answer (posted here in Butler's place) → sent back to
 // the same platform chat; duplicates, malformed events, reconnects, disabling.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { toPrincipal, type Principal } from '../../src/services/directory.js';
+import { toPrincipal } from '../../src/delivery/directory.js';
 import { describeEachDriver } from '../helpers/db.js';
 import { FAKE_BOT_OPEN_ID, messageEvent, startFakePlatform, type FakePlatform } from '../helpers/fakePlatform.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { scrape, valueOf } from '../helpers/metrics.js';
 import { connectWs } from '../helpers/wsClient.js';
+import type { Principal } from '../../src/delivery/types.js';
 
 const APP_ID = 'cli_a1b2c3d4e5f60718';
 const APP_SECRET = 'inbound-app-secret-0123456789';

@@ -6,8 +6,8 @@ import { planSafeReply } from '../../src/butler/safeMode.js';
 import { openReplyStream } from '../../src/butler/replyStream.js';
 import { createAgentRelay, RelayError } from '../../src/butler/relay.js';
 import { toolDefinitions } from '../../src/butler/tools.js';
-import type { Principal } from '../../src/services/directory.js';
-import type { MessageInput, Pipeline } from '../../src/services/pipeline.js';
+import type { Pipeline } from '../../src/delivery/pipeline.js';
+import type { MessageInput, Principal } from '../../src/delivery/types.js';
 
 const butler: Principal = { id: 2, username: 'Butler', role: 'BUTLER' };
 const mia: Principal = { id: 3, username: 'mia', role: 'MEMBER' };

@@ -5,8 +5,9 @@ import { createActor, fromPromise, waitFor, type Actor } from 'xstate';
 import { connectionMachine, type ConnectionOutlet, type RouterRef, type Session, type UpgradePort, type ConnectionMeters } from '../../src/actors/connection.js';
 import { TokenBucket } from '../../src/ws/tokenBucket.js';
 import type { RouterEvent } from '../../src/actors/router.js';
-import { CloseCode, type HubError } from '../../src/errors.js';
-import type { Principal } from '../../src/services/directory.js';
+import { type HubError } from '../../src/errors.js';
+import type { Principal } from '../../src/delivery/types.js';
+import { CloseCode } from '../../src/protocol/errors.js';
 
 const TOKEN = 'secret-agent-token-3f9c1d0a7e';
 const agent: Principal = { id: 10, username: 'weather-bot', role: 'AGENT' };

@@ -6,7 +6,7 @@ import { maskSecret } from '../../src/protocol/connector.js';
 import { filterMessage, messageReceiveEvent, type FilterSettings } from '../../src/connector/inboundFilter.js';
 import { createOutboundQueue } from '../../src/connector/outboundQueue.js';
 import { changedSettings, DEFAULT_SETTINGS } from '../../src/connector/views.js';
-import { createSecretBox } from '../../src/services/secrets.js';
+import { createSecretBox } from '../../src/auth/secrets.js';
 
 const BOT = 'ou_bot';
 

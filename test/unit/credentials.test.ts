@@ -1,8 +1,8 @@
 import jwt from 'jsonwebtoken';
 import { describe, it, expect } from 'vitest';
-import { createTokenVault, tokenHint } from '../../src/services/agentTokens.js';
-import { createJwtIssuer } from '../../src/services/jwt.js';
-import { createPasswordHasher } from '../../src/services/passwords.js';
+import { createTokenVault, tokenHint } from '../../src/auth/agentTokens.js';
+import { createJwtIssuer } from '../../src/auth/jwt.js';
+import { createPasswordHasher } from '../../src/auth/passwords.js';
 
 const BASE64URL_43 = /^[A-Za-z0-9_-]{43}$/;
 

@@ -2,7 +2,7 @@
 // actorSource, and safeView keeps secrets, functions and sockets out of every snapshot.
 import { describe, expect, it } from 'vitest';
 import { assign, createActor, setup } from 'xstate';
-import { actorSource, createInspection, safeView, stateOf, type InspectableSource } from '../../src/services/inspection.js';
+import { actorSource, createInspection, safeView, stateOf, type InspectableSource } from '../../src/ops/inspection.js';
 
 describe('stateOf', () => {
   it('flattens nested and parallel state values', () => {

@@ -2,7 +2,7 @@
 // and one log line per change of state rather than one per probe.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../src/logger.js';
-import { createReadiness } from '../../src/services/readiness.js';
+import { createReadiness } from '../../src/ops/readiness.js';
 
 function setup(applied: () => Promise<Array<{ name: string; checksum: string }>>, stopping = () => false) {
   const lines: Array<Record<string, unknown>> = [];

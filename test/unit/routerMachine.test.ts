@@ -2,12 +2,11 @@
 // fake endpoints and presence, bind/unbind races, shutdown, pure transitions, and audienceOf/reaches as a table.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createActor, initialTransition, transition, type Actor } from 'xstate';
-import type { Endpoint } from '../../src/actors/addressTable.js';
-import { audienceOf, reaches, type Routable } from '../../src/actors/audience.js';
-import { routerMachine, type Delivery, type PresencePort, type RouterEvent } from '../../src/actors/router.js';
-import { CloseCode } from '../../src/errors.js';
+import { audienceOf, reaches } from '../../src/delivery/audience.js';
+import { routerMachine, type RouterEvent } from '../../src/actors/router.js';
 import type { Role } from '../../src/protocol/roles.js';
-import type { Principal } from '../../src/services/directory.js';
+import type { Delivery, Endpoint, PresencePort, Principal, Routable } from '../../src/delivery/types.js';
+import { CloseCode } from '../../src/protocol/errors.js';
 
 // ---- fakes -------------------------------------------------------------------------------------
 

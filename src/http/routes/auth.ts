@@ -1,7 +1,7 @@
 // Login and self-registration (public).
 import { loginBody, registerBody } from '../../protocol/http.js';
 import { authOptionsBody, sessionBody } from '../../protocol/responses.js';
-import type { AuthService } from '../../services/auth.js';
+import type { AuthService } from '../../auth/service.js';
 import { route, type Routes } from '../context.js';
 import { routeDocs } from '../routeDocs.js';
 import { parseBody } from '../validate.js';

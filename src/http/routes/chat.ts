@@ -9,7 +9,7 @@ import { idParams } from '../../protocol/http.js';
 import { chatMessageView, threadView } from '../../protocol/responses.js';
 import { isMachineRole } from '../../protocol/roles.js';
 import type { ChatService } from '../../services/chat.js';
-import { toPrincipal } from '../../services/directory.js';
+import { toPrincipal } from '../../delivery/directory.js';
 import type { Access } from '../auth.js';
 import { callerOf, route, type Handler, type Routes } from '../context.js';
 import { routeDocs } from '../routeDocs.js';

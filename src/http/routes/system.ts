@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { Errors } from '../../errors.js';
 import { wsUpgradeQuery } from '../../protocol/frames.js';
 import { healthBody, readyBody } from '../../protocol/responses.js';
-import type { ReadinessCheck } from '../../services/readiness.js';
+import type { ReadinessCheck } from '../../ops/readiness.js';
 import type { Routes } from '../context.js';
 import { route } from '../context.js';
 import { routeDocs } from '../routeDocs.js';

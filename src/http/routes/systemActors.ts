@@ -2,7 +2,7 @@
 import { Errors } from '../../errors.js';
 import { actorParams, actorsQuery } from '../../protocol/operations.js';
 import { actorSnapshot, actorsSummary } from '../../protocol/responses.js';
-import type { Inspection } from '../../services/inspection.js';
+import type { Inspection } from '../../ops/inspection.js';
 import type { Access } from '../auth.js';
 import { route, type Routes } from '../context.js';
 import { routeDocs } from '../routeDocs.js';

@@ -3,13 +3,13 @@
 
 import { z } from 'zod';
 import { createUserBody, idParams, listUsersQuery, updateUserBody } from '../../protocol/http.js';
-import { toUserView } from '../../protocol/objects.js';
 import { okBody, userView } from '../../protocol/responses.js';
 import type { UsersService } from '../../services/users.js';
 import type { Access } from '../auth.js';
 import { callerOf, route, type Routes } from '../context.js';
 import { routeDocs } from '../routeDocs.js';
 import { parseBody, parseWith } from '../validate.js';
+import { toUserView } from '../../services/views.js';
 
 export const userRouteDocs = routeDocs('users', {
   'GET /api/users': {

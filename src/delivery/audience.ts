@@ -2,27 +2,7 @@
 // sockets and resume applies them to stored rows, so both always agree.
 import { isChatType, isTelemetryType } from '../protocol/frames.js';
 import { isMachineRole } from '../protocol/roles.js';
-
-export interface Routable {
-  type: string;
-  sender_id: number;
-  sender_role: string;
-  target_id: number | null;
-  target_role: string | null;
-}
-
-export interface Audience {
-  /** Every socket of this user. */
-  target?: number;
-  /** The sender's own sockets too: a human's chat comes back with its id (the dashboards' echo). */
-  echo: boolean;
-  /** Untargeted: chat to every socket, telemetry to human sockets only. */
-  broadcast?: 'everyone' | 'humans';
-  /** Broadcast chat never returns to a machine sender. */
-  exceptSender: boolean;
-  /** A BUTLER_AGENT_MESSAGE copy goes to admins (CHAT between Butler and an agent). */
-  monitor: boolean;
-}
+import type { Audience, Routable } from './types.js';
 
 export function audienceOf(m: Routable): Audience {
   const machineSender = isMachineRole(m.sender_role);

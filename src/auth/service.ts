@@ -1,7 +1,7 @@
 // Who is calling: password login and self-registration for humans, and resolving a bearer
 // credential (a human's JWT, or an agent's api_token) to a current user row.
 import { Errors } from '../errors.js';
-import { toUserView, type UserView } from '../protocol/objects.js';
+import { type UserView } from '../protocol/objects.js';
 import { isMachineRole } from '../protocol/roles.js';
 import type { CredentialsRepo } from '../store/repositories/credentials.js';
 import type { UsersRepo } from '../store/repositories/users.js';
@@ -10,8 +10,10 @@ import type { TokenVault } from './agentTokens.js';
 import type { JwtIssuer } from './jwt.js';
 import type { LoginThrottle } from './loginThrottle.js';
 import type { PasswordHasher } from './passwords.js';
-import type { UsersService } from './users.js';
-import { toPrincipal, type Principal } from './directory.js';
+import type { UsersService } from '../services/users.js';
+import { toPrincipal } from '../delivery/directory.js';
+import type { Principal } from '../delivery/types.js';
+import { toUserView } from '../services/views.js';
 
 export interface AuthServiceDeps {
   users: UsersRepo;

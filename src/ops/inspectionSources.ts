@@ -2,12 +2,9 @@
 // and the connection actors (by state and role, and each one's snapshot). Contexts are projected
 // field by field: the socket port, the router ref, the upgrade and the credential are never shown.
 import type { ConnectionActor } from '../actors/connection.js';
-import type { Endpoint } from '../actors/addressTable.js';
 import type { RouterContext } from '../actors/router.js';
-import type { ButlerContext } from '../butler/actor.js';
-import type { ConversationActor } from '../butler/conversation.js';
-import type { Turn } from '../butler/turns.js';
 import { stateOf, type ActorSnapshotView, type InspectableSource } from './inspection.js';
+import type { Endpoint } from '../delivery/types.js';
 
 const CONNECTION_ID = /^connection-(\d{1,15})$/;
 export const connectionActorId = (key: number) => `connection-${key}`;
@@ -112,103 +109,5 @@ export function routerSource(router: { getSnapshot(): { value: unknown; status: 
         context: { ...rest, sockets_per_user: socketsPerUser(snapshot.context.table.all), recent_revocations: snapshot.context.revoked.size },
       };
     },
-  };
-}
-
-interface ButlerLike {
-  getSnapshot(): { value: unknown; status: string; context: ButlerContext };
-}
-
-// `conversation-<asker id>-<thread id>` (0 when the asker has no thread: an agent).
-const CONVERSATION_ID = /^conversation-(\d{1,15})-(\d{1,15})$/;
-const conversationActorId = (key: string) => {
-  const [asker, thread] = key.split(':');
-  return `conversation-${asker}-${thread === '-' ? 0 : thread}`;
-};
-
-function turnView(turn: Turn | null) {
-  if (!turn) return null;
-  return turn.kind === 'message' ? { kind: 'message', message_id: turn.message.id } : { kind: 'decision', action_id: turn.request.action_id, status: turn.request.status };
-}
-
-function conversationView(key: string, actor: ConversationActor): ActorSnapshotView {
-  const snapshot = actor.getSnapshot();
-  const c = snapshot.context;
-  return {
-    id: conversationActorId(key),
-    kind: 'conversation',
-    state: stateOf(snapshot.value),
-    status: snapshot.status,
-    context: {
-      asker: { id: c.asker.principal.id, username: c.asker.principal.username, role: c.asker.principal.role },
-      conversation_id: c.asker.conversationId,
-      current: turnView(c.current),
-      queued: c.queue.map(turnView),
-      answered: c.answered,
-    },
-  };
-}
-
-/** Butler and its conversations (one actor per asker and thread), with what each is answering. */
-export function butlerSource(butler: ButlerLike, relay: { readonly open: number }): InspectableSource {
-  const butlerView = (): ActorSnapshotView => {
-    const snapshot = butler.getSnapshot();
-    const c = snapshot.context;
-    return {
-      id: 'butler',
-      kind: 'butler',
-      state: stateOf(snapshot.value),
-      status: snapshot.status,
-      context: { user_id: c.butler.id, conversations: c.conversations.size, turns: c.turns, claimed_answers: c.claimed, open_agent_requests: relay.open },
-    };
-  };
-  return {
-    name: 'butler',
-    summary({ userId, limit }) {
-      const { context, ...head } = butlerView();
-      const byState: Record<string, number> = {};
-      const items: Array<Record<string, unknown>> = [];
-      for (const [key, actor] of butler.getSnapshot().context.conversations) {
-        const view = conversationView(key, actor);
-        byState[view.state] = (byState[view.state] ?? 0) + 1;
-        const asker = view.context['asker'] as { id: number };
-        if (items.length < limit && (userId === undefined || asker.id === userId)) items.push({ id: view.id, state: view.state, ...view.context });
-      }
-      return { ...head, ...context, conversations_by_state: byState, items };
-    },
-    snapshot(id) {
-      if (id === 'butler') return butlerView();
-      const match = CONVERSATION_ID.exec(id);
-      if (!match) return undefined;
-      const key = `${match[1]}:${match[2] === '0' ? '-' : match[2]}`;
-      const actor = butler.getSnapshot().context.conversations.get(key);
-      return actor ? conversationView(key, actor) : undefined;
-    },
-  };
-}
-
-/**
- * The chat-platform connector. Its lifecycle machine is pure and the store row is its truth, so
- * what is live is shown: `enabled` while a connector runs (its long connection's state, answers
- * queued for the platform), `idle` when none does (a draft, verified or disabled one, or none).
- */
-export function connectorSource(connector: { status(): { connectorId: number | null; connection: string; queuedAnswers: number; identities: number } }): InspectableSource {
-  const view = (): ActorSnapshotView => {
-    const s = connector.status();
-    return {
-      id: 'connector',
-      kind: 'connector',
-      state: s.connectorId === null ? 'idle' : 'enabled',
-      status: 'active',
-      context: { connector_id: s.connectorId, connection: s.connection, queued_answers: s.queuedAnswers, platform_identities: s.identities },
-    };
-  };
-  return {
-    name: 'connector',
-    summary: () => {
-      const { context, ...head } = view();
-      return { ...head, ...context };
-    },
-    snapshot: (id) => (id === 'connector' ? view() : undefined),
   };
 }

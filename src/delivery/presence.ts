@@ -2,7 +2,9 @@
 // hub runs; no agent socket survives a restart, so agents start OFFLINE.
 import { BUTLER_USERNAME } from '../protocol/roles.js';
 import type { UsersRepo } from '../store/repositories/users.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../clock.js';
+import type { PresencePatch } from '../store/batchWriter.js';
+import type { PresencePort } from './types.js';
 
 /** What Butler's presence says it runs on: a dashboard shows it as Butler's last report. */
 export function butlerReport(model: string | undefined): string {
@@ -28,3 +30,16 @@ export function createPresenceService(deps: { users: UsersRepo; clock: Clock; bu
   };
 }
 export type PresenceService = ReturnType<typeof createPresenceService>;
+
+/**
+ * Presence from sockets: a user's first endpoint opening makes them ONLINE, their last one closing
+ * OFFLINE, each with a marker a dashboard reads as "connected"/"disconnected". The change rides the
+ * pipeline, so it is stored and announced in order with the user's messages.
+ */
+export function socketPresence(deps: { presence(userId: number, patch: PresencePatch): void; clock: Clock }): PresencePort {
+  const { clock } = deps;
+  return {
+    online: (user) => deps.presence(user.id, { status: 'ONLINE', online: 1, last_seen_at: clock(), last_report: 'websocket_connected' }),
+    offline: (user) => deps.presence(user.id, { status: 'OFFLINE', online: 0, last_seen_at: clock(), last_report: 'websocket_disconnected' }),
+  };
+}

@@ -1,26 +1,8 @@
 // The router's address table: user id → that user's open endpoints (sockets, and later Butler).
 // Bind/unbind rules: an endpoint is bound once and unbound once; unbinding an endpoint that is not
 // (or no longer) bound changes nothing, so a late close can never remove a newer socket's binding.
-import type { Principal } from '../services/directory.js';
+import type { Endpoint } from './types.js';
 import { isMachineRole } from '../protocol/roles.js';
-
-/** Something the router can deliver to: one socket of a user. */
-export interface Endpoint {
-  /** Unique per endpoint for the life of the hub. */
-  readonly key: number;
-  readonly user: Principal;
-  /**
-   * An agent inside the hub (Butler): it receives only frames addressed to its user, never
-   * broadcasts or dev-mock records, and is not counted as a socket.
-   */
-  readonly inHub?: boolean;
-  /** When its credential was checked (epoch ms); a revocation after that must still reach it. */
-  readonly authenticatedAt?: number;
-  /** Sends one serialised frame; `id` is the stored id when the frame has one (resume uses it). */
-  deliver(text: string, id?: number): void;
-  /** Asks the endpoint to close (revocation, role change, shutdown). */
-  close(code: number, reason: string): void;
-}
 
 export interface AddressSummary {
   /** Sockets. */

@@ -1,21 +1,16 @@
 // Metrics of the WebSocket edge: sockets by role, connects and disconnects, frames and bytes each
 // way, ERROR frames by code, slow-consumer and rate-limit cut-offs. Counted per frame or per
 // delivery with children bound at start (one Map lookup, no allocation), never per recipient.
-import { CloseCode, FrameErrorCodes } from '../errors.js';
 import { ClientFrameTypes, ServerFrameTypes } from '../protocol/frames.js';
 import { Roles } from '../protocol/roles.js';
-import { childrenByValue, type MetricsFactory } from './families.js';
+import { childrenByValue, type MetricsFactory } from '../metrics/families.js';
+import type { DeliveryMeter } from '../delivery/types.js';
+import { CloseCode, FrameErrorCodes } from '../protocol/errors.js';
 
 /** Close codes worth a series of their own: ours, and the transport's for a vanished peer. */
 const CLOSE_CODES = [...new Set(Object.values(CloseCode)), 1005, 1006].map(String);
 /** Frames turned away before dispatch (rate limit, size, JSON, type, payload) count under this type. */
 const REFUSED = 'refused';
-
-/** What the router and the resume replay report for frames they hand to sockets. */
-export interface DeliveryMeter {
-  /** `frames` copies of `text`, a frame of `type`, went to sockets. */
-  sent(type: string, frames: number, text: string): void;
-}
 
 export interface WsMeter extends DeliveryMeter {
   opened(role: string): void;

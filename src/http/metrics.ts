@@ -2,10 +2,10 @@
 // method and route. The route is the pattern the request matched (`unmatched` for a 404 on an
 // unknown path, `dashboard` for the dashboard's files), so label values never come from the path a
 // client typed.
-import { ErrorStatus } from '../errors.js';
-import type { Request, Response } from '../http/context.js';
-import { routePatternOf } from '../http/routeTable.js';
-import type { MetricsFactory } from './families.js';
+import type { Request, Response } from './context.js';
+import { routePatternOf } from './routeTable.js';
+import type { MetricsFactory } from '../metrics/families.js';
+import { ErrorStatus } from '../protocol/errors.js';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD'];
 const STATUSES = [200, 201, 204, 304, ...Object.values(ErrorStatus)].map(String);

@@ -2,12 +2,10 @@
 // to them after `since`, in id order, by the same routing rules as live delivery. Pages are read
 // one at a time and the socket's buffer is allowed to drain in between, so a long absence cannot
 // flood memory. The connection holds live frames back meanwhile and drops those replayed.
-import { audienceOf, reaches } from '../actors/audience.js';
-import type { ConnectionOutlet } from '../actors/connection.js';
+import { audienceOf, reaches } from './audience.js';
 import { monitorFrame, toMessageFrame, type FrameSource } from '../protocol/frames.js';
-import type { DeliveryMeter } from '../metrics/ws.js';
 import type { MessagesRepo } from '../store/repositories/messages.js';
-import type { Principal } from './directory.js';
+import type { DeliveryMeter, Principal, ReplayOutlet } from './types.js';
 
 export function createReplay(deps: { messages: MessagesRepo; pageSize?: number; meter?: DeliveryMeter }) {
   const pageSize = deps.pageSize ?? 500;
@@ -16,7 +14,7 @@ export function createReplay(deps: { messages: MessagesRepo; pageSize?: number; 
    * Resolves with the id of the last row read (0 when there was none): every frame with an id up to
    * it that is for this user has been sent, so live frames up to it are duplicates.
    */
-  return async function replay(user: Principal, since: number, outlet: ConnectionOutlet): Promise<number> {
+  return async function replay(user: Principal, since: number, outlet: ReplayOutlet): Promise<number> {
     const send = (type: string, text: string) => {
       meter.sent(type, 1, text);
       outlet.send(text);

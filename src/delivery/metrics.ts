@@ -1,7 +1,7 @@
 // Metrics of the persist-then-deliver pipeline, recorded once per group commit (never per
 // message): batch size, commit latency, delivery latency (commit done → frames handed to sockets),
 // failed commits, and the write queue's depth, read at scrape time.
-import type { MetricsFactory } from './families.js';
+import type { MetricsFactory } from '../metrics/families.js';
 
 export interface PipelineMeter {
   /** Reads the queue depth at every scrape. */

@@ -3,7 +3,7 @@
 // hub started on it would split requests with the first one behind one address. The listen socket
 // is kept so shutdown can stop accepting before it closes connections.
 import uWS from 'uWebSockets.js';
-import type { HttpApp } from './http/app.js';
+import type { HttpApp } from './app.js';
 
 export interface Listener {
   readonly port: number;

@@ -1,13 +1,8 @@
 // Who a user id is (name and role), cached for the message pipeline: routing a frame must not cost
 // a query. Services that delete users or change roles tell the directory to forget them.
 import type { Role } from '../protocol/roles.js';
+import type { Principal } from './types.js';
 import type { UsersRepo } from '../store/repositories/users.js';
-
-export interface Principal {
-  readonly id: number;
-  readonly username: string;
-  readonly role: Role;
-}
 
 export function toPrincipal(row: { id: number; username: string; role: string }): Principal {
   return { id: row.id, username: row.username, role: row.role as Role };

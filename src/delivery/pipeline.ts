@@ -4,49 +4,25 @@
 // each origin (ACK, echo, ERROR, or the HTTP caller). Stream chunks ride the same queue unstored,
 // so a stream's chunks, final CHAT and end marker can never overtake each other.
 import type { Logger } from 'pino';
-import { audienceOf, type Audience } from '../actors/audience.js';
-import type { Delivery } from '../actors/router.js';
-import type { PipelineMeter } from '../metrics/pipeline.js';
+import { audienceOf } from './audience.js';
+import type { PipelineMeter } from './metrics.js';
 import { Errors, HubError } from '../errors.js';
 import { BUTLER_STREAM_PREFIX } from '../protocol/butler.js';
-import { ChatTypes, isTelemetryType, monitorFrame, presenceFrame, toMessageFrame, type FrameSource, type MessageFrame } from '../protocol/frames.js';
+import { ChatTypes, isTelemetryType, monitorFrame, presenceFrame, toMessageFrame, type FrameSource } from '../protocol/frames.js';
 import { ChatRowTypes, LogLevels, TelemetryTypes } from '../protocol/messages.js';
 import { reportLine } from '../protocol/reportLine.js';
 import { isMachineRole } from '../protocol/roles.js';
 import { channelKindFor, defaultThreadTitle } from '../protocol/threads.js';
-import type { BatchResult, DefaultThreadRequest, MessageInsert, PresencePatch, StoredMessage, WriteBatch } from '../store/batchWriter.js';
+import type { BatchResult, DefaultThreadRequest, MessageInsert, PresencePatch, WriteBatch } from '../store/batchWriter.js';
 import type { Store } from '../store/db.js';
 import type { ChatRepo } from '../store/repositories/chat.js';
 import type { ThreadsRepo } from '../store/repositories/threads.js';
 import { storableText } from '../store/repositories/like.js';
 import { createWriteQueue } from '../store/writeQueue.js';
-import type { Clock } from './clock.js';
-import type { Directory, Principal } from './directory.js';
-
-/** Who hears back about a message: the sending socket (ACK/echo/ERROR) or an HTTP caller. */
-export interface Origin {
-  accepted(result: Accepted): void;
-  rejected(error: HubError, input: MessageInput): void;
-}
-
-export interface Accepted {
-  frame: MessageFrame;
-  /** The frame as sent to recipients (serialised once). */
-  text: string;
-  /** Set when the message is stored; `duplicate` when its local_id was seen before. */
-  stored?: StoredMessage;
-}
-
-export interface MessageInput {
-  type: string;
-  payload: unknown;
-  target_id?: number;
-  conversation_id?: number;
-  local_id?: string;
-  stream_id?: string;
-  /** A record only (dev mock inserts): delivered to sockets, but Butler does not act on it. */
-  recordOnly?: boolean;
-}
+import type { Clock } from '../clock.js';
+import type { Directory } from './directory.js';
+import type { Audience, Delivery, Principal } from './types.js';
+import type { Accepted, MessageInput, Origin } from './types.js';
 
 interface MessageItem {
   kind: 'message';

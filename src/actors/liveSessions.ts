@@ -1,7 +1,7 @@
 // What services that change credentials and users need from the live side: close the sockets of a
 // user (their credential or rights changed) and forget what the pipeline cached about them.
-import type { RouterRef } from '../actors/connection.js';
-import type { Directory } from './directory.js';
+import type { RouterRef } from './connection.js';
+import type { Directory } from '../delivery/directory.js';
 
 export interface LiveSessions {
   /** Closes every open socket of the user with `code` and drops the cached identity. */

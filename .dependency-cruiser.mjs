@@ -1,0 +1,57 @@
+// Import direction of the hub (README "Layout"): root → edges → features → actors → delivery core
+// → store → base → protocol. A module may import its own room and the rooms below it, never above.
+// The client (and the CLI and example agents built on it) imports protocol only.
+const layers = {
+  protocol: '^src/protocol/',
+  base: '^src/(errors|clock|logger|config)[.]ts$|^src/metrics/',
+  store: '^src/store/',
+  delivery: '^src/delivery/',
+  actors: '^src/actors/',
+  features: '^src/(butler|connector|auth|ops|services)/',
+  edges: '^src/(http|ws)/',
+  root: '^src/(main|hub|shutdown)[.]ts$|^src/root/',
+  client: '^src/(client|cli|examples)/',
+};
+const order = ['protocol', 'base', 'store', 'delivery', 'actors', 'features', 'edges', 'root'];
+const hubOnly = Object.values(layers).join('|');
+
+const upward = order.slice(0, -1).map((layer, i) => ({
+  name: `${layer}-imports-upward`,
+  comment: `${layer} may import only ${order.slice(0, i + 1).join(', ')}`,
+  severity: 'error',
+  from: { path: layers[layer] },
+  to: { path: [...order.slice(i + 1).map((l) => layers[l]), layers.client] },
+}));
+
+export default {
+  forbidden: [
+    ...upward,
+    {
+      name: 'client-imports-the-hub',
+      comment: 'the client, the CLI and the example agents import protocol (and each other) only',
+      severity: 'error',
+      from: { path: layers.client },
+      to: { path: hubOnly, pathNot: `${layers.protocol}|${layers.client}` },
+    },
+    {
+      name: 'hub-imports-the-client',
+      comment: 'the hub never imports the client package',
+      severity: 'error',
+      from: { path: order.map((l) => layers[l]).join('|') },
+      to: { path: layers.client },
+    },
+    {
+      name: 'no-circular',
+      comment: 'modules of the hub import each other in one direction',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsConfig: { fileName: 'tsconfig.json' },
+    tsPreCompilationDeps: true,
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'], extensions: ['.ts', '.js'] },
+  },
+};
