@@ -1,6 +1,6 @@
-import { CloseCode } from '../protocol/errors.js';
 // What the client does when the hub closes its socket: reconnect or stop, and the one line that says
 // why. The codes are the hub's (README "Close codes"); anything else is treated as a dropped line.
+import { CloseCode } from '../protocol/errors.js';
 
 export type Verdict = 'reconnect' | 'stop';
 

@@ -445,7 +445,7 @@ export class HubClient {
     const id = (value as { id?: unknown } | null)?.id;
     // A stored frame we cannot read still moves the cursor: resuming must not ask for it forever.
     if (typeof id === 'number' && Number.isSafeInteger(id) && type !== 'ACK') this.advance(id, String(type));
-    if (typeof type === 'string' && !(ServerFrameTypes as string[]).includes(type)) {
+    if (typeof type === 'string' && !(ServerFrameTypes as readonly string[]).includes(type)) {
       this.emit('warning', `ignored a frame of unknown type "${type.slice(0, 64)}"`);
     } else {
       this.emit('warning', `ignored a ${typeof type === 'string' ? type : 'typeless'} frame that does not match the protocol: ${formatZodError(error, value)}`);

@@ -1,28 +1,18 @@
-// WebSocket frames (wire.md §5): what clients may send, validated with zod, and the envelope the
-// hub sends. Sender fields, timestamp and id of a client frame are ignored: they are the hub's.
+// WebSocket frames (wire.md §5): what clients may send, validated with zod, and how the hub builds
+// what it sends, whose shapes serverFrames.ts declares. Sender fields, timestamp and id of a client
+// frame are ignored: they are the hub's.
 import { z } from 'zod';
 import { authResponseBody } from './butler.js';
 import { systemLogPayload, TelemetryTypes, type TelemetryType } from './messages.js';
 import { reportPayloads, type ReportType } from './reports.js';
 import type { FrameErrorCode } from './errors.js';
+import type { FrameOf, messageFrame, PresencePayload } from './serverFrames.js';
 
 export const ChatTypes = ['CHAT', 'CHAT_STREAM', 'CHAT_STREAM_END'] as const;
 export type ChatType = (typeof ChatTypes)[number];
 
 export const ClientFrameTypes = [...ChatTypes, ...TelemetryTypes, 'AUTH_RESPONSE'] as const;
 export type ClientFrameType = (typeof ClientFrameTypes)[number];
-
-/** Every type the hub sends (label values of the outbound frame counters). */
-export const ServerFrameTypes = [
-  ...ChatTypes,
-  ...TelemetryTypes,
-  'AUTH_REQUEST',
-  'AUTH_STATUS_UPDATE',
-  'ACK',
-  'ERROR',
-  'PRESENCE',
-  'BUTLER_AGENT_MESSAGE',
-] as const;
 
 const positiveId = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
 // eslint-disable-next-line no-control-regex
@@ -82,50 +72,16 @@ export function isTelemetryType(type: string): type is TelemetryType {
 }
 
 /** The envelope the hub sends for a message (stored or relayed). */
-export interface MessageFrame {
-  id?: number;
-  local_id?: string;
-  conversation_id?: number;
-  type: string;
-  sender_id: number;
-  sender_name: string;
-  sender_role: string;
-  target_id?: number;
-  payload: unknown;
-  timestamp: string;
-  stream_id?: string;
-}
-
-export interface ErrorFrame {
-  type: 'ERROR';
-  payload: { code: FrameErrorCode; message: string };
-  local_id?: string;
-}
-
-export interface AckFrame {
-  type: 'ACK';
-  local_id: string;
-  id: number;
-  timestamp: string;
-}
-
-export interface PresencePayload {
-  user_id: number;
-  username: string;
-  status: string;
-  online: boolean;
-  last_seen_at: string | null;
-  last_report: string | null;
-}
+export type MessageFrame = z.infer<typeof messageFrame>;
 
 export function errorFrame(code: FrameErrorCode, message: string, localId?: string): string {
-  const frame: ErrorFrame = { type: 'ERROR', payload: { code, message } };
+  const frame: FrameOf<'ERROR'> = { type: 'ERROR', payload: { code, message } };
   if (localId !== undefined) frame.local_id = localId;
   return JSON.stringify(frame);
 }
 
 export function ackFrame(localId: string, id: number, timestamp: string): string {
-  const frame: AckFrame = { type: 'ACK', local_id: localId, id, timestamp };
+  const frame: FrameOf<'ACK'> = { type: 'ACK', local_id: localId, id, timestamp };
   return JSON.stringify(frame);
 }
 

@@ -2,11 +2,13 @@
 export const HumanRoles = ['ADMIN', 'MEMBER'] as const;
 export const MachineRoles = ['AGENT', 'BUTLER'] as const;
 export const Roles = [...HumanRoles, ...MachineRoles] as const;
+/** Humans log in; the hub's SYSTEM users are the machines. */
+export const ActorTypes = ['HUMAN', 'SYSTEM'] as const;
 
 export type HumanRole = (typeof HumanRoles)[number];
 export type MachineRole = (typeof MachineRoles)[number];
 export type Role = (typeof Roles)[number];
-export type ActorType = 'HUMAN' | 'SYSTEM';
+export type ActorType = (typeof ActorTypes)[number];
 
 export const BUTLER_USERNAME = 'Butler';
 

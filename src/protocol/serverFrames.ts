@@ -1,14 +1,15 @@
-// Zod schemas of the frames the hub sends (wire.md §5), for clients: the typed client validates every
-// incoming frame with these. Message payloads use the very schemas the hub applies to what clients
-// send, so a client and the hub agree on every shape. Browser-safe: zod and protocol files only.
+// Zod schemas of the frames the hub sends (wire.md §5): the one declaration of their shapes. The typed
+// client validates every incoming frame with them, and the hub's frame builders (frames.ts) take their
+// types from them. Message payloads use the very schemas the hub applies to what clients send, so a
+// client and the hub agree on every shape. Browser-safe: zod and protocol files only.
 import { z } from 'zod';
 import { DeliveredPayloadFields, systemLogPayload } from './messages.js';
 import { reportPayloads } from './reports.js';
 
 const id = z.number().int().min(1);
 
-/** Fields of every message frame; the hub fills in the sender fields, the timestamp and the id. */
-const envelope = {
+/** The envelope of every message frame; the hub fills in the sender fields, the timestamp and the id. */
+export const messageFrame = z.object({
   id: id.optional(),
   local_id: z.string().optional(),
   conversation_id: id.optional(),
@@ -18,9 +19,12 @@ const envelope = {
   target_id: id.optional(),
   timestamp: z.string(),
   stream_id: z.string().optional(),
-};
+  type: z.string(),
+  payload: z.unknown(),
+});
 
-const message = <T extends string, P extends z.ZodType>(type: T, payload: P) => z.object({ ...envelope, type: z.literal(type), payload });
+/** One message type: the envelope with its type fixed and its payload's schema. */
+const message = <T extends string, P extends z.ZodType>(type: T, payload: P) => messageFrame.extend({ type: z.literal(type), payload });
 
 /** A delivered telemetry payload, read with the schema agents send it with once the hub's additions are set aside. */
 const delivered = <P extends z.ZodType>(payload: P) =>
@@ -37,6 +41,7 @@ export const presencePayload = z.object({
   last_seen_at: z.string().nullable(),
   last_report: z.string().nullable(),
 });
+export type PresencePayload = z.infer<typeof presencePayload>;
 
 /** Butler asks a human to approve a command for an agent. */
 export const authRequestPayload = z.looseObject({
@@ -72,15 +77,16 @@ export const serverFrame = z.discriminatedUnion('type', [
   message('SECURITY_ALERT', delivered(reportPayloads.SECURITY_ALERT)),
   message('AUTH_REQUEST', authRequestPayload),
   message('AUTH_STATUS_UPDATE', z.looseObject({ action_id: z.string(), status: z.string() })),
-  message('PRESENCE', presencePayload),
-  message('BUTLER_AGENT_MESSAGE', monitorPayload),
   z.object({ type: z.literal('ACK'), local_id: z.string(), id, timestamp: z.string() }),
   // `code` stays an open string: a newer hub may add codes, and a client must still show the message.
   z.object({ type: z.literal('ERROR'), payload: z.object({ code: z.string(), message: z.string() }), local_id: z.string().optional() }),
+  message('PRESENCE', presencePayload),
+  message('BUTLER_AGENT_MESSAGE', monitorPayload),
 ]);
 export type ServerFrame = z.infer<typeof serverFrame>;
 export type ServerFrameType = ServerFrame['type'];
-export const ServerFrameTypes = serverFrame.options.map((o) => o.shape.type.value) as ServerFrameType[];
+/** Every type the hub sends, in the order above (the label values of the outbound frame counters). */
+export const ServerFrameTypes: readonly ServerFrameType[] = serverFrame.options.map((o) => o.shape.type.value);
 
 export type FrameOf<T extends ServerFrameType> = Extract<ServerFrame, { type: T }>;
 /** A frame that carries a message (everything but ACK and ERROR). */

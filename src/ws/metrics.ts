@@ -1,7 +1,8 @@
 // Metrics of the WebSocket edge: sockets by role, connects and disconnects, frames and bytes each
 // way, ERROR frames by code, slow-consumer and rate-limit cut-offs. Counted per frame or per
 // delivery with children bound at start (one Map lookup, no allocation), never per recipient.
-import { ClientFrameTypes, ServerFrameTypes } from '../protocol/frames.js';
+import { ClientFrameTypes } from '../protocol/frames.js';
+import { ServerFrameTypes } from '../protocol/serverFrames.js';
 import { Roles } from '../protocol/roles.js';
 import { childrenByValue, type MetricsFactory } from '../metrics/families.js';
 import type { DeliveryMeter } from '../delivery/types.js';
