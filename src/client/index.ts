@@ -1,7 +1,12 @@
 // The hub's client library (`agent-hub/client`): the typed WebSocket client, the REST helper and the
 // wire types they speak. Safe to bundle for a browser.
-export { createHubClient, HubClient, ClientStoppedError, DIRECTIVE_PREFIX, FrameRefusedError, isDirective } from './hubClient.js';
-export type { ClientEvents, Directive, HubClientOptions, OutgoingFrame, StatusEvent } from './hubClient.js';
+export { createHubClient, HubClient } from './hubClient.js';
+export type { HubClientOptions } from './hubClient.js';
+export { ClientStoppedError, FrameRefusedError } from './clientErrors.js';
+export { DIRECTIVE_PREFIX, isDirective } from './chatDispatch.js';
+export type { Directive } from './chatDispatch.js';
+export type { ClientEvents, StatusEvent } from './listeners.js';
+export type { OutgoingFrame } from './outbound.js';
 export type { ConnectionState, ReconnectOptions } from './connectionMachine.js';
 export { decideOnClose, backoffDelay } from './closeCodes.js';
 export type { Receipt } from './outbox.js';

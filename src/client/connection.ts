@@ -1,0 +1,190 @@
+// The client's socket and its lifecycle, driven by the connection machine (connectionMachine.ts):
+// opening a socket for the current credential and resume cursor, writing what the outbox holds due
+// while the socket is open (and again what stays unanswered past the ack timeout), and stopping.
+// Only the newest socket's events count: one being opened or closed when a newer one exists is dropped.
+import { createActor, fromPromise, type SnapshotFrom } from 'xstate';
+import { ClientStoppedError, errorText } from './clientErrors.js';
+import { clientConnectionMachine, type ConnectionState, type ProbeResult, type ReconnectOptions } from './connectionMachine.js';
+import type { Listeners } from './listeners.js';
+import type { Outbox } from './outbox.js';
+import { defaultWebSocket, OPEN, socketUrl, type SocketConstructor, type SocketLike } from './transport.js';
+
+export interface ConnectionOptions {
+  /** The hub's base URL over HTTP. */
+  base: string;
+  token: string | (() => string | Promise<string>);
+  reconnect: ReconnectOptions | false;
+  /** Unanswered frames go again after this long. */
+  ackTimeoutMs: number;
+  WebSocket?: SocketConstructor;
+  random?: () => number;
+  outbox: Outbox;
+  listeners: Listeners;
+  /** Asks the hub over HTTP why a socket did not open. */
+  probe(): Promise<ProbeResult>;
+  /** The credential a connection uses, once a token function has answered. */
+  credential(token: string): void;
+  /** Where a new connection resumes (`since`), if anywhere. */
+  resumeFrom(): number | undefined;
+  /** A message event of the current socket. */
+  received(data: unknown): void;
+}
+
+type Actor = ReturnType<typeof createActor<typeof clientConnectionMachine>>;
+
+export class Connection {
+  private readonly actor: Actor;
+  private socket: SocketLike | undefined;
+  private generation = 0;
+  private resendTimer: ReturnType<typeof setInterval> | undefined;
+  /** Between the machine entering `open` and the socket's close (the snapshot lags inside actions). */
+  private live = false;
+  private opened: { promise: Promise<void>; resolve(): void; reject(err: Error): void } | undefined;
+  private readonly stoppedPromise: Promise<void>;
+  private markStopped!: () => void;
+
+  constructor(private readonly options: ConnectionOptions) {
+    this.stoppedPromise = new Promise((resolve) => (this.markStopped = resolve));
+    const machine = clientConnectionMachine.provide({
+      actors: { probe: fromPromise(() => options.probe()) },
+      actions: {
+        openSocket: () => void this.openSocket(),
+        closeSocket: () => this.closeSocket(),
+        opened: () => this.onOpened(),
+        stopped: ({ context }) => this.onStopped(context.stopReason ?? context.status),
+      },
+    });
+    this.actor = createActor(machine, { input: { reconnect: options.reconnect, refreshable: typeof options.token === 'function', random: options.random } });
+    const { listeners } = options;
+    let reported = '';
+    this.actor.subscribe({
+      next: (snapshot) => {
+        // One status event per change of state or of its explanation.
+        const key = `${String(snapshot.value)}\u0000${snapshot.context.status}`;
+        if (key === reported) return;
+        reported = key;
+        listeners.emit('status', { state: snapshot.value as ConnectionState, message: snapshot.context.status, attempt: snapshot.context.attempt });
+      },
+      error: (err) => listeners.warn(`the connection machine failed: ${errorText(err)}`),
+    });
+    this.actor.start();
+  }
+
+  get state(): ConnectionState {
+    return this.actor.getSnapshot().value as ConnectionState;
+  }
+
+  get snapshot(): SnapshotFrom<typeof clientConnectionMachine> {
+    return this.actor.getSnapshot();
+  }
+
+  /** Resolves once the socket is open; rejects when the client stops before that. */
+  connect(): Promise<void> {
+    if (!this.opened) {
+      let resolve!: () => void;
+      let reject!: (err: Error) => void;
+      const promise = new Promise<void>((res, rej) => ((resolve = res), (reject = rej)));
+      promise.catch(() => undefined);
+      this.opened = { promise, resolve, reject };
+      this.actor.send({ type: 'CONNECT' });
+    }
+    return this.opened.promise;
+  }
+
+  close(): Promise<void> {
+    this.actor.send({ type: 'CLOSE' });
+    return this.stoppedPromise;
+  }
+
+  stopped(): Promise<void> {
+    return this.stoppedPromise;
+  }
+
+  /** Writes what the outbox holds due; with `resendAfterMs`, also frames unanswered that long. */
+  flush(resendAfterMs?: number): void {
+    const socket = this.socket;
+    if (!socket || socket.readyState !== OPEN || !this.live) return;
+    this.options.outbox.flush(
+      (text) => {
+        try {
+          socket.send(text);
+          return true;
+        } catch {
+          return false; // closing under us: the close event requeues it
+        }
+      },
+      Date.now(),
+      resendAfterMs,
+    );
+  }
+
+  private async openSocket(): Promise<void> {
+    const { options } = this;
+    const generation = ++this.generation;
+    const fail = (reason: string) => {
+      if (generation === this.generation) this.actor.send({ type: 'CLOSED', code: 1006, reason });
+    };
+    let socket: SocketLike;
+    try {
+      const token = typeof options.token === 'function' ? await options.token() : options.token;
+      const Socket = options.WebSocket ?? (await defaultWebSocket());
+      if (generation !== this.generation) return; // closed while the token or the WebSocket class was fetched
+      options.credential(token);
+      socket = new Socket(socketUrl(options.base, token, options.resumeFrom()));
+    } catch (err) {
+      fail(errorText(err));
+      return;
+    }
+    this.socket = socket;
+    socket.onopen = () => {
+      if (generation === this.generation) this.actor.send({ type: 'OPENED' });
+    };
+    socket.onmessage = (event) => {
+      if (generation === this.generation) options.received(event.data);
+    };
+    socket.onerror = () => undefined; // a close event follows with the code
+    socket.onclose = (event) => {
+      if (generation !== this.generation) return;
+      this.socket = undefined;
+      this.stopResending();
+      options.outbox.connectionLost();
+      this.actor.send({ type: 'CLOSED', code: event.code, reason: event.reason });
+    };
+  }
+
+  private closeSocket(): void {
+    if (this.socket) return this.socket.close(1000, 'client closing');
+    // No socket yet: the one being made is dropped when it arrives.
+    this.generation++;
+    queueMicrotask(() => this.actor.send({ type: 'CLOSED', code: 1000, reason: 'client closing' }));
+  }
+
+  private onOpened(): void {
+    const { ackTimeoutMs } = this.options;
+    this.live = true;
+    this.flush();
+    this.resendTimer = setInterval(() => this.flush(ackTimeoutMs), Math.max(50, ackTimeoutMs / 2));
+    // Node: the open socket keeps the process alive, not this timer.
+    (this.resendTimer as { unref?: () => void }).unref?.();
+    this.opened?.resolve();
+  }
+
+  private onStopped(reason: string): void {
+    this.generation++;
+    this.stopResending();
+    if (this.socket) {
+      this.socket.close(1000, 'client closing');
+      this.socket = undefined;
+    }
+    const error = new ClientStoppedError(reason);
+    this.options.outbox.failAll(error);
+    this.opened?.reject(error);
+    this.markStopped();
+  }
+
+  private stopResending(): void {
+    this.live = false;
+    clearInterval(this.resendTimer);
+    this.resendTimer = undefined;
+  }
+}
