@@ -1,5 +1,6 @@
-// Configuration: parsed once from the environment (plus `.env`) into a frozen, typed object.
-// Nothing here runs at import time; tests call `parseConfig` with a plain object.
+// Configuration: parsed once from the environment (plus `.env`) into a frozen, typed object by one
+// zod schema: each variable, then the rules between variables (`superRefine`), then the `Config`.
+// Nothing is parsed at import time; tests call `parseConfig` with a plain object.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -55,7 +56,7 @@ const envSchema = z.object({
   INITIAL_ADMIN_PASS: optionalString,
   ALLOW_SELF_REGISTRATION: boolean(false),
   LOGIN_MAX_FAILURES: positiveInt(10),
-  // Unset: three times LOGIN_MAX_FAILURES (see below).
+  // Unset: three times LOGIN_MAX_FAILURES (see `derive`).
   LOGIN_MAX_FAILURES_PER_ADDRESS: z.preprocess(unsetIfEmpty, z.coerce.number().int().min(1).optional()),
   LOGIN_FAILURE_WINDOW: z.string().default('15m'),
   CORS_ALLOWED_ORIGINS: z.string().default('http://localhost:5173,http://localhost:3000'),

@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, it, expect } from 'vitest';
+import { describe, it, expect, expectTypeOf } from 'vitest';
+import type { z } from 'zod';
 import { ConfigError, DEFAULT_WEB_CSP, configSchema, loadConfig, parseConfig, parseDurationSeconds, type Config } from '../../src/config.js';
 
 const STRONG_SECRET = 'x'.repeat(32);
@@ -346,6 +347,11 @@ describe('parseConfig rules between variables', () => {
 
   it('checks the rules only once every variable parsed on its own', () => {
     expect(problemsOf({ SERVER_PORT: 'abc', WS_IDLE_TIMEOUT: '4', DB_DRIVER: 'postgres' })).toEqual(['SERVER_PORT must be a number']);
+  });
+
+  it('has the exported Config as its output type', () => {
+    expectTypeOf<z.output<ReturnType<typeof configSchema>>>().toEqualTypeOf<Config>();
+    expect(configSchema('/srv/hub').parse({ DB_PATH: 'hub.db' }).db).toEqual({ driver: 'sqlite', path: '/srv/hub/hub.db' });
   });
 
   it('puts the variable to change on each issue of the schema', () => {
