@@ -1,5 +1,6 @@
-// Configuration: parsed once from the environment (plus `.env`) into a frozen, typed object.
-// Nothing here runs at import time; tests call `parseConfig` with a plain object.
+// Configuration: parsed once from the environment (plus `.env`) into a frozen, typed object by one
+// zod schema: each variable, then the rules between variables (`superRefine`), then the `Config`.
+// Nothing is parsed at import time; tests call `parseConfig` with a plain object.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -55,7 +56,7 @@ const envSchema = z.object({
   INITIAL_ADMIN_PASS: optionalString,
   ALLOW_SELF_REGISTRATION: boolean(false),
   LOGIN_MAX_FAILURES: positiveInt(10),
-  // Unset: three times LOGIN_MAX_FAILURES (see below).
+  // Unset: three times LOGIN_MAX_FAILURES (see `derive`).
   LOGIN_MAX_FAILURES_PER_ADDRESS: z.preprocess(unsetIfEmpty, z.coerce.number().int().min(1).optional()),
   LOGIN_FAILURE_WINDOW: z.string().default('15m'),
   CORS_ALLOWED_ORIGINS: z.string().default('http://localhost:5173,http://localhost:3000'),
@@ -216,138 +217,184 @@ export class ConfigError extends Error {
 
 const DEV_ADMIN = { username: 'admin', password: 'admin123' };
 
-/** Validates a flat variable map (environment + `.env`) and derives the typed configuration. */
-export function parseConfig(vars: Record<string, string | undefined>, cwd = process.cwd()): Config {
-  const parsed = envSchema.safeParse(vars);
-  if (!parsed.success) throw new ConfigError(zodIssueMessages(parsed.error, vars));
-  const e = parsed.data;
-  const problems: string[] = [];
-  const warnings: string[] = [];
+type Env = z.output<typeof envSchema>;
+
+/** The variables with the values several rules and the configuration read: computed once, before either. */
+function derive(e: Env) {
   const isProduction = e.APP_ENV === 'production' || e.APP_ENV === 'prod';
-
-  let db: DbConfig;
-  if (e.DB_DRIVER === 'sqlite') {
-    db = { driver: 'sqlite', path: resolve(cwd, e.DB_PATH) };
-  } else {
-    const url = e.DATABASE_URL ?? e.DB_DSN;
-    if (!url) problems.push('DATABASE_URL (or DB_DSN) is required when DB_DRIVER=postgres');
-    db = { driver: 'postgres', url: url ?? '' };
-  }
-
-  const loginFailureWindowSeconds = parseDurationSeconds(e.LOGIN_FAILURE_WINDOW);
-  if (loginFailureWindowSeconds === undefined) problems.push(`LOGIN_FAILURE_WINDOW must be a duration such as 15m or 900 (got "${e.LOGIN_FAILURE_WINDOW}")`);
-  // By default three names' full budgets (30 with the defaults): a few people mistyping behind one
-  // NAT still get in, while one address trying a common password on many names gets 30 guesses a
-  // window instead of no limit. Below the per-name budget, one name's typos would shut the whole
-  // address out before that name itself is refused, so the per-name limit would never apply.
-  const loginMaxFailuresPerAddress = e.LOGIN_MAX_FAILURES_PER_ADDRESS ?? 3 * e.LOGIN_MAX_FAILURES;
-  if (loginMaxFailuresPerAddress < e.LOGIN_MAX_FAILURES) problems.push('LOGIN_MAX_FAILURES_PER_ADDRESS must be at least LOGIN_MAX_FAILURES');
-  const jwtExpiresInSeconds = parseDurationSeconds(e.JWT_TOKEN_EXPIRATION);
-  if (jwtExpiresInSeconds === undefined) {
-    problems.push(`JWT_TOKEN_EXPIRATION must be a duration such as 24h, 90m or 3600 (got "${e.JWT_TOKEN_EXPIRATION}")`);
-  } else if (jwtExpiresInSeconds > MAX_SESSION_SECONDS) {
-    // A live socket is closed when its JWT expires, by one timer; Node timers cannot wait longer.
-    problems.push('JWT_TOKEN_EXPIRATION must be at most 24 days (24d)');
-  }
-
-  // Production must not run on secrets anyone can read in this repository.
-  if (isProduction) {
-    if (!e.JWT_SECRET || e.JWT_SECRET.length < 32) problems.push('JWT_SECRET of at least 32 characters is required in production');
-    if (!e.INITIAL_ADMIN_USER || !e.INITIAL_ADMIN_PASS) problems.push('INITIAL_ADMIN_USER and INITIAL_ADMIN_PASS are required in production');
-  } else {
-    if (!e.JWT_SECRET) warnings.push('JWT_SECRET is not set: using a generated secret kept in the data folder (development only)');
-    if (!e.INITIAL_ADMIN_USER || !e.INITIAL_ADMIN_PASS) {
-      warnings.push(`INITIAL_ADMIN_USER/INITIAL_ADMIN_PASS are not set: the bootstrap admin is ${DEV_ADMIN.username}/${DEV_ADMIN.password} (development only)`);
-    }
-  }
-  if (e.JWT_SECRET && e.JWT_SECRET.length < 32 && !isProduction) warnings.push('JWT_SECRET is shorter than 32 characters');
   const admin = {
     username: e.INITIAL_ADMIN_USER ?? DEV_ADMIN.username,
     password: e.INITIAL_ADMIN_PASS ?? DEV_ADMIN.password,
   };
-  if (admin.username === 'Butler') problems.push('INITIAL_ADMIN_USER cannot be "Butler": that name belongs to the core agent');
-  if (admin.username.length > 64) problems.push('INITIAL_ADMIN_USER must be at most 64 characters');
-  if (admin.password.length < 8) problems.push('INITIAL_ADMIN_PASS must be at least 8 characters');
+  // By default three names' full budgets (30 with the defaults): a few people mistyping behind one
+  // NAT still get in, while one address trying a common password on many names gets 30 guesses a
+  // window instead of no limit.
+  const loginMaxFailuresPerAddress = e.LOGIN_MAX_FAILURES_PER_ADDRESS ?? 3 * e.LOGIN_MAX_FAILURES;
+  const hardFrameBytes = e.WS_HARD_FRAME_BYTES ?? Math.max(DEFAULT_HARD_FRAME_BYTES, 4 * e.WS_MAX_FRAME_BYTES);
+  const seconds = {
+    jwtExpires: parseDurationSeconds(e.JWT_TOKEN_EXPIRATION),
+    loginFailureWindow: parseDurationSeconds(e.LOGIN_FAILURE_WINDOW),
+    butlerTurn: parseDurationSeconds(e.BUTLER_TIMEOUT),
+    butlerStreamIdle: parseDurationSeconds(e.BUTLER_STREAM_IDLE_TIMEOUT),
+    butlerAuth: parseDurationSeconds(e.BUTLER_AUTH_TIMEOUT),
+    butlerAgentReply: parseDurationSeconds(e.BUTLER_AGENT_REPLY_TIMEOUT),
+  };
+  return { ...e, isProduction, admin, loginMaxFailuresPerAddress, hardFrameBytes, databaseUrl: e.DATABASE_URL ?? e.DB_DSN, seconds };
+}
+
+type Settings = ReturnType<typeof derive>;
+
+/**
+ * The rules between variables, and the durations' syntax (reported with them, as one list). They run
+ * only once every variable parsed on its own; each issue's message is a whole sentence naming its
+ * variables, and its path the variable to change.
+ */
+function checkRules(s: Settings, ctx: z.RefinementCtx): void {
+  const problem = (variable: keyof Env, message: string) => ctx.addIssue({ code: 'custom', path: [variable], message });
+
+  if (s.DB_DRIVER !== 'sqlite' && !s.databaseUrl) problem('DATABASE_URL', 'DATABASE_URL (or DB_DSN) is required when DB_DRIVER=postgres');
+  if (s.seconds.loginFailureWindow === undefined) {
+    problem('LOGIN_FAILURE_WINDOW', `LOGIN_FAILURE_WINDOW must be a duration such as 15m or 900 (got "${s.LOGIN_FAILURE_WINDOW}")`);
+  }
+  // Below the per-name budget, one name's typos would shut the whole address out before that name
+  // itself is refused, so the per-name limit would never apply.
+  if (s.loginMaxFailuresPerAddress < s.LOGIN_MAX_FAILURES) problem('LOGIN_MAX_FAILURES_PER_ADDRESS', 'LOGIN_MAX_FAILURES_PER_ADDRESS must be at least LOGIN_MAX_FAILURES');
+  if (s.seconds.jwtExpires === undefined) {
+    problem('JWT_TOKEN_EXPIRATION', `JWT_TOKEN_EXPIRATION must be a duration such as 24h, 90m or 3600 (got "${s.JWT_TOKEN_EXPIRATION}")`);
+  } else if (s.seconds.jwtExpires > MAX_SESSION_SECONDS) {
+    // A live socket is closed when its JWT expires, by one timer; Node timers cannot wait longer.
+    problem('JWT_TOKEN_EXPIRATION', 'JWT_TOKEN_EXPIRATION must be at most 24 days (24d)');
+  }
+
+  // Production must not run on secrets anyone can read in this repository.
+  if (s.isProduction) {
+    if (!s.JWT_SECRET || s.JWT_SECRET.length < 32) problem('JWT_SECRET', 'JWT_SECRET of at least 32 characters is required in production');
+    if (!s.INITIAL_ADMIN_USER || !s.INITIAL_ADMIN_PASS) problem('INITIAL_ADMIN_USER', 'INITIAL_ADMIN_USER and INITIAL_ADMIN_PASS are required in production');
+  }
+  if (s.admin.username === 'Butler') problem('INITIAL_ADMIN_USER', 'INITIAL_ADMIN_USER cannot be "Butler": that name belongs to the core agent');
+  if (s.admin.username.length > 64) problem('INITIAL_ADMIN_USER', 'INITIAL_ADMIN_USER must be at most 64 characters');
+  if (s.admin.password.length < 8) problem('INITIAL_ADMIN_PASS', 'INITIAL_ADMIN_PASS must be at least 8 characters');
 
   // The hub answers frames up to twice WS_MAX_FRAME_BYTES with an ERROR and closes with 1009 above
   // that; the transport must be able to read such a frame whole to do so.
-  const hardFrameBytes = e.WS_HARD_FRAME_BYTES ?? Math.max(DEFAULT_HARD_FRAME_BYTES, 4 * e.WS_MAX_FRAME_BYTES);
-  if (hardFrameBytes <= 2 * e.WS_MAX_FRAME_BYTES) problems.push(`WS_HARD_FRAME_BYTES must be more than twice WS_MAX_FRAME_BYTES (${2 * e.WS_MAX_FRAME_BYTES})`);
+  if (s.hardFrameBytes <= 2 * s.WS_MAX_FRAME_BYTES) problem('WS_HARD_FRAME_BYTES', `WS_HARD_FRAME_BYTES must be more than twice WS_MAX_FRAME_BYTES (${2 * s.WS_MAX_FRAME_BYTES})`);
 
-  for (const [name, value] of [['BUTLER_BASE_URL', e.BUTLER_BASE_URL], ['CHATPLATFORM_BASE_URL', e.CHATPLATFORM_BASE_URL]] as const) {
-    if (value !== undefined && !URL.canParse(value)) problems.push(`${name} must be a URL (got "${value}")`);
+  for (const name of ['BUTLER_BASE_URL', 'CHATPLATFORM_BASE_URL'] as const) {
+    const value = s[name];
+    if (value !== undefined && !URL.canParse(value)) problem(name, `${name} must be a URL (got "${value}")`);
   }
-  const durationMs = (name: string, value: string) => {
-    const seconds = parseDurationSeconds(value);
-    if (seconds === undefined) problems.push(`${name} must be a duration such as 30s, 10m or 60 (got "${value}")`);
-    return (seconds ?? 0) * 1000;
-  };
-  const butlerModel = e.BUTLER_BASE_URL && e.BUTLER_MODEL ? { baseUrl: e.BUTLER_BASE_URL, apiToken: e.BUTLER_API_TOKEN, name: e.BUTLER_MODEL } : undefined;
-  if (!butlerModel && (e.BUTLER_BASE_URL || e.BUTLER_MODEL)) {
-    warnings.push('BUTLER_BASE_URL and BUTLER_MODEL are both needed for Butler\'s language model: Butler runs in safe mode (rule-based)');
+  const butlerDurations = [
+    ['BUTLER_TIMEOUT', s.seconds.butlerTurn],
+    ['BUTLER_STREAM_IDLE_TIMEOUT', s.seconds.butlerStreamIdle],
+    ['BUTLER_AUTH_TIMEOUT', s.seconds.butlerAuth],
+    ['BUTLER_AGENT_REPLY_TIMEOUT', s.seconds.butlerAgentReply],
+  ] as const;
+  for (const [name, seconds] of butlerDurations) {
+    if (seconds === undefined) problem(name, `${name} must be a duration such as 30s, 10m or 60 (got "${s[name]}")`);
   }
-  const butler: ButlerConfig = {
-    model: butlerModel,
-    turnTimeoutMs: durationMs('BUTLER_TIMEOUT', e.BUTLER_TIMEOUT),
-    streamIdleTimeoutMs: durationMs('BUTLER_STREAM_IDLE_TIMEOUT', e.BUTLER_STREAM_IDLE_TIMEOUT),
-    maxSteps: e.BUTLER_MAX_STEPS,
-    maxReplyChars: e.BUTLER_MAX_REPLY_CHARS,
-    historyWindow: e.BUTLER_HISTORY_WINDOW,
-    streamFlushMs: e.BUTLER_STREAM_FLUSH_MS,
-    authTimeoutMs: durationMs('BUTLER_AUTH_TIMEOUT', e.BUTLER_AUTH_TIMEOUT),
-    agentReplyTimeoutMs: durationMs('BUTLER_AGENT_REPLY_TIMEOUT', e.BUTLER_AGENT_REPLY_TIMEOUT),
-    agentCommands: e.BUTLER_AGENT_COMMANDS,
-  };
-  if (butler.authTimeoutMs > MAX_SESSION_SECONDS * 1000) problems.push('BUTLER_AUTH_TIMEOUT must be at most 24 days (24d)');
-  if (e.WS_RATE_BURST < e.WS_RATE_LIMIT) problems.push('WS_RATE_BURST must be at least WS_RATE_LIMIT (the bucket must hold one second of traffic)');
+  if (s.seconds.butlerAuth !== undefined && s.seconds.butlerAuth > MAX_SESSION_SECONDS) problem('BUTLER_AUTH_TIMEOUT', 'BUTLER_AUTH_TIMEOUT must be at most 24 days (24d)');
+  if (s.WS_RATE_BURST < s.WS_RATE_LIMIT) problem('WS_RATE_BURST', 'WS_RATE_BURST must be at least WS_RATE_LIMIT (the bucket must hold one second of traffic)');
   // uWS sends pings on its own and counts idle time in 4-second steps; below 8 s a healthy client
   // on a slow link would be cut off between two pings.
-  if (e.WS_IDLE_TIMEOUT < 8) problems.push('WS_IDLE_TIMEOUT must be at least 8 (seconds)');
+  if (s.WS_IDLE_TIMEOUT < 8) problem('WS_IDLE_TIMEOUT', 'WS_IDLE_TIMEOUT must be at least 8 (seconds)');
   // A guessable scrape token would be worse than none: it suggests protection that is not there.
-  if (e.METRICS_TOKEN !== undefined && e.METRICS_TOKEN.length < 16) problems.push('METRICS_TOKEN must be at least 16 characters');
-  if (isProduction && e.METRICS_ENABLED && e.METRICS_TOKEN === undefined) {
+  if (s.METRICS_TOKEN !== undefined && s.METRICS_TOKEN.length < 16) problem('METRICS_TOKEN', 'METRICS_TOKEN must be at least 16 characters');
+}
+
+/** Insecure defaults that were applied, and settings that do less than they seem to. */
+function warningsOf(s: Settings): string[] {
+  const warnings: string[] = [];
+  if (!s.isProduction) {
+    if (!s.JWT_SECRET) warnings.push('JWT_SECRET is not set: using a generated secret kept in the data folder (development only)');
+    if (!s.INITIAL_ADMIN_USER || !s.INITIAL_ADMIN_PASS) {
+      warnings.push(`INITIAL_ADMIN_USER/INITIAL_ADMIN_PASS are not set: the bootstrap admin is ${DEV_ADMIN.username}/${DEV_ADMIN.password} (development only)`);
+    }
+    if (s.JWT_SECRET && s.JWT_SECRET.length < 32) warnings.push('JWT_SECRET is shorter than 32 characters');
+  }
+  if (!(s.BUTLER_BASE_URL && s.BUTLER_MODEL) && (s.BUTLER_BASE_URL || s.BUTLER_MODEL)) {
+    warnings.push('BUTLER_BASE_URL and BUTLER_MODEL are both needed for Butler\'s language model: Butler runs in safe mode (rule-based)');
+  }
+  if (s.isProduction && s.METRICS_ENABLED && s.METRICS_TOKEN === undefined) {
     warnings.push("METRICS_TOKEN is not set: GET /metrics is open to anyone who can reach the hub's port");
   }
-  if (problems.length > 0) throw new ConfigError(problems);
+  return warnings;
+}
 
-  const config: Config = {
-    env: isProduction ? 'production' : e.APP_ENV,
-    isProduction,
-    server: { host: e.SERVER_HOST, port: e.SERVER_PORT },
-    db,
-    dataDir: resolve(cwd, e.DB_PATH, '..'),
+/** Checked settings → the configuration; `checkRules` has refused every undefined duration read here. */
+function build(s: Settings, cwd: string): Config {
+  const ms = (seconds: number | undefined) => seconds! * 1000;
+  return deepFreeze<Config>({
+    env: s.isProduction ? 'production' : s.APP_ENV,
+    isProduction: s.isProduction,
+    server: { host: s.SERVER_HOST, port: s.SERVER_PORT },
+    db: s.DB_DRIVER === 'sqlite' ? { driver: 'sqlite', path: resolve(cwd, s.DB_PATH) } : { driver: 'postgres', url: s.databaseUrl! },
+    dataDir: resolve(cwd, s.DB_PATH, '..'),
     auth: {
-      jwtSecret: e.JWT_SECRET,
-      jwtExpiresInSeconds: jwtExpiresInSeconds!,
-      tokenSecret: e.TOKEN_SECRET,
-      initialAdmin: admin,
-      allowSelfRegistration: e.ALLOW_SELF_REGISTRATION,
-      loginMaxFailures: e.LOGIN_MAX_FAILURES,
-      loginMaxFailuresPerAddress,
-      loginFailureWindowSeconds: loginFailureWindowSeconds!,
+      jwtSecret: s.JWT_SECRET,
+      jwtExpiresInSeconds: s.seconds.jwtExpires!,
+      tokenSecret: s.TOKEN_SECRET,
+      initialAdmin: s.admin,
+      allowSelfRegistration: s.ALLOW_SELF_REGISTRATION,
+      loginMaxFailures: s.LOGIN_MAX_FAILURES,
+      loginMaxFailuresPerAddress: s.loginMaxFailuresPerAddress,
+      loginFailureWindowSeconds: s.seconds.loginFailureWindow!,
     },
     http: {
-      corsOrigins: e.CORS_ALLOWED_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean),
-      bodyLimitBytes: e.HTTP_BODY_LIMIT_BYTES,
+      corsOrigins: s.CORS_ALLOWED_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean),
+      bodyLimitBytes: s.HTTP_BODY_LIMIT_BYTES,
     },
-    butler,
-    chatPlatform: { baseUrl: e.CHATPLATFORM_BASE_URL, wsEnabled: e.CHATPLATFORM_WS_ENABLED, timeoutMs: e.CHATPLATFORM_TIMEOUT_MS },
-    logLevel: e.LOG_LEVEL,
-    logFormat: e.LOG_FORMAT,
+    butler: {
+      model: s.BUTLER_BASE_URL && s.BUTLER_MODEL ? { baseUrl: s.BUTLER_BASE_URL, apiToken: s.BUTLER_API_TOKEN, name: s.BUTLER_MODEL } : undefined,
+      turnTimeoutMs: ms(s.seconds.butlerTurn),
+      streamIdleTimeoutMs: ms(s.seconds.butlerStreamIdle),
+      maxSteps: s.BUTLER_MAX_STEPS,
+      maxReplyChars: s.BUTLER_MAX_REPLY_CHARS,
+      historyWindow: s.BUTLER_HISTORY_WINDOW,
+      streamFlushMs: s.BUTLER_STREAM_FLUSH_MS,
+      authTimeoutMs: ms(s.seconds.butlerAuth),
+      agentReplyTimeoutMs: ms(s.seconds.butlerAgentReply),
+      agentCommands: s.BUTLER_AGENT_COMMANDS,
+    },
+    chatPlatform: { baseUrl: s.CHATPLATFORM_BASE_URL, wsEnabled: s.CHATPLATFORM_WS_ENABLED, timeoutMs: s.CHATPLATFORM_TIMEOUT_MS },
+    logLevel: s.LOG_LEVEL,
+    logFormat: s.LOG_FORMAT,
     ws: {
-      maxFrameBytes: e.WS_MAX_FRAME_BYTES,
-      hardFrameBytes,
-      rateLimit: e.WS_RATE_LIMIT,
-      rateBurst: e.WS_RATE_BURST,
-      maxBufferedBytes: e.WS_MAX_BUFFERED_BYTES,
-      idleTimeoutSeconds: e.WS_IDLE_TIMEOUT,
+      maxFrameBytes: s.WS_MAX_FRAME_BYTES,
+      hardFrameBytes: s.hardFrameBytes,
+      rateLimit: s.WS_RATE_LIMIT,
+      rateBurst: s.WS_RATE_BURST,
+      maxBufferedBytes: s.WS_MAX_BUFFERED_BYTES,
+      idleTimeoutSeconds: s.WS_IDLE_TIMEOUT,
     },
-    metrics: { enabled: e.METRICS_ENABLED, token: e.METRICS_TOKEN },
-    webDir: e.WEB_DIR === undefined ? defaultWebDir(cwd) : e.WEB_DIR.trim() === '' ? undefined : resolve(cwd, e.WEB_DIR.trim()),
-    webCsp: e.WEB_CSP ?? DEFAULT_WEB_CSP,
-    warnings,
-  };
-  return deepFreeze(config);
+    metrics: { enabled: s.METRICS_ENABLED, token: s.METRICS_TOKEN },
+    webDir: s.WEB_DIR === undefined ? defaultWebDir(cwd) : s.WEB_DIR.trim() === '' ? undefined : resolve(cwd, s.WEB_DIR.trim()),
+    webCsp: s.WEB_CSP ?? DEFAULT_WEB_CSP,
+    warnings: warningsOf(s),
+  });
+}
+
+/**
+ * The whole configuration as one schema: each variable on its own, then the rules between them, then
+ * the typed result. Built per call because relative paths resolve against `cwd`.
+ */
+export function configSchema(cwd: string) {
+  return envSchema
+    .transform(derive)
+    .superRefine(checkRules)
+    .transform((s) => build(s, cwd));
+}
+
+/** One sentence per problem: a rule's issue is its own sentence; a variable's is phrased from its zod issue. */
+function problemsOf(error: z.ZodError, vars: Record<string, string | undefined>): string[] {
+  const sentences = error.issues.map((issue) => (issue.code === 'custom' ? issue.message : zodIssueMessages(new z.ZodError([issue]), vars)[0]!));
+  return [...new Set(sentences)];
+}
+
+/** Validates a flat variable map (environment + `.env`) and derives the typed configuration. */
+export function parseConfig(vars: Record<string, string | undefined>, cwd = process.cwd()): Config {
+  const parsed = configSchema(cwd).safeParse(vars);
+  if (!parsed.success) throw new ConfigError(problemsOf(parsed.error, vars));
+  return parsed.data;
 }
 
 /**

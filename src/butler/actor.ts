@@ -4,7 +4,7 @@
 // turns stay in order. Agents' answers to Butler's own requests go to the relay instead of
 // starting a conversation, and decisions on authorization requests become turns of the
 // conversation that asked.
-import { createActor, enqueueActions, setup, type AnyActorRef } from 'xstate';
+import { assertEvent, createActor, enqueueActions, setup, type AnyActorRef } from 'xstate';
 import { BUTLER_STREAM_PREFIX, CANCEL_COMMAND } from '../protocol/butler.js';
 import type { MessageFrame } from '../protocol/frames.js';
 import type { Role } from '../protocol/roles.js';
@@ -37,6 +37,7 @@ export interface ButlerContext {
   claimAnswer(frame: MessageFrame): boolean;
   maxQueued: number;
   idleMs: number;
+  /** Changed in place by `adopt` and `forget`: a copy per new conversation would cost O(conversations) on a busy hub. */
   conversations: Map<string, ConversationActor>;
   /** Turns handed to conversations since start. */
   turns: number;
@@ -51,17 +52,37 @@ function senderOf(frame: MessageFrame): Principal {
   return { id: frame.sender_id, username: frame.sender_name, role: frame.sender_role as Role };
 }
 
-export const butlerMachine = setup({
+// Two steps so the decisions can enqueue the effects by name, typed.
+const butlerEffects = setup({
   types: {
     context: {} as ButlerContext,
     events: {} as ButlerEvent,
     input: {} as ButlerInput,
   },
+  // Effects on the conversations: run after the step, in the order enqueued.
+  actions: {
+    /** Registers and starts a conversation created by this step, before its first turn is delivered. */
+    adopt: ({ context, self }, { key, actor }: Adoption) => {
+      const ended: ButlerEvent = { type: 'CONVERSATION_ENDED', key, actor };
+      actor.subscribe({ complete: () => self.send(ended) });
+      context.conversations.set(key, actor);
+      actor.start();
+    },
+    forget: ({ context, event }) => {
+      assertEvent(event, 'CONVERSATION_ENDED');
+      // A newer conversation under the same key stays.
+      if (context.conversations.get(event.key) === event.actor) context.conversations.delete(event.key);
+    },
+  },
+});
+
+const butlerSetup = butlerEffects.extend({
+  // Decisions, from which the effects above are enqueued.
   actions: {
     // Conversations hear of a turn through sendTo, which XState delivers after this step: a turn
     // never runs inside the router's delivery or Butler's own transition.
-    receive: enqueueActions(({ context, event, self, enqueue }) => {
-      if (event.type !== 'INBOUND') return;
+    receive: butlerEffects.createAction(enqueueActions(({ context, event, self, enqueue }) => {
+      assertEvent(event, 'INBOUND');
       const { frame } = event;
       // Butler answers stored CHAT addressed to it; chunks of an agent's stream end in such a CHAT.
       if (frame.type !== 'CHAT' || frame.id === undefined || frame.target_id !== context.butler.id) return;
@@ -69,34 +90,35 @@ export const butlerMachine = setup({
         // An answer to a directive or question, or an agent echoing Butler's own words back:
         // neither is a new request, or an echoing agent and Butler would talk forever.
         if (context.claimAnswer(frame) || frame.stream_id?.startsWith(BUTLER_STREAM_PREFIX)) {
-          context.claimed++;
+          enqueue.assign({ claimed: ({ context }) => context.claimed + 1 });
           return;
         }
       }
       const text = typeof frame.payload === 'string' ? frame.payload : JSON.stringify(frame.payload);
       const asker: Asker = { principal: senderOf(frame), conversationId: frame.conversation_id ?? null };
       const turn = { kind: 'message' as const, message: { id: frame.id, text, sender: asker.principal, conversationId: asker.conversationId } };
-      context.turns++;
-      enqueue.sendTo(conversationFor(context, asker, self), text.trim() === CANCEL_COMMAND ? { type: 'CANCEL', turn } : { type: 'TURN', turn });
-    }),
-    decided: enqueueActions(({ context, event, self, enqueue }) => {
-      if (event.type !== 'DECIDED') return;
+      enqueue.assign({ turns: ({ context }) => context.turns + 1 });
+      const conversation = conversationFor(context, asker, self);
+      if (conversation.adopt) enqueue({ type: 'adopt', params: conversation.adopt });
+      enqueue.sendTo(conversation.actor, text.trim() === CANCEL_COMMAND ? { type: 'CANCEL', turn } : { type: 'TURN', turn });
+    })),
+    decided: butlerEffects.createAction(enqueueActions(({ context, event, self, enqueue }) => {
+      assertEvent(event, 'DECIDED');
       const asker: Asker = { principal: event.requester, conversationId: event.request.conversation_id };
       const turn: Turn = { kind: 'decision', request: event.request };
-      context.turns++;
-      enqueue.sendTo(conversationFor(context, asker, self), { type: 'TURN', turn });
-    }),
-    forget: ({ context, event }) => {
-      if (event.type !== 'CONVERSATION_ENDED') return;
-      // A newer conversation under the same key stays.
-      if (context.conversations.get(event.key) === event.actor) context.conversations.delete(event.key);
-    },
-    stopAll: enqueueActions(({ context, enqueue }) => {
+      enqueue.assign({ turns: ({ context }) => context.turns + 1 });
+      const conversation = conversationFor(context, asker, self);
+      if (conversation.adopt) enqueue({ type: 'adopt', params: conversation.adopt });
+      enqueue.sendTo(conversation.actor, { type: 'TURN', turn });
+    })),
+    stopAll: butlerEffects.createAction(enqueueActions(({ context, enqueue }) => {
       for (const conversation of context.conversations.values()) enqueue.sendTo(conversation, { type: 'END' });
-      context.conversations.clear();
-    }),
+      enqueue.assign({ conversations: () => new Map<string, ConversationActor>() });
+    })),
   },
-}).createMachine({
+});
+
+export const butlerMachine = butlerSetup.createMachine({
   id: 'butler',
   context: ({ input }) => ({
     butler: input.butler,
@@ -124,22 +146,23 @@ export const butlerMachine = setup({
   },
 });
 
+interface Adoption {
+  key: string;
+  actor: ConversationActor;
+}
+
 /**
- * The live conversation for this asker, or a new one. Conversations join Butler's actor system
- * with Butler as parent but are not spawned into its snapshot: spawning copies the children on
- * every spawn, which a busy hub pays for per conversation.
+ * The live conversation for this asker, or a new one (created, not started: `adopt` starts it).
+ * Conversations join Butler's actor system with Butler as parent but are not spawned into its
+ * snapshot: spawning copies the children on every spawn, which a busy hub pays for per conversation.
  */
-function conversationFor(context: ButlerContext, asker: Asker, self: AnyActorRef): ConversationActor {
+function conversationFor(context: ButlerContext, asker: Asker, self: AnyActorRef): { actor: ConversationActor; adopt?: Adoption } {
   const key = conversationKey(asker);
   const existing = context.conversations.get(key);
-  if (existing && existing.getSnapshot().status === 'active') return existing;
+  if (existing && existing.getSnapshot().status === 'active') return { actor: existing };
   const actor = createActor(conversationMachine, {
     parent: self,
     input: { key, asker, ports: context.ports, maxQueued: context.maxQueued, idleMs: context.idleMs },
   });
-  const ended: ButlerEvent = { type: 'CONVERSATION_ENDED', key, actor };
-  actor.subscribe({ complete: () => self.send(ended) });
-  context.conversations.set(key, actor);
-  actor.start();
-  return actor;
+  return { actor, adopt: { key, actor } };
 }

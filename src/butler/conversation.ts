@@ -3,7 +3,7 @@
 // past `maxQueued` it is turned away at once. `/cancel` aborts the answer in progress and drops the
 // queue. The answer itself is an invoked promise actor: stopping this actor (the hub stopping)
 // aborts it too. A conversation left idle ends, and Butler forgets it.
-import { assign, fromPromise, setup, type ActorRefFrom } from 'xstate';
+import { assertEvent, assign, fromPromise, setup, type ActorRefFrom } from 'xstate';
 import { TurnCancelled } from './brain.js';
 import type { Asker } from './tools.js';
 import type { Turn } from './turns.js';
@@ -60,21 +60,27 @@ export const conversationMachine = setup({
   },
   actions: {
     start: assign(({ event }) => {
-      const turn = event.type === 'CANCEL' ? { ...event.turn, cancelled: { inProgress: false, dropped: 0 } } : (event as { turn: Turn }).turn;
-      return { current: turn };
+      assertEvent(event, ['TURN', 'CANCEL']);
+      // A cancel with nothing in progress is answered at once, saying there was nothing to stop.
+      return { current: event.type === 'CANCEL' ? { ...event.turn, cancelled: { inProgress: false, dropped: 0 } } : event.turn };
     }),
-    enqueue: assign({ queue: ({ context, event }) => [...context.queue, (event as { turn: Turn }).turn] }),
+    enqueue: assign({
+      queue: ({ context, event }) => {
+        assertEvent(event, 'TURN');
+        return [...context.queue, event.turn];
+      },
+    }),
     takeNext: assign({ current: ({ context }) => context.queue[0] ?? null, queue: ({ context }) => context.queue.slice(1) }),
     armCancel: assign({ cancel: () => new AbortController() }),
     finishTurn: assign({ current: null, cancel: null, answered: ({ context }) => context.answered + 1 }),
-    reportFailure: ({ context, event }) => context.ports.failed((event as { error?: unknown }).error, context.asker),
+    reportFailure: ({ context }, { error }: { error: unknown }) => context.ports.failed(error, context.asker),
     refuseBusy: ({ context }) => context.ports.refuse(context.asker, context.queue.length),
     /** Aborts the answer in progress; it ends its stream saying so. */
     abortCurrent: ({ context }) => context.cancel?.abort(new TurnCancelled('cancelled by the asker')),
     /** The queue is dropped; the cancel message itself is answered next, saying what it stopped. */
     replaceQueue: assign(({ context, event }) => {
-      const turn = (event as Extract<ConversationEvent, { type: 'CANCEL' }>).turn;
-      return { queue: [{ ...turn, cancelled: { inProgress: true, dropped: context.queue.length } }] };
+      assertEvent(event, 'CANCEL');
+      return { queue: [{ ...event.turn, cancelled: { inProgress: true, dropped: context.queue.length } }] };
     }),
   },
 }).createMachine({
@@ -96,7 +102,7 @@ export const conversationMachine = setup({
         src: 'answer',
         input: ({ context }) => ({ turn: context.current!, asker: context.asker, ports: context.ports, cancel: context.cancel!.signal }),
         onDone: { target: 'next', actions: 'finishTurn' },
-        onError: { target: 'next', actions: ['reportFailure', 'finishTurn'] },
+        onError: { target: 'next', actions: [{ type: 'reportFailure', params: ({ event }) => ({ error: event.error }) }, 'finishTurn'] },
       },
       on: {
         TURN: [{ guard: 'queueFull', actions: 'refuseBusy' }, { actions: 'enqueue' }],

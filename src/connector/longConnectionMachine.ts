@@ -71,10 +71,8 @@ export function backoffDelay(failures: number, backoff: { initialMs: number; max
 const REFUSED_DETAIL = 'long connection not opened: app_id must be "cli_" followed by 16 hexadecimal digits';
 
 /** Why a try failed, as the log says it. */
-function failureReason(event: LongConnectionEvent): string {
-  if (event.type === 'CONNECTION_LOST') return `connection lost (${event.status})`;
-  if (event.type === 'CLIENT_FAILED') return `long connection failed: ${event.message}`;
-  return 'long connection failed';
+function failureReason(event: Extract<LongConnectionEvent, { type: 'CLIENT_FAILED' | 'CONNECTION_LOST' }>): string {
+  return event.type === 'CONNECTION_LOST' ? `connection lost (${event.status})` : `long connection failed: ${event.message}`;
 }
 
 export const longConnectionMachine = setup({
@@ -89,7 +87,10 @@ export const longConnectionMachine = setup({
       return APP_ID_PATTERN.test(event.credentials.appId);
     },
     /** The event comes from the client opened last (not from one already closed). */
-    currentAttempt: ({ context, event }) => 'attempt' in event && event.attempt === context.attempt,
+    currentAttempt: ({ context, event }) => {
+      assertEvent(event, ['SDK_LOADED', 'CLIENT_READY', 'CLIENT_FAILED', 'CONNECTION_LOST']);
+      return event.attempt === context.attempt;
+    },
     reportedStopped: ({ context }) => context.reported === 'stopped',
   },
   delays: {
@@ -115,6 +116,7 @@ export const longConnectionMachine = setup({
     }),
     nextAttempt: assign({ attempt: ({ context }) => context.attempt + 1 }),
     scheduleRetry: assign(({ context, event }) => {
+      assertEvent(event, ['CLIENT_FAILED', 'CONNECTION_LOST']);
       const delayMs = backoffDelay(context.failures, context.backoff, context.random);
       const failures = context.failures + 1;
       return { delayMs, failures, reported: 'waiting' as const, detail: `${failureReason(event)}; reconnecting in ${delayMs} ms (attempt ${failures})` };

@@ -2,7 +2,7 @@
 // enabled ⇄ disabled. The store row is the truth: a service restores the row's state, asks the
 // pure `transition()` what follows, persists it with a version check, then runs the named effects
 // the transition returned (start or stop the live connection). No I/O happens in here.
-import { setup, transition, type SnapshotFrom } from 'xstate';
+import { assertEvent, setup, transition, type SnapshotFrom } from 'xstate';
 import { ConnectorActions, ConnectorStates, type ConnectorAction, type ConnectorState, type MachineDescription } from '../protocol/connector.js';
 
 // The names are wire values (the client and the dashboard read them), so protocol defines them.
@@ -27,7 +27,10 @@ export const connectorMachine = setup({
     events: {} as ConnectorEvent,
   },
   guards: {
-    changesCredentials: ({ event }) => event.type === 'UPDATE' && event.credentials,
+    changesCredentials: ({ event }) => {
+      assertEvent(event, 'UPDATE');
+      return event.credentials;
+    },
   },
   // Declared here, carried out by the service: a transition lists them, it never runs them.
   actions: {

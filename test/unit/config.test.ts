@@ -2,8 +2,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, it, expect } from 'vitest';
-import { ConfigError, DEFAULT_WEB_CSP, loadConfig, parseConfig, parseDurationSeconds, type Config } from '../../src/config.js';
+import { describe, it, expect, expectTypeOf } from 'vitest';
+import type { z } from 'zod';
+import { ConfigError, DEFAULT_WEB_CSP, configSchema, loadConfig, parseConfig, parseDurationSeconds, type Config } from '../../src/config.js';
 
 const STRONG_SECRET = 'x'.repeat(32);
 const PRODUCTION_OK = {
@@ -303,6 +304,75 @@ describe('parseConfig rejects invalid values, naming the variable', () => {
   it('reads an empty SERVER_PORT as unset, not as port 0', () => {
     // `SERVER_PORT=` in a .env file means "not set": the default applies.
     expect(parseConfig({ SERVER_PORT: '' }).server.port).toBe(8080);
+  });
+});
+
+describe('parseConfig rules between variables', () => {
+  const cases: Array<[Record<string, string>, string]> = [
+    [{ LOGIN_FAILURE_WINDOW: 'a while' }, 'LOGIN_FAILURE_WINDOW must be a duration such as 15m or 900 (got "a while")'],
+    [{ BUTLER_TIMEOUT: 'soon' }, 'BUTLER_TIMEOUT must be a duration such as 30s, 10m or 60 (got "soon")'],
+    [{ BUTLER_STREAM_IDLE_TIMEOUT: '10ms' }, 'BUTLER_STREAM_IDLE_TIMEOUT must be a duration such as 30s, 10m or 60 (got "10ms")'],
+    [{ BUTLER_AGENT_REPLY_TIMEOUT: 'x' }, 'BUTLER_AGENT_REPLY_TIMEOUT must be a duration such as 30s, 10m or 60 (got "x")'],
+    [{ BUTLER_AUTH_TIMEOUT: '25d' }, 'BUTLER_AUTH_TIMEOUT must be at most 24 days (24d)'],
+    [{ WS_MAX_FRAME_BYTES: '1000', WS_HARD_FRAME_BYTES: '2000' }, 'WS_HARD_FRAME_BYTES must be more than twice WS_MAX_FRAME_BYTES (2000)'],
+    [{ METRICS_TOKEN: 'short-token' }, 'METRICS_TOKEN must be at least 16 characters'],
+    [{ INITIAL_ADMIN_USER: 'boss', INITIAL_ADMIN_PASS: 'short' }, 'INITIAL_ADMIN_PASS must be at least 8 characters'],
+  ];
+  for (const [vars, message] of cases) {
+    it(`${JSON.stringify(vars)} → ${message}`, () => {
+      expect(problemsOf(vars)).toEqual([message]);
+    });
+  }
+
+  it('takes a hard frame limit above twice the frame limit, and defaults it to 4 × the frame limit when that is above 16 MiB', () => {
+    expect(parseConfig({ WS_MAX_FRAME_BYTES: '1000', WS_HARD_FRAME_BYTES: '2001' }).ws.hardFrameBytes).toBe(2001);
+    expect(parseConfig({ WS_MAX_FRAME_BYTES: String(8 * 1024 * 1024) }).ws.hardFrameBytes).toBe(32 * 1024 * 1024);
+  });
+
+  it('accepts an authorization timeout of 24 days and a 16-character scrape token', () => {
+    const c = parseConfig({ BUTLER_AUTH_TIMEOUT: '24d', METRICS_TOKEN: 'x'.repeat(16) });
+    expect(c.butler.authTimeoutMs).toBe(24 * 86400 * 1000);
+    expect(c.metrics.token).toBe('x'.repeat(16));
+  });
+
+  it('names every broken rule at once, in a fixed order', () => {
+    expect(problemsOf({ DB_DRIVER: 'postgres', JWT_TOKEN_EXPIRATION: 'soon', WS_IDLE_TIMEOUT: '4', METRICS_TOKEN: 'short', BUTLER_TIMEOUT: 'never' })).toEqual([
+      'DATABASE_URL (or DB_DSN) is required when DB_DRIVER=postgres',
+      'JWT_TOKEN_EXPIRATION must be a duration such as 24h, 90m or 3600 (got "soon")',
+      'BUTLER_TIMEOUT must be a duration such as 30s, 10m or 60 (got "never")',
+      'WS_IDLE_TIMEOUT must be at least 8 (seconds)',
+      'METRICS_TOKEN must be at least 16 characters',
+    ]);
+  });
+
+  it('checks the rules only once every variable parsed on its own', () => {
+    expect(problemsOf({ SERVER_PORT: 'abc', WS_IDLE_TIMEOUT: '4', DB_DRIVER: 'postgres' })).toEqual(['SERVER_PORT must be a number']);
+  });
+
+  it('has the exported Config as its output type', () => {
+    expectTypeOf<z.output<ReturnType<typeof configSchema>>>().toEqualTypeOf<Config>();
+    expect(configSchema('/srv/hub').parse({ DB_PATH: 'hub.db' }).db).toEqual({ driver: 'sqlite', path: '/srv/hub/hub.db' });
+  });
+
+  it('puts the variable to change on each issue of the schema', () => {
+    const parsed = configSchema(process.cwd()).safeParse({ WS_RATE_LIMIT: '20', WS_RATE_BURST: '10', INITIAL_ADMIN_USER: 'Butler' });
+    expect(parsed.success).toBe(false);
+    expect(parsed.error?.issues.map((issue) => issue.path)).toEqual([['INITIAL_ADMIN_USER'], ['WS_RATE_BURST']]);
+  });
+
+  it('warns when only one of BUTLER_BASE_URL and BUTLER_MODEL is set, and runs Butler in safe mode', () => {
+    for (const vars of [{ BUTLER_BASE_URL: 'http://127.0.0.1:1/v1' }, { BUTLER_MODEL: 'm1' }]) {
+      const c = parseConfig({ JWT_SECRET: STRONG_SECRET, INITIAL_ADMIN_USER: 'boss', INITIAL_ADMIN_PASS: 'boss-password', ...vars });
+      expect(c.butler.model).toBeUndefined();
+      expect(c.warnings).toEqual(["BUTLER_BASE_URL and BUTLER_MODEL are both needed for Butler's language model: Butler runs in safe mode (rule-based)"]);
+    }
+  });
+
+  it('warns in production when /metrics is served without a token, and not when metrics are off', () => {
+    const open = parseConfig({ ...PRODUCTION_OK, METRICS_TOKEN: undefined });
+    expect(open.warnings).toEqual(["METRICS_TOKEN is not set: GET /metrics is open to anyone who can reach the hub's port"]);
+    expect(parseConfig({ ...PRODUCTION_OK, METRICS_TOKEN: undefined, METRICS_ENABLED: 'false' }).warnings).toEqual([]);
+    expect(parseConfig({ METRICS_ENABLED: 'true', JWT_SECRET: STRONG_SECRET, INITIAL_ADMIN_USER: 'boss', INITIAL_ADMIN_PASS: 'boss-password' }).warnings).toEqual([]);
   });
 });
 
