@@ -66,7 +66,7 @@ describe('HTTP access matrix (fake services)', () => {
     expect(app.calls).toEqual([]);
   });
 
-  it('refuses an unknown token and a header that is not `Bearer <token>` with 401; the scheme's case does not matter', async () => {
+  it('refuses an unknown token and a header that is not `Bearer <token>` with 401; the scheme may be any case', async () => {
     const get = (authorization: string) => app.api.get('/api/users/butler', { headers: { Authorization: authorization } });
     expect(await get('Bearer nobody')).toMatchObject({ status: 401, body: { error: 'invalid token' } });
     expect(await get('Token admin-token')).toMatchObject({ status: 401, body: { error: 'invalid authorization header format' } });
