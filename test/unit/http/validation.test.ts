@@ -22,7 +22,7 @@ function refusal(read: ((raw: unknown) => unknown) | undefined, raw: unknown): s
 const key = (r: { method: string; path: string }) => `${r.method} ${r.path}`;
 const url = (path: string) => concrete(path, 4, 'agent-1');
 const WITH_BODY = API_ROUTES.filter((r) => r.read.body);
-const WITH_ID = API_ROUTES.filter((r) => r.params && 'id' in r.params.shape && !r.path.startsWith('/api/users/ops'));
+const WITH_ID = API_ROUTES.filter((r) => r.params && 'id' in r.params.shape);
 const WITH_LIMIT = API_ROUTES.filter((r) => r.query && 'limit' in r.query.shape);
 const NO_INPUT = API_ROUTES.filter((r) => !r.read.body && !r.read.query && r.method !== 'GET');
 
