@@ -4,38 +4,19 @@ import cors from 'cors';
 import type { Logger } from 'pino';
 import type uWS from 'uWebSockets.js';
 import express from 'ultimate-express';
-import type { Authorizations } from '../butler/authorizations.js';
 import { Errors } from '../errors.js';
 import { createHttpMeter } from './metrics.js';
 import type { Metrics } from '../metrics/registry.js';
-import type { AgentsService } from '../services/agents.js';
-import type { AuthService } from '../auth/service.js';
-import type { ChatService } from '../services/chat.js';
-import type { ConnectorService } from '../connector/service.js';
-import type { DevMockService } from '../services/devMock.js';
-import type { Inspection } from '../ops/inspection.js';
-import type { MessagesService } from '../services/messages.js';
-import type { ReadinessCheck } from '../ops/readiness.js';
-import type { UsersService } from '../services/users.js';
-import { createAccess } from './auth.js';
+import { createAccess, type AccessDeps } from './auth.js';
 import { jsonBody } from './body.js';
 import { createErrorHandler } from './errorHandler.js';
 import { buildOpenApiDocument } from './openapi.js';
 import type { RequestGate } from './requestGate.js';
 import { requestIds } from './requestId.js';
 import { requestLog } from './requestLog.js';
+import { mount } from './route.js';
 import type { RouteTable } from './routeTable.js';
-import { agentRoutes } from './routes/agents.js';
-import { authRoutes } from './routes/auth.js';
-import { chatRoutes } from './routes/chat.js';
-import { connectorRoutes } from './routes/connector.js';
-import { devMockRoutes } from './routes/devMock.js';
-import { messageRoutes } from './routes/messages.js';
-import { opsRoutes } from './routes/ops.js';
-import { systemRoutes } from './routes/system.js';
-import { actorRoutes } from './routes/systemActors.js';
-import { metricsRoutes } from './routes/systemMetrics.js';
-import { userRoutes } from './routes/users.js';
+import { API_ROUTES, type ApiDeps } from './routes/index.js';
 import { webApp } from './webApp.js';
 import type { WebBuild } from './webFiles.js';
 
@@ -49,23 +30,24 @@ export interface AppDeps {
   /** The built dashboard, served at `/` beside the API, and its pages' Content-Security-Policy. */
   web: WebBuild;
   webCsp: string;
+  /** The service methods the routes call (the hub passes its whole services). */
   services: {
-    auth: AuthService;
-    users: UsersService;
-    agents: AgentsService;
-    messages: MessagesService;
-    devMock: DevMockService;
-    chat: ChatService;
-    authorizations: Authorizations;
-    connector: ConnectorService;
+    auth: ApiDeps['auth'] & AccessDeps['auth'];
+    users: ApiDeps['users'];
+    agents: ApiDeps['agents'];
+    messages: ApiDeps['messages'];
+    devMock: ApiDeps['devMock'];
+    chat: ApiDeps['chat'];
+    authorizations: ApiDeps['authorizations'];
+    connector: ApiDeps['connector'];
   };
   /** Probes, metrics, inspection, and the table every route registers through. */
   operations: {
     routeTable: RouteTable;
     metrics: Metrics;
     metricsToken: string | undefined;
-    readiness: ReadinessCheck;
-    inspection: Inspection;
+    readiness: ApiDeps['readiness'];
+    inspection: ApiDeps['inspection'];
     /** performance.now() when the hub started. */
     startedAt: number;
   };
@@ -96,21 +78,18 @@ export function createApp(deps: AppDeps) {
   );
   app.use(jsonBody(deps.bodyLimitBytes));
 
-  const access = createAccess(services.auth, deps.isProduction);
-  // Routes register through the table: it records them and tags requests with their pattern.
-  const routes = operations.routeTable.wrap(app);
+  const access = createAccess({ auth: services.auth, isProduction: deps.isProduction, metricsToken: operations.metricsToken });
   let openapi: object | undefined;
-  systemRoutes(routes, { readiness: operations.readiness, openapi: () => (openapi ??= buildOpenApiDocument()), startedAt: operations.startedAt });
-  metricsRoutes(routes, { metrics: operations.metrics, token: operations.metricsToken });
-  authRoutes(routes, { auth: services.auth });
-  agentRoutes(routes, { access, agents: services.agents });
-  opsRoutes(routes, { access });
-  userRoutes(routes, { access, users: services.users });
-  messageRoutes(routes, { access, messages: services.messages });
-  chatRoutes(routes, { access, chat: services.chat, authorizations: services.authorizations });
-  connectorRoutes(routes, { access, connector: services.connector });
-  actorRoutes(routes, { access, inspection: operations.inspection });
-  devMockRoutes(routes, { access, devMock: services.devMock, agents: services.agents });
+  const handlerDeps: ApiDeps = {
+    ...services,
+    readiness: operations.readiness,
+    inspection: operations.inspection,
+    metrics: operations.metrics,
+    openapi: () => (openapi ??= buildOpenApiDocument()),
+    startedAt: operations.startedAt,
+  };
+  // Routes register through the table: it records them and tags requests with their pattern.
+  mount(operations.routeTable.wrap(app), API_ROUTES, handlerDeps, access);
   // After every API route: it answers what they did not, outside /api and /metrics.
   app.use(webApp(deps.web, deps.webCsp));
 

@@ -1,36 +1,14 @@
-// The OpenAPI 3.1 document of the HTTP API, built from the route modules' docs (routeDocs.ts),
-// which name the same zod schemas the routes parse with. zod-openapi turns them into JSON Schema
+// The OpenAPI 3.1 document of the HTTP API, built from the route objects (route.ts), which carry
+// the access level and the zod schemas the routes run with. zod-openapi turns them into JSON Schema
 // through zod 4's own converter, reads request schemas as inputs (a coerced `limit` is an integer
 // query parameter with its default) and needs no patching of zod.
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject, type ZodOpenApiResponsesObject } from 'zod-openapi';
 import { errorBody } from '../protocol/responses.js';
 import type { AccessLevel, RouteDoc } from './routeDocs.js';
-import { agentRouteDocs } from './routes/agents.js';
-import { authRouteDocs } from './routes/auth.js';
-import { connectorRouteDocs } from './routes/connector.js';
-import { chatRouteDocs } from './routes/chat.js';
-import { devMockRouteDocs } from './routes/devMock.js';
-import { messageRouteDocs } from './routes/messages.js';
-import { opsRouteDocs } from './routes/ops.js';
-import { systemRouteDocs } from './routes/system.js';
-import { actorRouteDocs } from './routes/systemActors.js';
-import { metricsRouteDocs } from './routes/systemMetrics.js';
-import { userRouteDocs } from './routes/users.js';
+import { API_ROUTES } from './routes/index.js';
 
-/** Every documented route; a new route module adds its docs here. */
-export const ROUTE_DOCS: readonly RouteDoc[] = [
-  ...systemRouteDocs,
-  ...metricsRouteDocs,
-  ...authRouteDocs,
-  ...agentRouteDocs,
-  ...opsRouteDocs,
-  ...userRouteDocs,
-  ...messageRouteDocs,
-  ...chatRouteDocs,
-  ...connectorRouteDocs,
-  ...actorRouteDocs,
-  ...devMockRouteDocs,
-];
+/** Every documented route: the route objects themselves, so a served route cannot go undocumented. */
+export const ROUTE_DOCS: readonly RouteDoc[] = API_ROUTES;
 
 const ACCESS_TEXT: Record<AccessLevel, string> = {
   public: 'public',

@@ -1,7 +1,5 @@
-// What the OpenAPI document says about each route, declared in the route's own module next to its
-// registration and built from the same zod schemas the route parses with. `routeDocs()` keys each
-// entry by "METHOD /path" exactly as the route is registered; the OpenAPI test fails when a served
-// route has no entry or an entry names no served route.
+// What the OpenAPI document says about a route. Every route object (route.ts) is one of these plus
+// its handler, so the document describes the very access level and schemas the route runs with.
 import type { z } from 'zod';
 
 /**
@@ -22,7 +20,11 @@ export interface ResponseDoc {
   headers?: Record<string, string>;
 }
 
-export interface RouteDocEntry {
+export interface RouteDoc {
+  method: HttpMethod;
+  /** The Express pattern: `/api/users/:id`. */
+  path: string;
+  tag: string;
   access: AccessLevel;
   summary: string;
   description?: string;
@@ -33,20 +35,4 @@ export interface RouteDocEntry {
   responses: Record<number, ResponseDoc>;
   /** Route-specific error statuses and when they happen; 400/401/403/500/503 are added from the access level and inputs. */
   errors?: Record<number, string>;
-}
-
-export interface RouteDoc extends RouteDocEntry {
-  method: HttpMethod;
-  /** The Express pattern: `/api/users/:id`. */
-  path: string;
-  tag: string;
-}
-
-type Key = `${HttpMethod} /${string}`;
-
-export function routeDocs(tag: string, entries: Record<Key, RouteDocEntry>): RouteDoc[] {
-  return Object.entries(entries).map(([key, entry]) => {
-    const space = key.indexOf(' ');
-    return { ...entry, method: key.slice(0, space) as HttpMethod, path: key.slice(space + 1), tag };
-  });
 }

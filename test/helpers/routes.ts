@@ -1,4 +1,6 @@
-// Every route the HTTP API serves, with its access level: the access-matrix test walks this list.
+// Every route the HTTP API serves, with its access level, written out apart from the route objects so
+// the walks check them: the whole-hub suites walk parts of it, and test/unit/http/access.test.ts walks
+// all of it (every route × anonymous, member, agent, Butler, admin) over the app with fake services.
 // 'human': any authenticated human (ADMIN or MEMBER); machines get 403.
 export type Access = 'public' | 'authenticated' | 'human' | 'admin' | 'admin-non-production';
 

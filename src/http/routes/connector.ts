@@ -5,10 +5,12 @@ import { ConnectorActions, ConnectorStates } from '../../connector/machine.js';
 import { connectorFieldsBody, enableBody, expectedVersionBody, logsQuery, snakeCaseBody, testMessageBody } from '../../protocol/connector.js';
 import { idParams } from '../../protocol/http.js';
 import type { ConnectorService } from '../../connector/service.js';
-import type { Access } from '../auth.js';
-import { route, type Routes } from '../context.js';
-import { routeDocs, type RouteDoc } from '../routeDocs.js';
-import { parseBody, parseWith } from '../validate.js';
+import { inputReader, routeGroup } from '../route.js';
+import { parseBody } from '../validate.js';
+
+export interface ConnectorDeps {
+  connector: Pick<ConnectorService, 'current' | 'machine' | 'create' | 'update' | 'verify' | 'testMessage' | 'setEnabled' | 'logs'>;
+}
 
 export const CONNECTOR_PREFIXES = ['/api/integrations/chatplatform', '/api/integrations/feishu'] as const;
 
@@ -36,94 +38,98 @@ const logPage = z.object({
 });
 const conn = (description: string) => ({ 200: { description, schema: connectorView } });
 
-function docsFor(base: string): RouteDoc[] {
-  return routeDocs('connector', {
-    [`GET ${base}`]: { access: 'admin', summary: 'The current connector (secrets masked), or the defaults with id 0', responses: conn('the connector') },
-    [`GET ${base}/machine`]: { access: 'admin', summary: "The connector's lifecycle as data (states and transitions), for a dashboard to draw", responses: { 200: { description: 'states and transitions' } } },
-    [`POST ${base}`]: { access: 'admin', summary: 'Create a connector in draft; it becomes the current one (the previous one is stopped and kept)', body: connectorFieldsBody, responses: { 201: { description: 'the connector', schema: connectorView } } },
-    [`PATCH ${base}/:id`]: { access: 'admin', summary: 'Change fields; changing credentials sends a verified, enabled or disabled connector back to draft. With `version` (the one the change was made from), a connector changed since answers 409', params: idParams, body: connectorFieldsBody.extend({ version: z.number().int().min(1).optional() }), responses: conn('the connector'), errors: { 404: 'no such connector', 409: 'changed by someone else meanwhile (or since `version`)' } },
-    [`POST ${base}/:id/verify-callback`]: { access: 'admin', summary: "Ask the platform's auth API whether the credentials work", params: idParams, responses: { 200: { description: '{ok:true, message, verified_at, connector} or {ok:false, message, detail?}', schema: outcome } }, errors: { 404: 'no such connector' } },
-    [`POST ${base}/:id/test-message`]: { access: 'admin', summary: 'Log a test message, and send it when the connector is enabled', params: idParams, body: testMessageBody, responses: { 200: { description: '{ok, message, trace_id}', schema: outcome } }, errors: { 404: 'no such connector' } },
-    [`PATCH ${base}/:id/enable`]: { access: 'admin', summary: 'Enable or disable; enabling needs a verified connector', params: idParams, body: enableBody, responses: conn('the connector'), errors: { 404: 'no such connector', 409: 'connector must be verified before enabling' } },
-    [`GET ${base}/:id/logs`]: { access: 'admin', summary: "The connector's log, newest first, by opaque cursor", params: idParams, query: logsQuery, responses: { 200: { description: 'a page', schema: logPage } }, errors: { 404: 'no such connector' } },
-  } as Parameters<typeof routeDocs>[1]);
-}
+/** A body whose camelCase keys are renamed before it is parsed, so a 400 names the snake_case field. */
+const snakeCased = <S extends z.ZodType>(schema: S) => inputReader(schema, (raw) => parseBody(schema, snakeCaseBody(raw)));
 
-/** Both prefixes answer the same, so both are documented. */
-export const connectorRouteDocs: RouteDoc[] = CONNECTOR_PREFIXES.flatMap(docsFor);
+/** A change: `version` (the one the change was made from) is read first, then the fields. */
+const changeBody = inputReader(connectorFieldsBody.extend({ version: z.number().int().min(1).optional() }), (raw) => {
+  const body = snakeCaseBody(raw);
+  const { version } = parseBody(expectedVersionBody, body);
+  return { fields: parseBody(connectorFieldsBody, body), version };
+});
 
-export function connectorRoutes(app: Routes, deps: { access: Access; connector: ConnectorService }): void {
-  const { access, connector } = deps;
-  for (const base of CONNECTOR_PREFIXES) {
-    app.get(
-      base,
-      ...access.admin,
-      route(async (_req, res) => {
-        res.json(await connector.current());
-      }),
-    );
+const route = routeGroup<ConnectorDeps>('connector');
 
-    app.get(
-      `${base}/machine`,
-      ...access.admin,
-      route((_req, res) => {
-        res.json(connector.machine());
-      }),
-    );
-
-    app.post(
-      base,
-      ...access.admin,
-      route(async (req, res) => {
-        res.status(201).json(await connector.create(parseBody(connectorFieldsBody, snakeCaseBody(req.body))));
-      }),
-    );
-
-    app.patch(
-      `${base}/:id`,
-      ...access.admin,
-      route(async (req, res) => {
-        const { id } = parseWith(idParams, req.params);
-        const body = snakeCaseBody(req.body);
-        const { version } = parseBody(expectedVersionBody, body);
-        res.json(await connector.update(id, parseBody(connectorFieldsBody, body), version));
-      }),
-    );
-
-    app.post(
-      `${base}/:id/verify-callback`,
-      ...access.admin,
-      route(async (req, res) => {
-        const { id } = parseWith(idParams, req.params);
-        res.json(await connector.verify(id));
-      }),
-    );
-
-    app.post(
-      `${base}/:id/test-message`,
-      ...access.admin,
-      route(async (req, res) => {
-        const { id } = parseWith(idParams, req.params);
-        res.json(await connector.testMessage(id, parseBody(testMessageBody, snakeCaseBody(req.body))));
-      }),
-    );
-
-    app.patch(
-      `${base}/:id/enable`,
-      ...access.admin,
-      route(async (req, res) => {
-        const { id } = parseWith(idParams, req.params);
-        res.json(await connector.setEnabled(id, parseBody(enableBody, req.body).enabled));
-      }),
-    );
-
-    app.get(
-      `${base}/:id/logs`,
-      ...access.admin,
-      route(async (req, res) => {
-        const { id } = parseWith(idParams, req.params);
-        res.json(await connector.logs(id, parseWith(logsQuery, req.query)));
-      }),
-    );
-  }
-}
+/** Both prefixes answer the same, so both are mounted and documented. */
+export const connectorRoutes = CONNECTOR_PREFIXES.flatMap((base) => [
+  route({
+    method: 'GET',
+    path: base,
+    access: 'admin',
+    summary: 'The current connector (secrets masked), or the defaults with id 0',
+    responses: conn('the connector'),
+    handler: (_input, { connector }) => connector.current(),
+  }),
+  route({
+    method: 'GET',
+    path: `${base}/machine`,
+    access: 'admin',
+    summary: "The connector's lifecycle as data (states and transitions), for a dashboard to draw",
+    responses: { 200: { description: 'states and transitions' } },
+    handler: (_input, { connector }) => connector.machine(),
+  }),
+  route({
+    method: 'POST',
+    path: base,
+    access: 'admin',
+    summary: 'Create a connector in draft; it becomes the current one (the previous one is stopped and kept)',
+    body: snakeCased(connectorFieldsBody),
+    responses: { 201: { description: 'the connector', schema: connectorView } },
+    handler: ({ body }, { connector }) => connector.create(body),
+  }),
+  route({
+    method: 'PATCH',
+    path: `${base}/:id`,
+    access: 'admin',
+    summary:
+      'Change fields; changing credentials sends a verified, enabled or disabled connector back to draft. With `version` (the one the change was made from), a connector changed since answers 409',
+    params: idParams,
+    body: changeBody,
+    responses: conn('the connector'),
+    errors: { 404: 'no such connector', 409: 'changed by someone else meanwhile (or since `version`)' },
+    handler: ({ params, body }, { connector }) => connector.update(params.id, body.fields, body.version),
+  }),
+  route({
+    method: 'POST',
+    path: `${base}/:id/verify-callback`,
+    access: 'admin',
+    summary: "Ask the platform's auth API whether the credentials work",
+    params: idParams,
+    responses: { 200: { description: '{ok:true, message, verified_at, connector} or {ok:false, message, detail?}', schema: outcome } },
+    errors: { 404: 'no such connector' },
+    handler: ({ params }, { connector }) => connector.verify(params.id),
+  }),
+  route({
+    method: 'POST',
+    path: `${base}/:id/test-message`,
+    access: 'admin',
+    summary: 'Log a test message, and send it when the connector is enabled',
+    params: idParams,
+    body: snakeCased(testMessageBody),
+    responses: { 200: { description: '{ok, message, trace_id}', schema: outcome } },
+    errors: { 404: 'no such connector' },
+    handler: ({ params, body }, { connector }) => connector.testMessage(params.id, body),
+  }),
+  route({
+    method: 'PATCH',
+    path: `${base}/:id/enable`,
+    access: 'admin',
+    summary: 'Enable or disable; enabling needs a verified connector',
+    params: idParams,
+    body: enableBody,
+    responses: conn('the connector'),
+    errors: { 404: 'no such connector', 409: 'connector must be verified before enabling' },
+    handler: ({ params, body }, { connector }) => connector.setEnabled(params.id, body.enabled),
+  }),
+  route({
+    method: 'GET',
+    path: `${base}/:id/logs`,
+    access: 'admin',
+    summary: "The connector's log, newest first, by opaque cursor",
+    params: idParams,
+    query: logsQuery,
+    responses: { 200: { description: 'a page', schema: logPage } },
+    errors: { 404: 'no such connector' },
+    handler: ({ params, query }, { connector }) => connector.logs(params.id, query),
+  }),
+]);

@@ -5,10 +5,12 @@ import { reportPayloads } from '../../protocol/reports.js';
 import { legacyMessageBody, listMessagesQuery, typedMessageBody } from '../../protocol/http.js';
 import { messageView } from '../../protocol/responses.js';
 import type { IngestInput, MessagesService } from '../../services/messages.js';
-import type { Access } from '../auth.js';
-import { callerOf, route, type Routes } from '../context.js';
-import { routeDocs } from '../routeDocs.js';
+import { inputReader, routeGroup } from '../route.js';
 import { parseBody, parseWith } from '../validate.js';
+
+export interface MessageDeps {
+  messages: Pick<MessagesService, 'list' | 'ingest'>;
+}
 
 // Payloads are parsed under their field name, so errors read `payload.level is required`.
 const payloadFields = {
@@ -17,23 +19,6 @@ const payloadFields = {
   CODE_REVIEW: z.object({ payload: reportPayloads.CODE_REVIEW }),
   SECURITY_ALERT: z.object({ payload: reportPayloads.SECURITY_ALERT }),
 } as const;
-
-export const messageRouteDocs = routeDocs('messages', {
-  'GET /api/messages': {
-    access: 'authenticated',
-    summary: 'Dashboard messages, newest first',
-    query: listMessagesQuery,
-    responses: { 200: { description: 'the page', schema: z.array(messageView), headers: { 'X-Total-Count': 'matching messages before paging' } } },
-  },
-  'POST /api/messages': {
-    access: 'authenticated',
-    summary: 'Ingest a dashboard message; it is stored, then delivered over the WebSocket like any telemetry',
-    description: 'Two forms: `{agent_id?, level, content}` (a SYSTEM_LOG) or `{type, payload, target_id?, agent_id?}`.',
-    body: z.union([typedMessageBody, legacyMessageBody]),
-    responses: { 201: { description: 'the stored message', schema: messageView } },
-    errors: { 403: 'only admins may post on behalf of another user (agent_id), and nobody as Butler', 404: 'no such target or agent' },
-  },
-});
 
 /** `{type, payload, ...}` is the typed form; anything else is read as `{agent_id, level, content}`. */
 function toIngestInput(body: unknown): IngestInput {
@@ -46,25 +31,31 @@ function toIngestInput(body: unknown): IngestInput {
   return { type: 'SYSTEM_LOG', payload: { level: legacy.level, content: legacy.content }, agent_id: legacy.agent_id };
 }
 
-export function messageRoutes(app: Routes, deps: { access: Access; messages: MessagesService }): void {
-  const { access, messages } = deps;
+const route = routeGroup<MessageDeps>('messages');
 
-  app.get(
-    '/api/messages',
-    ...access.authenticated,
-    route(async (req, res) => {
-      const query = parseWith(listMessagesQuery, req.query);
-      const { items, total } = await messages.list(callerOf(res), query);
+export const messageRoutes = [
+  route({
+    method: 'GET',
+    path: '/api/messages',
+    access: 'authenticated',
+    summary: 'Dashboard messages, newest first',
+    query: listMessagesQuery,
+    responses: { 200: { description: 'the page', schema: z.array(messageView), headers: { 'X-Total-Count': 'matching messages before paging' } } },
+    handler: async ({ query, caller, res }, { messages }) => {
+      const { items, total } = await messages.list(caller, query);
       res.setHeader('X-Total-Count', String(total));
-      res.json(items);
-    }),
-  );
-
-  app.post(
-    '/api/messages',
-    ...access.authenticated,
-    route(async (req, res) => {
-      res.status(201).json(await messages.ingest(callerOf(res), toIngestInput(req.body)));
-    }),
-  );
-}
+      return items;
+    },
+  }),
+  route({
+    method: 'POST',
+    path: '/api/messages',
+    access: 'authenticated',
+    summary: 'Ingest a dashboard message; it is stored, then delivered over the WebSocket like any telemetry',
+    description: 'Two forms: `{agent_id?, level, content}` (a SYSTEM_LOG) or `{type, payload, target_id?, agent_id?}`.',
+    body: inputReader(z.union([typedMessageBody, legacyMessageBody]), toIngestInput),
+    responses: { 201: { description: 'the stored message', schema: messageView } },
+    errors: { 403: 'only admins may post on behalf of another user (agent_id), and nobody as Butler', 404: 'no such target or agent' },
+    handler: ({ body, caller }, { messages }) => messages.ingest(caller, body),
+  }),
+];

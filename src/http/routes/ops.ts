@@ -4,13 +4,11 @@
 import { z } from 'zod';
 import { Errors } from '../../errors.js';
 import { opsStatusBody } from '../../protocol/responses.js';
-import type { Access } from '../auth.js';
-import { route, type Routes } from '../context.js';
-import { routeDocs } from '../routeDocs.js';
+import { routeGroup } from '../route.js';
+import type { HttpMethod } from '../routeDocs.js';
 
 const NO_EXECUTOR = 'this hub has no managed ops executor';
 const EMPTY_LIST = { 200: { description: 'always empty: this hub has no managed ops executor', schema: z.array(z.unknown()).max(0) } };
-const UNSUPPORTED = { 501: NO_EXECUTOR };
 
 const OPS_STATUS: z.infer<typeof opsStatusBody> = {
   enabled: false,
@@ -23,60 +21,46 @@ const OPS_STATUS: z.infer<typeof opsStatusBody> = {
   ssh_key_count: 0,
 };
 
-/** Changes the older dashboards can ask for, each with the sentence its 501 answers. */
-const UNSUPPORTED_CHANGES = [
-  ['post', '/api/users/ops/ssh-keys', 'SSH keys cannot be added'],
-  ['patch', '/api/users/ops/ssh-keys/:id', 'SSH keys cannot be changed'],
-  ['delete', '/api/users/ops/ssh-keys/:id', 'SSH keys cannot be deleted'],
-  ['post', '/api/users/ops/nodes', 'nodes cannot be added'],
-  ['patch', '/api/users/ops/nodes/:id', 'nodes cannot be changed'],
-  ['delete', '/api/users/ops/nodes/:id', 'nodes cannot be deleted'],
-  ['post', '/api/users/ops/nodes/:id/test', 'nodes cannot be tested'],
+const LISTS = [
+  ['/api/users/ops/tasks', 'Ops tasks run by the executor (none)'],
+  ['/api/users/ops/ssh-keys', 'SSH keys of the executor (none)'],
+  ['/api/users/ops/nodes', 'Nodes of the executor (none)'],
 ] as const;
 
-export const opsRouteDocs = routeDocs('ops', {
-  'GET /api/users/ops/status': {
+/** Changes the older dashboards can ask for, each with the sentence its 501 answers. */
+const UNSUPPORTED_CHANGES: ReadonlyArray<readonly [HttpMethod, string, string]> = [
+  ['POST', '/api/users/ops/ssh-keys', 'SSH keys cannot be added'],
+  ['PATCH', '/api/users/ops/ssh-keys/:id', 'SSH keys cannot be changed'],
+  ['DELETE', '/api/users/ops/ssh-keys/:id', 'SSH keys cannot be deleted'],
+  ['POST', '/api/users/ops/nodes', 'nodes cannot be added'],
+  ['PATCH', '/api/users/ops/nodes/:id', 'nodes cannot be changed'],
+  ['DELETE', '/api/users/ops/nodes/:id', 'nodes cannot be deleted'],
+  ['POST', '/api/users/ops/nodes/:id/test', 'nodes cannot be tested'],
+];
+
+const route = routeGroup<unknown>('ops');
+
+export const opsRoutes = [
+  route({
+    method: 'GET',
+    path: '/api/users/ops/status',
     access: 'admin',
     summary: 'The ops executor of the older dashboards: always disabled here',
     responses: { 200: { description: 'disabled', schema: opsStatusBody } },
-  },
-  'GET /api/users/ops/tasks': { access: 'admin', summary: 'Ops tasks run by the executor (none)', responses: EMPTY_LIST },
-  'GET /api/users/ops/ssh-keys': { access: 'admin', summary: 'SSH keys of the executor (none)', responses: EMPTY_LIST },
-  'GET /api/users/ops/nodes': { access: 'admin', summary: 'Nodes of the executor (none)', responses: EMPTY_LIST },
-  'POST /api/users/ops/ssh-keys': { access: 'admin', summary: 'Not supported: no ops executor', responses: {}, errors: UNSUPPORTED },
-  'PATCH /api/users/ops/ssh-keys/:id': { access: 'admin', summary: 'Not supported: no ops executor', responses: {}, errors: UNSUPPORTED },
-  'DELETE /api/users/ops/ssh-keys/:id': { access: 'admin', summary: 'Not supported: no ops executor', responses: {}, errors: UNSUPPORTED },
-  'POST /api/users/ops/nodes': { access: 'admin', summary: 'Not supported: no ops executor', responses: {}, errors: UNSUPPORTED },
-  'PATCH /api/users/ops/nodes/:id': { access: 'admin', summary: 'Not supported: no ops executor', responses: {}, errors: UNSUPPORTED },
-  'DELETE /api/users/ops/nodes/:id': { access: 'admin', summary: 'Not supported: no ops executor', responses: {}, errors: UNSUPPORTED },
-  'POST /api/users/ops/nodes/:id/test': { access: 'admin', summary: 'Not supported: no ops executor', responses: {}, errors: UNSUPPORTED },
-});
-
-export function opsRoutes(app: Routes, deps: { access: Access }): void {
-  const { access } = deps;
-  app.get(
-    '/api/users/ops/status',
-    ...access.admin,
-    route((_req, res) => {
-      res.json(OPS_STATUS);
-    }),
-  );
-  for (const path of ['/api/users/ops/tasks', '/api/users/ops/ssh-keys', '/api/users/ops/nodes']) {
-    app.get(
+    handler: () => OPS_STATUS,
+  }),
+  ...LISTS.map(([path, summary]) => route({ method: 'GET', path, access: 'admin', summary, responses: EMPTY_LIST, handler: () => [] })),
+  ...UNSUPPORTED_CHANGES.map(([method, path, what]) =>
+    route({
+      method,
       path,
-      ...access.admin,
-      route((_req, res) => {
-        res.json([]);
-      }),
-    );
-  }
-  for (const [verb, path, what] of UNSUPPORTED_CHANGES) {
-    app[verb](
-      path,
-      ...access.admin,
-      route(() => {
+      access: 'admin',
+      summary: 'Not supported: no ops executor',
+      responses: {},
+      errors: { 501: NO_EXECUTOR },
+      handler: () => {
         throw Errors.notImplemented(`${what}: ${NO_EXECUTOR}`);
-      }),
-    );
-  }
-}
+      },
+    }),
+  ),
+];

@@ -6,62 +6,69 @@ import { Errors } from '../../errors.js';
 import { wsUpgradeQuery } from '../../protocol/frames.js';
 import { healthBody, readyBody } from '../../protocol/responses.js';
 import type { ReadinessCheck } from '../../ops/readiness.js';
-import type { Routes } from '../context.js';
-import { route } from '../context.js';
-import { routeDocs } from '../routeDocs.js';
+import { inputReader, routeGroup } from '../route.js';
 
-export const systemRouteDocs = routeDocs('system', {
-  'GET /api/ping': {
+export interface SystemDeps {
+  readiness: Pick<ReadinessCheck, 'check'>;
+  /** The OpenAPI document (built on first use). */
+  openapi: () => object;
+  /** performance.now() when the hub started. */
+  startedAt: number;
+}
+
+const route = routeGroup<SystemDeps>('system');
+
+export const systemRoutes = [
+  route({
+    method: 'GET',
+    path: '/api/ping',
     access: 'public',
     summary: 'Liveness, as the older clients ask for it',
     responses: { 200: { description: 'pong', schema: z.object({ message: z.literal('pong') }) } },
-  },
-  'GET /api/health': {
+    handler: () => ({ message: 'pong' }),
+  }),
+  route({
+    method: 'GET',
+    path: '/api/health',
     access: 'public',
     summary: 'Liveness: the process is up and serving',
     responses: { 200: { description: 'alive', schema: healthBody } },
-  },
-  'GET /api/ready': {
+    handler: (_input, deps) => ({ status: 'ok', uptime_seconds: Math.round((performance.now() - deps.startedAt) / 100) / 10 }),
+  }),
+  route({
+    method: 'GET',
+    path: '/api/ready',
     access: 'public',
     summary: 'Readiness: the store answers, migrations are applied, the hub is not shutting down',
     responses: { 200: { description: 'ready to serve', schema: readyBody } },
     errors: { 503: 'not ready, with the reason: the hub is shutting down, the store is unreachable, or migrations are missing' },
-  },
-  'GET /api/openapi.json': {
+    handler: async (_input, deps) => {
+      const result = await deps.readiness.check();
+      if (!result.ready) throw Errors.unavailable(`not ready: ${result.reason}`);
+      return { status: 'ready' };
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/api/openapi.json',
     access: 'public',
     summary: 'This document (OpenAPI 3.1)',
     responses: { 200: { description: 'the OpenAPI document', schema: z.record(z.string(), z.unknown()) } },
-  },
-  'GET /api/ws': {
+    handler: (_input, deps) => deps.openapi(),
+  }),
+  route({
+    method: 'GET',
+    path: '/api/ws',
     access: 'public',
     summary: 'WebSocket upgrade (JSON text frames); a plain HTTP request gets 426',
     description: 'The credential is a JWT (humans) or an api_token (agents), in `token` or an Authorization bearer header.',
-    query: wsUpgradeQuery,
+    // The upgrade handler reads the query; a plain request gets 426 whatever it sent.
+    query: inputReader(wsUpgradeQuery, () => undefined),
     responses: { 101: { description: 'switched to the WebSocket protocol' } },
     errors: { 401: 'missing or invalid credential (before the upgrade)', 426: 'a plain HTTP request: connect with a WebSocket client' },
-  },
-});
-
-export function systemRoutes(app: Routes, deps: { readiness: ReadinessCheck; openapi: () => object; startedAt: number }): void {
-  app.get('/api/ping', (_req, res) => {
-    res.json({ message: 'pong' });
-  });
-  app.get('/api/health', (_req, res) => {
-    res.json({ status: 'ok', uptime_seconds: Math.round((performance.now() - deps.startedAt) / 100) / 10 });
-  });
-  app.get(
-    '/api/ready',
-    route(async (_req, res) => {
-      const result = await deps.readiness.check();
-      if (!result.ready) throw Errors.unavailable(`not ready: ${result.reason}`);
-      res.json({ status: 'ready' });
-    }),
-  );
-  app.get('/api/openapi.json', (_req, res) => {
-    res.json(deps.openapi());
-  });
-  app.get('/api/ws', (_req, res, next) => {
-    res.setHeader('Upgrade', 'websocket');
-    next(Errors.upgradeRequired());
-  });
-}
+    handler: ({ res }) => {
+      res.setHeader('Upgrade', 'websocket');
+      throw Errors.upgradeRequired();
+    },
+  }),
+];
