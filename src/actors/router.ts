@@ -2,7 +2,8 @@
 // owns the address table and applies the routing rules to
 // every batch the pipeline has committed. One DELIVER event carries a whole batch, so the hot path
 // pays one actor event per group commit, not per message or per recipient; each frame was
-// serialised once and the same string goes to every recipient.
+// serialised once and the same string goes to every socket, the frame object beside it to every
+// endpoint inside the hub (which never parses it back).
 import { setup } from 'xstate';
 import { AddressTable } from '../delivery/addressTable.js';
 import type { DeliveryMeter, Endpoint, Principal } from '../delivery/types.js';
@@ -50,7 +51,7 @@ function deliverOne(table: AddressTable, d: Delivery, meter: DeliveryMeter): num
   let sent = 0;
   const send = (e: Endpoint) => {
     if (d.socketsOnly && e.inHub) return;
-    e.deliver(d.text, d.id);
+    e.deliver(d.text, d.id, d.frame);
     sent++;
   };
   if (a.target !== undefined) {
