@@ -2,8 +2,9 @@
 // owns the address table and applies the routing rules to
 // every batch the pipeline has committed. One DELIVER event carries a whole batch, so the hot path
 // pays one actor event per group commit, not per message or per recipient; each frame was
-// serialised once and the same string goes to every recipient.
-import { setup } from 'xstate';
+// serialised once and the same string goes to every socket, the frame object beside it to every
+// endpoint inside the hub (which never parses it back).
+import { assertEvent, setup } from 'xstate';
 import { AddressTable } from '../delivery/addressTable.js';
 import type { DeliveryMeter, Endpoint, Principal } from '../delivery/types.js';
 import type { Delivery, PresencePort } from '../delivery/types.js';
@@ -50,7 +51,7 @@ function deliverOne(table: AddressTable, d: Delivery, meter: DeliveryMeter): num
   let sent = 0;
   const send = (e: Endpoint) => {
     if (d.socketsOnly && e.inHub) return;
-    e.deliver(d.text, d.id);
+    e.deliver(d.text, d.id, d.frame);
     sent++;
   };
   if (a.target !== undefined) {
@@ -78,7 +79,7 @@ export const routerMachine = setup({
   },
   actions: {
     bind: ({ context, event }) => {
-      if (event.type !== 'BIND') return;
+      assertEvent(event, 'BIND');
       const { endpoint } = event;
       const revocation = context.revoked.get(endpoint.user.id);
       if (revocation && endpoint.authenticatedAt !== undefined && endpoint.authenticatedAt <= revocation.at) {
@@ -88,24 +89,26 @@ export const routerMachine = setup({
       if (context.table.bind(endpoint) && tracksPresence(endpoint.user)) context.presence.online(endpoint.user);
     },
     unbind: ({ context, event }) => {
-      if (event.type !== 'UNBIND') return;
+      assertEvent(event, 'UNBIND');
       if (context.table.unbind(event.endpoint) && tracksPresence(event.endpoint.user)) context.presence.offline(event.endpoint.user);
     },
     refuseBind: ({ event }) => {
-      if (event.type === 'BIND') event.endpoint.close(CloseCode.goingAway, 'the hub is shutting down');
+      assertEvent(event, 'BIND');
+      event.endpoint.close(CloseCode.goingAway, 'the hub is shutting down');
     },
     deliver: ({ context, event }) => {
-      if (event.type !== 'DELIVER') return;
+      assertEvent(event, 'DELIVER');
       for (const d of event.deliveries) context.delivered += deliverOne(context.table, d, context.meter);
     },
     closeUser: ({ context, event }) => {
-      if (event.type !== 'CLOSE_USER') return;
+      assertEvent(event, 'CLOSE_USER');
       const now = context.now();
       for (const [userId, r] of context.revoked) if (now - r.at > REVOCATION_MEMORY_MS) context.revoked.delete(userId);
       context.revoked.set(event.userId, { at: now, code: event.code, reason: event.reason });
       for (const e of [...(context.table.of(event.userId) ?? [])]) e.close(event.code, event.reason);
     },
     closeAll: ({ context, event }) => {
+      assertEvent(event, ['CLOSE_ALL', 'SHUTDOWN']);
       const code = event.type === 'CLOSE_ALL' ? event.code : CloseCode.goingAway;
       const reason = event.type === 'CLOSE_ALL' ? event.reason : 'the hub is shutting down';
       for (const e of [...context.table.all]) e.close(code, reason);

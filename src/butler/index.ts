@@ -12,7 +12,6 @@ import type { Logger } from 'pino';
 import { createActor } from 'xstate';
 import type { routerMachine } from '../actors/router.js';
 import type { ButlerConfig } from '../config.js';
-import type { MessageFrame } from '../protocol/frames.js';
 import type { AuthorizationsRepo } from '../store/repositories/authorizations.js';
 import type { ChatRepo } from '../store/repositories/chat.js';
 import type { UsersRepo } from '../store/repositories/users.js';
@@ -55,10 +54,6 @@ export interface ButlerDeps {
 const MAX_LISTED_AGENTS = 200;
 /** How long stopping waits for answers to end their streams. */
 const STOP_WAIT_MS = 5000;
-
-// The router serialises each frame once; the only frames Butler acts on are stored CHATs, whose
-// text starts with this (toMessageFrame puts `type` first). Other frames are not even parsed.
-const CHAT_PREFIX = '{"type":"CHAT",';
 
 export function createButler(deps: ButlerDeps) {
   const { settings, butler, router, pipeline, directory, users, logger } = deps;
@@ -172,9 +167,9 @@ export function createButler(deps: ButlerDeps) {
     key: 0,
     user: butler,
     inHub: true,
-    deliver(text) {
-      if (!text.startsWith(CHAT_PREFIX)) return;
-      const frame = JSON.parse(text) as MessageFrame;
+    // The router hands an in-hub endpoint the frame object beside its text; Butler acts on CHAT only.
+    deliver(_text, _id, frame) {
+      if (frame?.type !== 'CHAT') return;
       // Not inside the router's delivery: Butler's work starts once the delivery round is over.
       queueMicrotask(() => actor.send({ type: 'INBOUND', frame }));
     },

@@ -70,8 +70,6 @@ export function createConnectorRuntime(deps: RuntimeDeps) {
   const retryDelays = deps.retryDelaysMs ?? RETRY_DELAYS_MS;
   let active: Active | undefined;
   let butler: Principal | undefined;
-  /** Frames that can be Butler's chat to someone start like this (toMessageFrame's key order). */
-  let butlerChatPrefix = '';
   const endpoints = new Map<number, Endpoint>();
   const seen = new Set<string>();
   /** Inbound events are handled one at a time, in arrival order. */
@@ -84,7 +82,6 @@ export function createConnectorRuntime(deps: RuntimeDeps) {
   async function loadButler(): Promise<Principal | undefined> {
     const { rows } = await deps.users.list({ roles: ['BUTLER'], offset: 0, limit: 1 });
     butler = rows[0] ? toPrincipal(rows[0]) : undefined;
-    butlerChatPrefix = butler ? `{"type":"CHAT","sender_id":${butler.id},` : '';
     return butler;
   }
 
@@ -96,7 +93,7 @@ export function createConnectorRuntime(deps: RuntimeDeps) {
       // Negative: never the key of a socket.
       key: -user.id,
       user,
-      deliver: (text, id) => onFrame(user, text, id),
+      deliver: (_text, id, frame) => onFrame(user, frame, id),
       close: () => {
         if (endpoints.get(user.id) !== endpoint) return;
         endpoints.delete(user.id);
@@ -107,12 +104,11 @@ export function createConnectorRuntime(deps: RuntimeDeps) {
     router.send({ type: 'BIND', endpoint });
   }
 
-  function onFrame(user: Principal, text: string, id: number | undefined): void {
-    // Only stored CHAT from Butler: stream chunks, telemetry and everything else an identity's
-    // endpoint hears (it counts as a human) is skipped without parsing.
-    if (id === undefined || butlerChatPrefix === '' || !text.startsWith(butlerChatPrefix)) return;
-    const frame = JSON.parse(text) as MessageFrame;
-    if (frame.type !== 'CHAT' || frame.target_id !== user.id || typeof frame.payload !== 'string') return;
+  function onFrame(user: Principal, frame: MessageFrame | undefined, id: number | undefined): void {
+    // Only stored CHAT from Butler to this identity: stream chunks, telemetry, presence and everything
+    // else an identity's endpoint hears (it counts as a human) is skipped.
+    if (id === undefined || frame?.type !== 'CHAT' || butler === undefined || frame.sender_id !== butler.id) return;
+    if (frame.target_id !== user.id || typeof frame.payload !== 'string') return;
     const item: Outbound = { userId: user.id, threadId: frame.conversation_id, text: frame.payload, messageId: id };
     if (!active) {
       logger.warn({ userId: user.id, messageId: id }, 'connector: an answer for a chat-platform user arrived while no connector is enabled; not sent');
@@ -302,7 +298,6 @@ export function createConnectorRuntime(deps: RuntimeDeps) {
       for (const endpoint of [...endpoints.values()]) endpoint.close(1001, 'connector shutting down');
       seen.clear();
       butler = undefined;
-      butlerChatPrefix = '';
     },
 
     /** Waits until queued inbound events and outbound answers are handled and their log entries written. */

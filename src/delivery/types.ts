@@ -5,7 +5,7 @@
 import type { HubError } from '../errors.js';
 import type { MessageFrame } from '../protocol/frames.js';
 import type { Role } from '../protocol/roles.js';
-import type { StoredMessage } from '../store/batchWriter.js';
+import type { MessageInsert, StoredMessage } from '../store/batchWriter.js';
 
 /** A user as routing knows them: id, name and role (cached by the directory). */
 export interface Principal {
@@ -26,11 +26,22 @@ export interface MessageInput {
   recordOnly?: boolean;
 }
 
+/**
+ * A message as the pipeline carries it: the stored columns (target, conversation, the searchable
+ * `level` and `content`) with the payload as sent; `id` once it is stored.
+ */
+export interface Message extends Omit<MessageInsert, 'payload'> {
+  id?: number;
+  payload: unknown;
+}
+
 /** What an accepted message became. */
 export interface Accepted {
   frame: MessageFrame;
   /** The frame as sent to recipients (serialised once). */
   text: string;
+  /** The message as resolved and stored (its row's columns), for callers that answer with a view of it. */
+  message: Message;
   /** Set when the message is stored; `duplicate` when its local_id was seen before. */
   stored?: StoredMessage;
 }
@@ -70,6 +81,8 @@ export interface Delivery {
   type: string;
   /** The serialised frame. */
   text: string;
+  /** The message frame `text` serialises (absent for PRESENCE): what an in-hub endpoint reads. */
+  frame?: MessageFrame;
   audience: Audience;
   senderId: number;
   /** Stored id, when the frame has one. */
@@ -92,8 +105,12 @@ export interface Endpoint {
   readonly inHub?: boolean;
   /** When its credential was checked (epoch ms); a revocation after that must still reach it. */
   readonly authenticatedAt?: number;
-  /** Sends one serialised frame; `id` is the stored id when the frame has one (resume uses it). */
-  deliver(text: string, id?: number): void;
+  /**
+   * Sends one serialised frame; `id` is the stored id when the frame has one (resume uses it).
+   * `frame` is the message frame `text` serialises (never given for PRESENCE or monitor copies):
+   * an endpoint inside the hub reads it and never parses `text`; a socket sends `text`.
+   */
+  deliver(text: string, id?: number, frame?: MessageFrame): void;
   /** Asks the endpoint to close (revocation, role change, shutdown). */
   close(code: number, reason: string): void;
 }

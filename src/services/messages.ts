@@ -2,14 +2,14 @@
 // `{type, payload, target_id?}` form) and the filtered, paged query.
 import { Errors } from '../errors.js';
 import { type TelemetryType, TelemetryTypes } from '../protocol/messages.js';
-import { type MessageView } from '../protocol/objects.js';
+import type { MessageView } from '../protocol/objects.js';
 import { isMachineRole } from '../protocol/roles.js';
 import type { MessagesRepo } from '../store/repositories/messages.js';
 import type { UsersRepo } from '../store/repositories/users.js';
 import type { UserRow } from '../store/schema.js';
 import { toPrincipal } from '../delivery/directory.js';
-import { summarise, type Pipeline } from '../delivery/pipeline.js';
-import { toMessageView } from './views.js';
+import type { Pipeline } from '../delivery/pipeline.js';
+import { messageView, toMessageView } from './views.js';
 
 export interface IngestInput {
   type: TelemetryType;
@@ -45,22 +45,10 @@ export function createMessagesService(deps: { messages: MessagesRepo; users: Use
     /** Stores the message and delivers it live like the same frame over the WebSocket. */
     async ingest(caller: UserRow, input: IngestInput): Promise<MessageView> {
       const sender = await resolveSender(caller, input.agent_id);
-      const { frame } = await pipeline.post(toPrincipal(sender), { type: input.type, payload: input.payload, target_id: input.target_id });
-      const { level, content } = summarise(frame.type, frame.payload);
-      const view: MessageView = {
-        id: frame.id!,
-        sender_id: frame.sender_id,
-        sender_name: frame.sender_name,
-        sender_role: frame.sender_role,
-        type: frame.type,
-        payload: frame.payload,
-        timestamp: frame.timestamp,
-        agent_id: frame.sender_name,
-        level,
-        content,
-      };
-      if (frame.target_id !== undefined) view.target_id = frame.target_id;
-      return view;
+      const { frame, message, stored } = await pipeline.post(toPrincipal(sender), { type: input.type, payload: input.payload, target_id: input.target_id });
+      // Telemetry is always stored; the answer shows the payload as delivered (with the hub's fields).
+      if (!stored) throw Errors.unavailable('the message was not stored');
+      return messageView({ ...message, id: stored.id }, frame.payload);
     },
 
     async list(viewer: UserRow, query: MessageQuery): Promise<{ items: MessageView[]; total: number }> {

@@ -48,13 +48,18 @@ export function toPresenceView(row: UserRow): PresenceView {
 }
 
 export function toMessageView(row: MessageRow): MessageView {
+  return messageView(row, JSON.parse(row.payload) as unknown);
+}
+
+/** The same view of a message whose payload is at hand already parsed (one the pipeline just stored). */
+export function messageView(row: Omit<MessageRow, 'payload'>, payload: unknown): MessageView {
   const view: MessageView = {
     id: row.id,
     sender_id: row.sender_id,
     sender_name: row.sender_name,
     sender_role: row.sender_role,
     type: row.type,
-    payload: JSON.parse(row.payload) as unknown,
+    payload,
     timestamp: row.created_at,
     agent_id: row.sender_name,
     level: row.level,

@@ -1,0 +1,66 @@
+// What the router hands an endpoint: the serialised text (and stored id) for every frame, and the
+// message frame object beside it, which endpoints inside the hub read instead of parsing the text.
+import { afterEach, describe, expect, it } from 'vitest';
+import { createActor, type Actor } from 'xstate';
+import { routerMachine } from '../../../src/actors/router.js';
+import { audienceOf } from '../../../src/delivery/audience.js';
+import type { Delivery, Endpoint, Principal } from '../../../src/delivery/types.js';
+import { toMessageFrame, type MessageFrame } from '../../../src/protocol/frames.js';
+import { users } from './fakes.js';
+
+const { alice, weather, butler } = users;
+const admin: Principal = { id: 3, username: 'root', role: 'ADMIN' };
+
+class Recorder implements Endpoint {
+  static next = 1;
+  readonly key = Recorder.next++;
+  readonly got: Array<{ text: string; id?: number; frame?: MessageFrame }> = [];
+  constructor(
+    readonly user: Principal,
+    readonly inHub = false,
+  ) {}
+  deliver(text: string, id?: number, frame?: MessageFrame): void {
+    this.got.push({ text, id, frame });
+  }
+  close(): void {}
+}
+
+function chat(sender: Principal, target: Principal, id: number, extra: Partial<Delivery> = {}): Delivery {
+  const source = { id, type: 'CHAT', sender_id: sender.id, sender_name: sender.username, sender_role: sender.role, target_id: target.id, target_role: target.role, payload: 'x', local_id: null, conversation_id: null, stream_id: null, created_at: 't' };
+  const frame = toMessageFrame(source);
+  const audience = audienceOf(source);
+  return { type: 'CHAT', text: JSON.stringify(frame), frame, audience, senderId: sender.id, id, monitorText: audience.monitor ? '{"type":"BUTLER_AGENT_MESSAGE"}' : undefined, ...extra };
+}
+
+describe('router → endpoints', () => {
+  let router: Actor<typeof routerMachine>;
+  const start = (...endpoints: Endpoint[]) => {
+    router = createActor(routerMachine, { input: { presence: { online: () => undefined, offline: () => undefined } } }).start();
+    for (const endpoint of endpoints) router.send({ type: 'BIND', endpoint });
+  };
+  afterEach(() => router.stop());
+
+  it('passes the frame object with its text; monitor copies and PRESENCE have none', () => {
+    const inHub = new Recorder(butler, true);
+    const socket = new Recorder(admin);
+    start(inHub, socket);
+    const d = chat(weather, butler, 5);
+    const presence: Delivery = { type: 'PRESENCE', text: '{"type":"PRESENCE"}', audience: { broadcast: 'humans', echo: false, exceptSender: false, monitor: false }, senderId: weather.id };
+    router.send({ type: 'DELIVER', deliveries: [d, presence] });
+    expect(inHub.got).toEqual([{ text: d.text, id: 5, frame: d.frame }]);
+    expect(inHub.got[0]!.frame).toBe(d.frame);
+    expect(socket.got).toEqual([
+      { text: '{"type":"BUTLER_AGENT_MESSAGE"}', id: 5, frame: undefined },
+      { text: '{"type":"PRESENCE"}', id: undefined, frame: undefined },
+    ]);
+  });
+
+  it('keeps records from endpoints inside the hub', () => {
+    const inHub = new Recorder(butler, true);
+    const socket = new Recorder(butler);
+    start(inHub, socket);
+    router.send({ type: 'DELIVER', deliveries: [chat(alice, butler, 6, { socketsOnly: true })] });
+    expect(inHub.got).toEqual([]);
+    expect(socket.got.map((g) => g.id)).toEqual([6]);
+  });
+});
