@@ -9,9 +9,9 @@ export interface ShutdownStep {
   run(): unknown;
 }
 
-export interface Shutdown {
+export interface Shutdown<Name extends string = string> {
   /** Adds the step named `name` (one of the order's names, each at most once). */
-  add(name: string, run: () => unknown): void;
+  add(name: Name, run: () => unknown): void;
   /** True once `run` was called: readiness answers "shutting down" from then on. */
   readonly begun: boolean;
   /**
@@ -21,15 +21,15 @@ export interface Shutdown {
   run(): Promise<void>;
 }
 
-export interface ShutdownOptions {
+export interface ShutdownOptions<Name extends string> {
   /** Every step's name, in the order the steps run. */
-  order: readonly string[];
+  order: readonly Name[];
   logger: Logger;
 }
 
-export function createShutdown(options: ShutdownOptions): Shutdown {
+export function createShutdown<Name extends string>(options: ShutdownOptions<Name>): Shutdown<Name> {
   const { order, logger } = options;
-  const added = new Map<string, ShutdownStep>();
+  const added = new Map<Name, ShutdownStep>();
   let running: Promise<void> | undefined;
 
   async function runSteps(): Promise<void> {
