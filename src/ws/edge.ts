@@ -1,6 +1,6 @@
 // The WebSocket edge: `GET /api/ws?token=` on the uWS app. Its jobs live beside it: the upgrade and
 // its authentication (upgrade.ts, handshake.ts), the opening of a socket (open.ts), each frame
-// (frames.ts), the close (close.ts) and the accounting of connections (connections.ts).
+// (dispatch.ts), the close (close.ts) and the accounting of connections (connections.ts).
 import type { Logger } from 'pino';
 import uWS from 'uWebSockets.js';
 import type { AnyActorRef } from 'xstate';
@@ -11,7 +11,7 @@ import type { AuthResponseFrame } from '../protocol/frames.js';
 import { createCloseHandler } from './close.js';
 import { createConnectionTable } from './connections.js';
 import type { CorkAnchor } from './corkAnchor.js';
-import { createFrameHandler } from './frames.js';
+import { createFrameHandler } from './dispatch.js';
 import type { WsMeter } from './metrics.js';
 import { createOpenHandler } from './open.js';
 import type { SendBatch } from './sendBatch.js';
