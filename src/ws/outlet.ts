@@ -34,6 +34,22 @@ export interface BufferBounds {
   stallMs: number;
 }
 
+export interface SocketOutletOptions {
+  ws: uWS.WebSocket<unknown>;
+  /** The connection's key (its number in logs and inspection). */
+  key: number;
+  user: Principal;
+  bounds: BufferBounds;
+  events: OutletEvents;
+  /** The send rounds the pipeline delivers in (the socket corks once per round). */
+  batch: SendBatch;
+  /** A resume replay runs first: live frames are held back until it ends. */
+  resuming: boolean;
+  /** When the credential check began (revocations after it still apply). */
+  authenticatedAt: number;
+  meter: WsMeter;
+}
+
 /**
  * Bytes a client may have unread before further frames wait for its pong: writing to a reader that
  * stopped costs as much CPU as writing to one that reads, so a thousand stalled dashboards would
@@ -75,18 +91,25 @@ export class SocketOutlet implements ConnectionOutlet, Origin, BatchedSocket {
   private windowed: string[] = [];
   private windowedBytes = 0;
 
-  constructor(
-    private readonly ws: uWS.WebSocket<unknown>,
-    readonly key: number,
-    readonly user: Principal,
-    private readonly bounds: BufferBounds,
-    private readonly events: OutletEvents,
-    private readonly batch: SendBatch,
-    resuming: boolean,
-    readonly authenticatedAt: number,
-    private readonly meter: WsMeter,
-  ) {
-    this.held = resuming ? [] : null;
+  private readonly ws: uWS.WebSocket<unknown>;
+  readonly key: number;
+  readonly user: Principal;
+  private readonly bounds: BufferBounds;
+  private readonly events: OutletEvents;
+  private readonly batch: SendBatch;
+  readonly authenticatedAt: number;
+  private readonly meter: WsMeter;
+
+  constructor(options: SocketOutletOptions) {
+    this.ws = options.ws;
+    this.key = options.key;
+    this.user = options.user;
+    this.bounds = options.bounds;
+    this.events = options.events;
+    this.batch = options.batch;
+    this.authenticatedAt = options.authenticatedAt;
+    this.meter = options.meter;
+    this.held = options.resuming ? [] : null;
   }
 
   get closed(): boolean {

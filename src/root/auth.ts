@@ -1,0 +1,48 @@
+// The auth stage: password hashing, agent-token vault, JWTs, and the services that check
+// credentials (auth) and change them (users: a changed credential ends the user's sessions).
+import { createTokenVault } from '../auth/agentTokens.js';
+import { createJwtIssuer } from '../auth/jwt.js';
+import { createLoginThrottle } from '../auth/loginThrottle.js';
+import { createPasswordHasher } from '../auth/passwords.js';
+import { createAuthService } from '../auth/service.js';
+import type { LiveSessions } from '../actors/liveSessions.js';
+import type { Clock } from '../clock.js';
+import type { Config } from '../config.js';
+import { createUsersService } from '../services/users.js';
+import type { Store } from '../store/db.js';
+import type { Repos } from './storage.js';
+
+export interface AuthOptions {
+  config: Config;
+  store: Store;
+  repos: Repos;
+  clock: Clock;
+  sessions: LiveSessions;
+  jwtSecret: string;
+  /** scrypt cost; tests lower it. */
+  passwordCost?: number;
+}
+
+export function createAuth(options: AuthOptions) {
+  const { config, repos, clock, sessions, jwtSecret } = options;
+  const { users, credentials } = repos;
+  const passwords = createPasswordHasher({ cost: options.passwordCost });
+  const vault = createTokenVault(config.auth.tokenSecret ?? jwtSecret);
+  const usersService = createUsersService({ db: options.store.db, users, credentials, passwords, clock, sessions });
+  const service = createAuthService({
+    users,
+    credentials,
+    passwords,
+    jwt: createJwtIssuer(jwtSecret, config.auth.jwtExpiresInSeconds),
+    vault,
+    usersService,
+    throttle: createLoginThrottle({
+      maxFailures: config.auth.loginMaxFailures,
+      maxFailuresPerAddress: config.auth.loginMaxFailuresPerAddress,
+      windowSeconds: config.auth.loginFailureWindowSeconds,
+    }),
+    allowSelfRegistration: config.auth.allowSelfRegistration,
+  });
+  return { passwords, vault, users: usersService, service };
+}
+export type Auth = ReturnType<typeof createAuth>;

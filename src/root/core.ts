@@ -1,0 +1,64 @@
+// The core stage: the directory, the persist-then-deliver pipeline, the router actor, and what the
+// features use to reach open sockets (live sessions) and replay missed messages.
+import type { Logger } from 'pino';
+import { createActor } from 'xstate';
+import { createLiveSessions } from '../actors/liveSessions.js';
+import { routerMachine } from '../actors/router.js';
+import type { Clock } from '../clock.js';
+import { createDirectory } from '../delivery/directory.js';
+import { createPipelineMeter } from '../delivery/metrics.js';
+import { createPipeline } from '../delivery/pipeline.js';
+import { socketPresence } from '../delivery/presence.js';
+import { createReplay } from '../delivery/replay.js';
+import type { Delivery } from '../delivery/types.js';
+import type { Metrics } from '../metrics/registry.js';
+import type { Store } from '../store/db.js';
+import type { WsMeter } from '../ws/metrics.js';
+import { createSendBatch } from '../ws/sendBatch.js';
+import { latePort } from './latePort.js';
+import type { Repos } from './storage.js';
+
+export type RouterActor = ReturnType<typeof createActor<typeof routerMachine>>;
+
+export interface CoreOptions {
+  store: Store;
+  repos: Repos;
+  clock: Clock;
+  logger: Logger;
+  metrics: Metrics;
+  wsMeter: WsMeter;
+}
+
+export function createCore(options: CoreOptions) {
+  const { store, repos, clock, logger, metrics, wsMeter } = options;
+  const directory = createDirectory({ users: repos.users });
+  const sendBatch = createSendBatch();
+  const deliver = latePort<[deliveries: Delivery[]]>("the pipeline's delivery to the router");
+  const pipeline = createPipeline({
+    store,
+    threads: repos.threads,
+    chat: repos.chat,
+    directory,
+    clock,
+    logger,
+    deliver: deliver.call,
+    round: (fn) => sendBatch.run(fn),
+    meter: createPipelineMeter(metrics.factory),
+  });
+  const router: RouterActor = createActor(routerMachine, {
+    systemId: 'router',
+    input: { meter: wsMeter, presence: socketPresence({ presence: (userId, patch) => pipeline.presence(userId, patch), clock }) },
+  });
+  deliver.connect((deliveries) => router.send({ type: 'DELIVER', deliveries }));
+  router.subscribe({ error: (err) => logger.fatal({ err }, 'the router actor failed') });
+  router.start();
+  return {
+    directory,
+    sendBatch,
+    pipeline,
+    router,
+    sessions: createLiveSessions(router, directory),
+    replay: createReplay({ messages: repos.messages, meter: wsMeter }),
+  };
+}
+export type Core = ReturnType<typeof createCore>;

@@ -1,0 +1,142 @@
+// The feature stage: the bootstrap of an empty database, the chat-platform connector, Butler, and
+// the services the HTTP routes call. Each is built from the core and the auth stage; none starts
+// anything here (the hub starts Butler and the connector once all of them exist).
+import type { Logger } from 'pino';
+import type { PasswordHasher } from '../auth/passwords.js';
+import { createButler } from '../butler/index.js';
+import { createButlerMeter } from '../butler/metrics.js';
+import type { Clock } from '../clock.js';
+import type { Config } from '../config.js';
+import { createConnector, type Connector } from '../connector/index.js';
+import { createConnectorMeter } from '../connector/metrics.js';
+import { toPrincipal } from '../delivery/directory.js';
+import { createPresenceService } from '../delivery/presence.js';
+import type { Metrics } from '../metrics/registry.js';
+import { BUTLER_USERNAME } from '../protocol/roles.js';
+import { createAgentsService } from '../services/agents.js';
+import { bootstrap } from '../services/bootstrap.js';
+import { createChatService } from '../services/chat.js';
+import { createDevMockService } from '../services/devMock.js';
+import { createMessagesService } from '../services/messages.js';
+import type { Store } from '../store/db.js';
+import type { Auth } from './auth.js';
+import type { Core } from './core.js';
+import type { Repos } from './storage.js';
+
+export interface BootstrapOptions {
+  config: Config;
+  store: Store;
+  repos: Repos;
+  passwords: PasswordHasher;
+  clock: Clock;
+  logger: Logger;
+}
+
+/** `initialise` creates the admin and Butler in an empty database and records the hub's own presence. */
+export function createBootstrap(options: BootstrapOptions) {
+  const { config, repos, passwords, clock, logger } = options;
+  const { users, credentials } = repos;
+  const presence = createPresenceService({ users, clock, butlerModel: config.butler.model?.name });
+  return {
+    presence,
+    async initialise(): Promise<void> {
+      if (await bootstrap({ db: options.store.db, users, credentials, passwords, clock, admin: config.auth.initialAdmin })) {
+        logger.info({ admin: config.auth.initialAdmin.username }, 'empty database: created the admin (id 1) and Butler (id 2)');
+      }
+      await presence.hubStarted();
+    },
+  };
+}
+export type Bootstrap = ReturnType<typeof createBootstrap>;
+
+export interface ConnectorOptions {
+  config: Config;
+  store: Store;
+  repos: Repos;
+  core: Core;
+  clock: Clock;
+  logger: Logger;
+  metrics: Metrics;
+  jwtSecret: string;
+}
+
+export function createConnectorFeature(options: ConnectorOptions): Connector {
+  const { config, repos, core } = options;
+  return createConnector({
+    db: options.store.db,
+    users: repos.users,
+    threads: repos.threads,
+    pipeline: core.pipeline,
+    router: core.router,
+    clock: options.clock,
+    logger: options.logger,
+    platform: config.chatPlatform,
+    secret: config.auth.tokenSecret ?? options.jwtSecret,
+    meter: createConnectorMeter(options.metrics.factory),
+  });
+}
+
+export interface ButlerOptions {
+  config: Config;
+  repos: Repos;
+  core: Core;
+  connector: Connector;
+  clock: Clock;
+  logger: Logger;
+  metrics: Metrics;
+}
+
+/** Butler as the user the bootstrap created (so after `initialise`). */
+export async function createButlerFeature(options: ButlerOptions) {
+  const { repos, core, connector } = options;
+  const row = await repos.users.findByUsername(BUTLER_USERNAME);
+  if (!row) throw new Error('the Butler user is missing after bootstrap');
+  return createButler({
+    settings: options.config.butler,
+    butler: toPrincipal(row),
+    router: core.router,
+    pipeline: core.pipeline,
+    directory: core.directory,
+    users: repos.users,
+    chat: repos.chat,
+    authorizations: repos.authorizations,
+    isPlatformIdentity: connector.isPlatformIdentity,
+    meter: createButlerMeter(options.metrics.factory),
+    clock: options.clock,
+    logger: options.logger,
+  });
+}
+
+export interface ServicesOptions {
+  store: Store;
+  repos: Repos;
+  core: Core;
+  auth: Auth;
+  connector: Connector;
+  clock: Clock;
+  /** After a dev reset wiped the tables: bootstrap again and restart what held the wiped rows. */
+  reinitialise(): Promise<void>;
+}
+
+/** The services behind the HTTP routes (Butler's authorizations are added by the HTTP stage). */
+export function createServices(options: ServicesOptions) {
+  const { store, repos, core, auth, connector, clock } = options;
+  const { users, credentials, messages, threads, chat } = repos;
+  return {
+    users: auth.users,
+    auth: auth.service,
+    agents: createAgentsService({ db: store.db, users, credentials, vault: auth.vault, clock, sessions: core.sessions }),
+    messages: createMessagesService({ messages, users, pipeline: core.pipeline }),
+    devMock: createDevMockService({
+      store,
+      users,
+      pipeline: core.pipeline,
+      sessions: core.sessions,
+      connector: connector.service,
+      reinitialise: options.reinitialise,
+    }),
+    chat: createChatService({ users, threads, chat, clock }),
+    connector: connector.service,
+  };
+}
+export type Services = ReturnType<typeof createServices>;

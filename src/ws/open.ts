@@ -1,0 +1,50 @@
+// A socket opens: its outlet (the outbound side, with its buffer bounds) is made and handed to the
+// connection actor, which binds it in the router.
+import type { Logger } from 'pino';
+import type uWS from 'uWebSockets.js';
+import { CloseCode } from '../protocol/errors.js';
+import type { WsMeter } from './metrics.js';
+import { SocketOutlet } from './outlet.js';
+import type { SendBatch } from './sendBatch.js';
+import type { SocketData, WsLimits } from './socketData.js';
+
+/** A socket above half of WS_MAX_BUFFERED_BYTES for this long is cut off as a slow consumer. */
+const SLOW_CONSUMER_GRACE_MS = 3000;
+/** A client that leaves WS_MAX_BUFFERED_BYTES unread and a ping unanswered this long has stopped reading. */
+const STALL_MS = 1500;
+
+export interface OpenDeps {
+  limits: WsLimits;
+  logger: Logger;
+  /** The send rounds the pipeline delivers in (sockets cork once per round). */
+  sendBatch: SendBatch;
+  meter: WsMeter;
+}
+
+export function createOpenHandler(deps: OpenDeps) {
+  const { limits, logger, meter } = deps;
+  return function open(ws: uWS.WebSocket<SocketData>): void {
+    const data = ws.getUserData();
+    const user = data.session!.user;
+    data.outlet = new SocketOutlet({
+      ws,
+      key: data.key,
+      user,
+      bounds: { softBytes: limits.maxBufferedBytes / 2, hardBytes: limits.maxBufferedBytes, graceMs: SLOW_CONSUMER_GRACE_MS, stallMs: STALL_MS },
+      events: {
+        slow: () => {
+          meter.slowConsumer();
+          data.actor.send({ type: 'CLOSE', code: CloseCode.slowConsumer, reason: 'slow consumer: resume with since' });
+        },
+        close: (code, reason) => data.actor.send({ type: 'CLOSE', code, reason }),
+      },
+      batch: deps.sendBatch,
+      resuming: data.since !== undefined,
+      authenticatedAt: data.authStartedAt,
+      meter,
+    });
+    meter.opened(user.role);
+    data.actor.send({ type: 'OPENED', outlet: data.outlet });
+    logger.info({ conn: data.key, user: user.username, role: user.role, since: data.since }, 'websocket connected');
+  };
+}
