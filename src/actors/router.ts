@@ -4,10 +4,9 @@
 // pays one actor event per group commit, not per message or per recipient; each frame was
 // serialised once and the same string goes to every socket, the frame object beside it to every
 // endpoint inside the hub (which never parses it back).
-import { assertEvent, setup } from 'xstate';
+import { assertEvent, assign, setup } from 'xstate';
 import { AddressTable } from '../delivery/addressTable.js';
-import type { DeliveryMeter, Endpoint, Principal } from '../delivery/types.js';
-import type { Delivery, PresencePort } from '../delivery/types.js';
+import type { Delivery, DeliveryMeter, Endpoint, PresencePort, Principal } from '../delivery/types.js';
 import { CloseCode } from '../protocol/errors.js';
 
 export type RouterEvent =
@@ -25,6 +24,10 @@ interface Revocation {
 }
 
 export interface RouterContext {
+  /**
+   * Mutated in place by bind, unbind and deliver on purpose: copying a table of tens of thousands
+   * of endpoints (or a counter object) on every event would cost more than the routing itself.
+   */
   table: AddressTable;
   presence: PresencePort;
   delivered: number;
@@ -33,7 +36,7 @@ export interface RouterContext {
    * Recent CLOSE_USER orders. A socket whose credential was checked before one of them but which
    * binds only after it (the upgrade was in flight) is closed on arrival instead of slipping through.
    */
-  revoked: Map<number, Revocation>;
+  revoked: ReadonlyMap<number, Revocation>;
   /** Counts frames handed to sockets, once per delivery (not per recipient). */
   meter: DeliveryMeter;
 }
@@ -100,11 +103,16 @@ export const routerMachine = setup({
       assertEvent(event, 'DELIVER');
       for (const d of event.deliveries) context.delivered += deliverOne(context.table, d, context.meter);
     },
+    remember: assign({
+      revoked: ({ context, event }) => {
+        assertEvent(event, 'CLOSE_USER');
+        const now = context.now();
+        const kept = new Map([...context.revoked].filter(([, r]) => now - r.at <= REVOCATION_MEMORY_MS));
+        return kept.set(event.userId, { at: now, code: event.code, reason: event.reason });
+      },
+    }),
     closeUser: ({ context, event }) => {
       assertEvent(event, 'CLOSE_USER');
-      const now = context.now();
-      for (const [userId, r] of context.revoked) if (now - r.at > REVOCATION_MEMORY_MS) context.revoked.delete(userId);
-      context.revoked.set(event.userId, { at: now, code: event.code, reason: event.reason });
       for (const e of [...(context.table.of(event.userId) ?? [])]) e.close(event.code, event.reason);
     },
     closeAll: ({ context, event }) => {
@@ -131,7 +139,7 @@ export const routerMachine = setup({
         BIND: { actions: 'bind' },
         UNBIND: { actions: 'unbind' },
         DELIVER: { actions: 'deliver' },
-        CLOSE_USER: { actions: 'closeUser' },
+        CLOSE_USER: { actions: ['remember', 'closeUser'] },
         CLOSE_ALL: { actions: 'closeAll' },
         SHUTDOWN: { target: 'stopping', actions: 'closeAll' },
       },

@@ -1,4 +1,4 @@
-// The router's address table: user id → that user's open endpoints (sockets, and later Butler).
+// The router's address table: user id → that user's open endpoints (sockets, and endpoints inside the hub: Butler and chat-platform identities).
 // Bind/unbind rules: an endpoint is bound once and unbound once; unbinding an endpoint that is not
 // (or no longer) bound changes nothing, so a late close can never remove a newer socket's binding.
 import type { Endpoint } from './types.js';

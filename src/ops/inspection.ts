@@ -1,5 +1,5 @@
 // Actor inspection: what `GET /api/admin/actors` and `/api/admin/actors/:id` show, and what tests
-// read. Each part of the live system (the router, the connection actors, later Butler and the
+// read. Each part of the live system (the router, the connection actors, Butler and the
 // connector) plugs in as an InspectableSource: a summary section and snapshots by actor id. Every
 // snapshot passes through `safeView`, which drops functions and sockets and redacts anything named
 // like a secret, so a source that forgets a field still cannot leak a token.
