@@ -135,7 +135,7 @@ export default defineCheck({
         ...(sum(fuzz.unansweredByKind) > 0 ? [`Unanswered on an open connection, by kind: ${list(fuzz.unansweredByKind)}.`] : []),
         ...(sum(fuzz.closedUnansweredByKind) > 0 ? [`Unanswered before the hub's close, by kind: ${list(fuzz.closedUnansweredByKind)}.`] : []),
         ...(sum(fuzz.unansweredByKind) + sum(fuzz.closedUnansweredByKind) > 0
-          ? [`Of those, answered late (after the wait, while the session closed): ${list(fuzz.lateByKind)}. Timelines of those sessions: ${traceFile}.`]
+          ? [`Of those, answered late (within 15 s more): ${list(fuzz.lateByKind)}. Timelines of those sessions: ${traceFile}.`]
           : []),
         ...(sum(fuzz.wronglyAcceptedByKind) > 0 ? [`Wrongly ACKed by kind: ${list(fuzz.wronglyAcceptedByKind)}.`] : []),
         ...(sum(fuzz.wrongCloseByKind) > 0 ? [`Without their close code, by kind: ${list(fuzz.wrongCloseByKind)}.`] : []),

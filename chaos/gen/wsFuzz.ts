@@ -33,7 +33,7 @@ export interface FuzzResult {
   unansweredByKind: Record<string, number>;
   /** Frames with an expected answer that the hub closed the connection on without answering, by a close that promises answers first. */
   closedUnansweredByKind: Record<string, number>;
-  /** Of both, answered after the wait (while the session closed): slow, not lost. */
+  /** Of both, answered within LATE_WAIT_MS after the wait: slow, not lost. */
   lateByKind: Record<string, number>;
   /** ACKs to frames that must be refused. */
   wronglyAcceptedByKind: Record<string, number>;
@@ -51,6 +51,8 @@ export interface FuzzResult {
  * ERROR): too large (1009), rate limit (4008), invalid frames (4010).
  */
 const ANSWERED_BEFORE_CLOSE = new Set<number>([CloseCode.tooLarge, CloseCode.rateLimited, CloseCode.invalidFrames]);
+/** How long a session that left frames unanswered on an open connection still listens for them (slow or lost?). */
+const LATE_WAIT_MS = 15_000;
 const bump = (m: Record<string, number>, k: string, n = 1) => (m[k] = (m[k] ?? 0) + n);
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -152,6 +154,9 @@ async function session(p: FuzzParams, sessionNo: number, id: Identity & { url: s
     const state = hubClose === undefined ? 'open' : `closed by the hub with ${hubClose}`;
     timeline.push(`${at()} ms counted unanswered (connection ${state}): ${[...given.keys()].join(', ') || 'none by local_id'}; ${idlessErrors} of ${idlessExpected} ERRORs for frames without a local_id`);
   }
+  // Tell slow from lost: a connection still open gets a while longer for the answers counted missing.
+  const lateUntil = Date.now() + LATE_WAIT_MS;
+  while (given.size > 0 && ws.readyState === WebSocket.OPEN && Date.now() < lateUntil) await sleep(10);
   if (last.expect.kind === 'close') {
     const ok = (hubClose !== undefined && last.expect.codes.includes(hubClose)) || (hubClose === undefined && idlessErrors > idlessExpected);
     if (!ok) bump(r.wrongCloseByKind, last.kind);

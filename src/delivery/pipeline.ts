@@ -214,12 +214,15 @@ export function createPipeline(deps: PipelineDeps) {
    * before the batch is resolved (a burst of new conversations costs one round trip, not one each).
    * A failure here is left to the per-message path, which answers each message on its own.
    */
-  async function prepareThreads(items: Item[]): Promise<void> {
+  async function prepareThreads(items: Item[], sought: Set<number>): Promise<void> {
     const unknown = new Set<number>();
     for (const item of items) {
       if (item.kind === 'message' && item.input.target_id !== undefined && !directory.peek(item.input.target_id)) unknown.add(item.input.target_id);
     }
-    if (unknown.size > 0) await directory.load(unknown);
+    if (unknown.size > 0) {
+      await directory.load(unknown);
+      for (const id of unknown) sought.add(id);
+    }
     const needed: Array<[Pair, string]> = [];
     const replies = new Map<string, [Pair, string]>();
     /** Pairs whose human writes in this batch: a reply after it goes to that message's thread. */
@@ -254,13 +257,15 @@ export function createPipeline(deps: PipelineDeps) {
    * Target, role and conversation of one message, or the reason it cannot be accepted.
    * Runs in batch order, so a stream's frames all resolve to the same thread.
    */
-  async function resolve(item: MessageItem): Promise<{ target: Principal | undefined; conversationId: number | null }> {
+  async function resolve(item: MessageItem, sought: Set<number>): Promise<{ target: Principal | undefined; conversationId: number | null }> {
     const { input, sender } = item;
     let target: Principal | undefined;
     if (input.target_id !== undefined) {
       target = directory.peek(input.target_id);
-      if (!target) {
+      // A missing user is looked for once per batch, not once per frame (a query each on PostgreSQL).
+      if (!target && !sought.has(input.target_id)) {
         await directory.load([input.target_id]);
+        sought.add(input.target_id);
         target = directory.peek(input.target_id);
       }
       if (!target) throw Errors.notFound(`target user ${input.target_id}`);
@@ -323,7 +328,9 @@ export function createPipeline(deps: PipelineDeps) {
     const mergePresence = (userId: number, patch: PresencePatch, at: string) =>
       presence.set(userId, { patch: { ...presence.get(userId)?.patch, ...patch }, at });
 
-    await prepareThreads(items).catch((err: unknown) => logger.warn({ err }, 'could not prepare the conversation threads of a batch'));
+    /** Target ids this flush looked up in the store. */
+    const sought = new Set<number>();
+    await prepareThreads(items, sought).catch((err: unknown) => logger.warn({ err }, 'could not prepare the conversation threads of a batch'));
     for (const item of items) {
       if (item.kind === 'presence') {
         mergePresence(item.userId, item.patch, item.at);
@@ -331,7 +338,7 @@ export function createPipeline(deps: PipelineDeps) {
       }
       let resolved: Awaited<ReturnType<typeof resolve>>;
       try {
-        resolved = await resolve(item);
+        resolved = await resolve(item, sought);
       } catch (err) {
         rejected.push([item, err instanceof HubError ? err : Errors.unavailable('could not route the message')]);
         if (!(err instanceof HubError)) logger.error({ err }, 'resolving a message failed');
