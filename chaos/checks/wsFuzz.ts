@@ -59,7 +59,7 @@ export default defineCheck({
     const fuzzers = await Promise.all([ctx.generator('fuzz', 'chaos/gen/wsFuzz.ts'), ctx.generator('flood', 'chaos/gen/wsFuzz.ts')]);
     const answersFile = join(ctx.answersDir, 'ws-fuzz.txt');
     writeFileSync(answersFile, '');
-    // Outside answers/: the secrets scan reads that folder, and a trace repeats what was sent too.
+    // Beside the hub's log, not in answers/ (which holds only what the hub answered).
     const traceFile = join(ctx.workDir, 'wsfuzz', 'unanswered-sessions.txt');
     const params: FuzzParams = {
       identities: [

@@ -138,7 +138,7 @@ async function session(p: FuzzParams, sessionNo: number, id: Identity & { url: s
     while (hubClose === undefined && idlessErrors <= idlessExpected + idlessMaybe && ws.readyState === WebSocket.OPEN && Date.now() < until) await sleep(10);
   }
   // A close frame from the hub leaves the socket CLOSING until the connection ends, and only then does
-  // \`ws\` report the code: wait for it, so a connection the hub closed is not judged as one left open.
+  // `ws` report the code: wait for it, so a connection the hub closed is not judged as one left open.
   if (hubClose === undefined && ws.readyState !== WebSocket.OPEN) await Promise.race([closed, sleep(3_000)]);
   if (hubClose === undefined) {
     for (const [lid, h] of pending) {
