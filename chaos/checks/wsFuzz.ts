@@ -59,8 +59,13 @@ export default defineCheck({
     const fuzzers = await Promise.all([ctx.generator('fuzz', 'chaos/gen/wsFuzz.ts'), ctx.generator('flood', 'chaos/gen/wsFuzz.ts')]);
     const answersFile = join(ctx.answersDir, 'ws-fuzz.txt');
     writeFileSync(answersFile, '');
+    // Beside the hub's log, not in answers/ (which holds only what the hub answered).
+    const traceFile = join(ctx.workDir, 'wsfuzz', 'unanswered-sessions.txt');
     const params: FuzzParams = {
-      identities: [...agents.map((a) => ({ role: 'agent' as const, url: hub.socketUrl(a.api_token) })), ...humans.map((h) => ({ role: 'human' as const, url: hub.socketUrl(h.token) }))],
+      identities: [
+        ...agents.map((a) => ({ role: 'agent' as const, name: a.username, url: hub.socketUrl(a.api_token) })),
+        ...humans.map((h) => ({ role: 'human' as const, name: h.username, url: hub.socketUrl(h.token) })),
+      ],
       victims: { threadId: thread.id, nobody: 999_999_999 },
       maxFrameBytes: MAX_FRAME_BYTES,
       frames: s.frames,
@@ -70,6 +75,7 @@ export default defineCheck({
       utf8Every: s.utf8Every,
       largeEvery: s.largeEvery,
       answersFile,
+      traceFile,
     };
     ctx.log(`wsFuzz: ${int(s.frames)} hostile frames (at most ${s.durationMs / 1000} s), a well-behaved agent at ${s.wellBehavedRate}/s meanwhile`);
     const floodTag = `flood${Date.now().toString(36)}`;
@@ -108,6 +114,7 @@ export default defineCheck({
       verdicts: [
         atLeast('hostile frames sent', fuzz.frames, s.frames),
         equals('frames that got no answer while their connection stayed open', sum(fuzz.unansweredByKind), 0),
+        equals('frames left unanswered by a close that answers first (1009, 4008, 4010)', sum(fuzz.closedUnansweredByKind), 0),
         equals('frames that must be refused but were ACKed', sum(fuzz.wronglyAcceptedByKind), 0),
         equals('connection-ending frames without their close code (or an ERROR)', sum(fuzz.wrongCloseByKind), 0),
         equals('invalid UTF-8 connections dropped by the transport (1006) that the hub logged with their cause', Math.min(utf8Logged, utf8Dropped), utf8Dropped),
@@ -125,7 +132,11 @@ export default defineCheck({
       ],
       notes: [
         ...(tooFew ? [`The fuzz stopped at its time bound (${s.durationMs / 1000} s) before ${int(s.frames)} frames.`] : []),
-        ...(sum(fuzz.unansweredByKind) > 0 ? [`Unanswered by kind: ${list(fuzz.unansweredByKind)}.`] : []),
+        ...(sum(fuzz.unansweredByKind) > 0 ? [`Unanswered on an open connection, by kind: ${list(fuzz.unansweredByKind)}.`] : []),
+        ...(sum(fuzz.closedUnansweredByKind) > 0 ? [`Unanswered before the hub's close, by kind: ${list(fuzz.closedUnansweredByKind)}.`] : []),
+        ...(sum(fuzz.unansweredByKind) + sum(fuzz.closedUnansweredByKind) > 0
+          ? [`Of those, answered late (within 15 s more): ${list(fuzz.lateByKind)}. Timelines of those sessions: ${traceFile}.`]
+          : []),
         ...(sum(fuzz.wronglyAcceptedByKind) > 0 ? [`Wrongly ACKed by kind: ${list(fuzz.wronglyAcceptedByKind)}.`] : []),
         ...(sum(fuzz.wrongCloseByKind) > 0 ? [`Without their close code, by kind: ${list(fuzz.wrongCloseByKind)}.`] : []),
         ...(fuzz.failureSamples.length > 0 ? [`Connection failures, e.g.: ${fuzz.failureSamples.join('; ')}`] : []),

@@ -52,8 +52,10 @@ export function createPipeline(deps: PipelineDeps) {
   const complete = createDeliver({ deliver: deps.deliver, round: deps.round ?? ((fn) => fn()), clock, logger, meter });
 
   async function flush(items: Item[]): Promise<void> {
-    await threads.prepare(items).catch((err: unknown) => logger.warn({ err }, 'could not prepare the conversation threads of a batch'));
-    const batch = await buildBatch(items, { resolve, touches, logger });
+    /** User ids this flush looked up in the store: a missing target costs one query per batch. */
+    const sought = new Set<number>();
+    await threads.prepare(items, sought).catch((err: unknown) => logger.warn({ err }, 'could not prepare the conversation threads of a batch'));
+    const batch = await buildBatch(items, { resolve: (item) => resolve(item, sought), touches, logger });
     await commits.commit({
       write: batch.write,
       size: batch.size,

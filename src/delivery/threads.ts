@@ -141,12 +141,15 @@ export function createThreadRouting(deps: ThreadDeps) {
      * conversations costs one round trip, not one each). The caller leaves a failure here to
      * `conversationOf`, which answers each message on its own.
      */
-    async prepare(items: readonly Item[]): Promise<void> {
+    async prepare(items: readonly Item[], sought?: Set<number>): Promise<void> {
       const unknown = new Set<number>();
       for (const item of items) {
         if (item.kind === 'message' && item.input.target_id !== undefined && !directory.peek(item.input.target_id)) unknown.add(item.input.target_id);
       }
-      if (unknown.size > 0) await directory.load(unknown);
+      if (unknown.size > 0) {
+        await directory.load(unknown);
+        for (const id of unknown) sought?.add(id);
+      }
       const needed: Array<[Pair, string]> = [];
       const replies = new Map<string, [Pair, string]>();
       /** Pairs whose human writes in this batch: a reply after it goes to that message's thread. */

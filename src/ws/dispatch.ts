@@ -80,7 +80,8 @@ export function createFrameHandler(deps: FrameDeps) {
       meter.refused(bytes);
       logger.warn({ conn: data.key, user: data.session!.user.username, bytes, limit: limits.maxFrameBytes }, 'frame far over the size limit: closing the socket with 1009');
       const reason = `frame of ${bytes} bytes; the limit is ${limits.maxFrameBytes}`;
-      data.actor.send({ type: 'CLOSE', code: CloseCode.tooLarge, reason });
+      // Frames already handed to the pipeline are answered first, as before an abuse close.
+      outlet.closeWhenAnswered(CloseCode.tooLarge, reason, ANSWER_WAIT_MS, 'frame_too_large');
       return;
     }
     if (!data.meters.rate.take()) {
