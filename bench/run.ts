@@ -64,7 +64,9 @@ async function main(): Promise<number> {
     failures: [],
   };
   const m = results.machine;
-  log(`${plan.mode} run on ${m.cpuModel} (${m.cores} cores), Node ${m.node}, hub ${m.hubCommit}, store ${plan.store}: ${scenarios.map((s) => s.key).join(', ')}`);
+  log(
+    `${plan.mode} run on ${m.cpuModel} (${m.cores} cores), Node ${m.node}, hub ${m.hubCommit}, store ${plan.store}: ${scenarios.map((s) => s.key).join(', ')}`,
+  );
   results.backgroundCpuPercent = await waitForQuiet(plan.quietWaitMs);
   const workDir = mkdtempSync(join(os.tmpdir(), 'hub-bench-'));
   stores = plan.store === 'postgres' ? await postgresStores(plan.pgUrl) : sqliteStores(workDir);

@@ -49,7 +49,11 @@ async function main(): Promise<number> {
     for (const check of checks) {
       const settings = check.settings(plan);
       log(`== ${check.key}: ${check.title} ${JSON.stringify(settings)}`);
-      const { ctx: base } = createContext(check.key, { plan, log, workDir, root: ROOT, resultsDir: RESULTS_DIR, stores, live, hub: { script: entry.script, rateLimited: true } }, jwtSecret);
+      const { ctx: base } = createContext(
+        check.key,
+        { plan, log, workDir, root: ROOT, resultsDir: RESULTS_DIR, stores, live, hub: { script: entry.script, rateLimited: true } },
+        jwtSecret,
+      );
       const ctx: ChaosContext = {
         ...base,
         jwtSecret,

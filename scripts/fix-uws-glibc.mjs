@@ -126,14 +126,19 @@ function main() {
   for (const name of files.filter((f) => /^uws_linux_x64_\d+\.node$/.test(f))) {
     processX64File(path.join(pkgDir, name), glibc, version);
   }
-  reportArm64(pkgDir, files.filter((f) => /^uws_linux_arm64_\d+\.node$/.test(f)));
+  reportArm64(
+    pkgDir,
+    files.filter((f) => /^uws_linux_arm64_\d+\.node$/.test(f)),
+  );
 
   const after = tryLoad(runningFile);
   if (after.ok) {
     log(`${runningName} now loads on Node ${process.version}`);
     return;
   }
-  console.error(`${TAG} ERROR: ${runningName} still does not load after patching, so uWebSockets.js cannot be used with Node ${process.version} on glibc ${glibc}.`);
+  console.error(
+    `${TAG} ERROR: ${runningName} still does not load after patching, so uWebSockets.js cannot be used with Node ${process.version} on glibc ${glibc}.`,
+  );
   console.error(`${TAG} ${firstLine(after.error)}`);
   console.error(`${TAG} See the warnings above; reinstalling the package (pristine files) and rerunning this script usually fixes it.`);
   process.exitCode = 1;
@@ -480,9 +485,7 @@ function planPatch(buf) {
       // contains them (a name starting at or before the last changed byte).
       const diffs = [...target].map((c, i) => i).filter((i) => target[i] !== sym.name[i]);
       const lastDiff = diffs[diffs.length - 1];
-      const sharing = elf.strRefs.filter(
-        (r) => r.off >= sym.nameOff && r.off <= sym.nameOff + lastDiff && r.what !== `dynsym #${sym.index}`,
-      );
+      const sharing = elf.strRefs.filter((r) => r.off >= sym.nameOff && r.off <= sym.nameOff + lastDiff && r.what !== `dynsym #${sym.index}`);
       if (sharing.length === 0) {
         const base = elf.dynstr.offset + sym.nameOff;
         for (const i of diffs) writes.push({ apply: (b) => (b[base + i] = target.charCodeAt(i)) });
@@ -528,7 +531,10 @@ function compareVersions(a, b) {
 }
 
 function firstLine(text) {
-  const lines = String(text).split('\n').map((l) => l.trim()).filter(Boolean);
+  const lines = String(text)
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
   // Node prints the source line and a caret first; the "Error: ..." line is the useful one.
   return lines.find((l) => /^\w*Error\b/.test(l)) || lines[0] || '(no error output)';
 }

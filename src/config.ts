@@ -124,9 +124,7 @@ export const DEFAULT_WEB_CSP = [
 /** Node's timer ceiling (2^31-1 ms), rounded down to whole days. */
 const MAX_SESSION_SECONDS = 24 * 24 * 3600;
 
-export type DbConfig =
-  | { driver: 'sqlite'; path: string }
-  | { driver: 'postgres'; url: string };
+export type DbConfig = { driver: 'sqlite'; path: string } | { driver: 'postgres'; url: string };
 
 export interface ButlerConfig {
   /** The language model; undefined: safe mode (rule-based Butler). */
@@ -258,7 +256,8 @@ function checkRules(s: Settings, ctx: z.RefinementCtx): void {
   }
   // Below the per-name budget, one name's typos would shut the whole address out before that name
   // itself is refused, so the per-name limit would never apply.
-  if (s.loginMaxFailuresPerAddress < s.LOGIN_MAX_FAILURES) problem('LOGIN_MAX_FAILURES_PER_ADDRESS', 'LOGIN_MAX_FAILURES_PER_ADDRESS must be at least LOGIN_MAX_FAILURES');
+  if (s.loginMaxFailuresPerAddress < s.LOGIN_MAX_FAILURES)
+    problem('LOGIN_MAX_FAILURES_PER_ADDRESS', 'LOGIN_MAX_FAILURES_PER_ADDRESS must be at least LOGIN_MAX_FAILURES');
   if (s.seconds.jwtExpires === undefined) {
     problem('JWT_TOKEN_EXPIRATION', `JWT_TOKEN_EXPIRATION must be a duration such as 24h, 90m or 3600 (got "${s.JWT_TOKEN_EXPIRATION}")`);
   } else if (s.seconds.jwtExpires > MAX_SESSION_SECONDS) {
@@ -277,7 +276,8 @@ function checkRules(s: Settings, ctx: z.RefinementCtx): void {
 
   // The hub answers frames up to twice WS_MAX_FRAME_BYTES with an ERROR and closes with 1009 above
   // that; the transport must be able to read such a frame whole to do so.
-  if (s.hardFrameBytes <= 2 * s.WS_MAX_FRAME_BYTES) problem('WS_HARD_FRAME_BYTES', `WS_HARD_FRAME_BYTES must be more than twice WS_MAX_FRAME_BYTES (${2 * s.WS_MAX_FRAME_BYTES})`);
+  if (s.hardFrameBytes <= 2 * s.WS_MAX_FRAME_BYTES)
+    problem('WS_HARD_FRAME_BYTES', `WS_HARD_FRAME_BYTES must be more than twice WS_MAX_FRAME_BYTES (${2 * s.WS_MAX_FRAME_BYTES})`);
 
   for (const name of ['BUTLER_BASE_URL', 'CHATPLATFORM_BASE_URL'] as const) {
     const value = s[name];
@@ -292,7 +292,8 @@ function checkRules(s: Settings, ctx: z.RefinementCtx): void {
   for (const [name, seconds] of butlerDurations) {
     if (seconds === undefined) problem(name, `${name} must be a duration such as 30s, 10m or 60 (got "${s[name]}")`);
   }
-  if (s.seconds.butlerAuth !== undefined && s.seconds.butlerAuth > MAX_SESSION_SECONDS) problem('BUTLER_AUTH_TIMEOUT', 'BUTLER_AUTH_TIMEOUT must be at most 24 days (24d)');
+  if (s.seconds.butlerAuth !== undefined && s.seconds.butlerAuth > MAX_SESSION_SECONDS)
+    problem('BUTLER_AUTH_TIMEOUT', 'BUTLER_AUTH_TIMEOUT must be at most 24 days (24d)');
   if (s.WS_RATE_BURST < s.WS_RATE_LIMIT) problem('WS_RATE_BURST', 'WS_RATE_BURST must be at least WS_RATE_LIMIT (the bucket must hold one second of traffic)');
   // uWS sends pings on its own and counts idle time in 4-second steps; below 8 s a healthy client
   // on a slow link would be cut off between two pings.
@@ -312,7 +313,7 @@ function warningsOf(s: Settings): string[] {
     if (s.JWT_SECRET && s.JWT_SECRET.length < 32) warnings.push('JWT_SECRET is shorter than 32 characters');
   }
   if (!(s.BUTLER_BASE_URL && s.BUTLER_MODEL) && (s.BUTLER_BASE_URL || s.BUTLER_MODEL)) {
-    warnings.push('BUTLER_BASE_URL and BUTLER_MODEL are both needed for Butler\'s language model: Butler runs in safe mode (rule-based)');
+    warnings.push("BUTLER_BASE_URL and BUTLER_MODEL are both needed for Butler's language model: Butler runs in safe mode (rule-based)");
   }
   if (s.isProduction && s.METRICS_ENABLED && s.METRICS_TOKEN === undefined) {
     warnings.push("METRICS_TOKEN is not set: GET /metrics is open to anyone who can reach the hub's port");
@@ -340,7 +341,9 @@ function build(s: Settings, cwd: string): Config {
       loginFailureWindowSeconds: s.seconds.loginFailureWindow!,
     },
     http: {
-      corsOrigins: s.CORS_ALLOWED_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean),
+      corsOrigins: s.CORS_ALLOWED_ORIGINS.split(',')
+        .map((o) => o.trim())
+        .filter(Boolean),
       bodyLimitBytes: s.HTTP_BODY_LIMIT_BYTES,
     },
     butler: {

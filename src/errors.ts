@@ -65,7 +65,8 @@ export const Errors = {
   unavailable: (message: string) => new HubError('unavailable', message),
   notImplemented: (message: string) => new HubError('not_implemented', message),
   metricsDisabled: () => new HubError('not_found', 'metrics are disabled on this hub (METRICS_ENABLED=false)'),
-  upgradeRequired: () => new HubError('upgrade_required', 'this endpoint speaks WebSocket: connect with a WebSocket client to /api/ws?token=<JWT or api_token>'),
+  upgradeRequired: () =>
+    new HubError('upgrade_required', 'this endpoint speaks WebSocket: connect with a WebSocket client to /api/ws?token=<JWT or api_token>'),
 } as const;
 
 export const INTERNAL_ERROR_BODY = { error: 'Internal server error' } as const;

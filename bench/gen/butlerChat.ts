@@ -70,7 +70,10 @@ serve({
           const stamps = [...String(f.payload).matchAll(STAMP)].map((m) => Number(m[1]));
           const ordered = stamps.every((s, k) => k === 0 || s >= stamps[k - 1]!);
           if (stamps.length !== p.deltas || !ordered || f.payload !== c.chunks || f.stream_id !== c.streamId) {
-            if (problems.length < 5) problems.push(`thread ${c.threadId}: final CHAT has ${stamps.length}/${p.deltas} deltas${ordered ? '' : ' out of order'}${f.payload === c.chunks ? '' : ', differs from its chunks'}`);
+            if (problems.length < 5)
+              problems.push(
+                `thread ${c.threadId}: final CHAT has ${stamps.length}/${p.deltas} deltas${ordered ? '' : ' out of order'}${f.payload === c.chunks ? '' : ', differs from its chunks'}`,
+              );
             else problems.push('');
           }
         } else if (f.type === 'CHAT_STREAM_END') {

@@ -161,7 +161,12 @@ export async function openAll(urls: string[], concurrency: number, open: (url: s
  * Opens every url over `p.transport` (any failure fails the call) and wires each connection's
  * frames, by index, and its close to the handlers.
  */
-export async function connectEach(p: ConnectParams, who: string, onText: (index: number, text: string) => void, onClose: () => void): Promise<{ conns: Conn[]; result: ConnectResult }> {
+export async function connectEach(
+  p: ConnectParams,
+  who: string,
+  onText: (index: number, text: string) => void,
+  onClose: () => void,
+): Promise<{ conns: Conn[]; result: ConnectResult }> {
   const opened = await openAll(p.urls, p.concurrency, (url) => opener(p.transport)(url));
   if (opened.errors.length > 0) throw new Error(`${who} could not connect: ${opened.errors.slice(0, 3).join('; ')}`);
   const conns = opened.sockets as Conn[];

@@ -34,7 +34,12 @@ export class HubApi {
 }
 
 /** Runs `fn` over `items` with at most `concurrency` calls in flight, keeping the order of results. */
-export async function mapLimit<T, R>(items: readonly T[], concurrency: number, fn: (item: T, index: number) => Promise<R>, onProgress?: (done: number) => void): Promise<R[]> {
+export async function mapLimit<T, R>(
+  items: readonly T[],
+  concurrency: number,
+  fn: (item: T, index: number) => Promise<R>,
+  onProgress?: (done: number) => void,
+): Promise<R[]> {
   const results: R[] = new Array(items.length);
   let next = 0;
   let done = 0;
@@ -60,15 +65,24 @@ export interface Cast {
 /** Members (logged in) and agents (registered) for a run; names carry `prefix` so runs never clash. */
 export async function createCast(api: HubApi, adminToken: string, prefix: string, humans: number, agents: number): Promise<Cast> {
   const password = MEMBER_PASSWORD;
-  const members = await mapLimit(Array.from({ length: humans }, (_, i) => `${prefix}-human-${i}`), 8, async (name) => {
-    await api.createMember(adminToken, name, password);
-    const { token, user } = await api.login(name, password);
-    return { ...user, token };
-  });
+  const members = await mapLimit(
+    Array.from({ length: humans }, (_, i) => `${prefix}-human-${i}`),
+    8,
+    async (name) => {
+      await api.createMember(adminToken, name, password);
+      const { token, user } = await api.login(name, password);
+      return { ...user, token };
+    },
+  );
   const registered = await registerAgents(api, adminToken, prefix, agents);
   return { humans: members, agents: registered };
 }
 
 export function registerAgents(api: HubApi, adminToken: string, prefix: string, count: number, onProgress?: (done: number) => void) {
-  return mapLimit(Array.from({ length: count }, (_, i) => `${prefix}-agent-${i}`), 16, (name) => api.registerAgent(adminToken, name), onProgress);
+  return mapLimit(
+    Array.from({ length: count }, (_, i) => `${prefix}-agent-${i}`),
+    16,
+    (name) => api.registerAgent(adminToken, name),
+    onProgress,
+  );
 }

@@ -61,7 +61,9 @@ export function createContext(key: string, o: ContextOptions, jwtSecret = newJwt
       const started = hubs.get(hub);
       hubs.delete(hub);
       if (started?.profileDir && window) {
-        profiles.push(...summariseWritten(started.profileDir, join(o.resultsDir, `hub-${started.name}-latest`), o.root, covers, { ...window, exitedAt: now() }));
+        profiles.push(
+          ...summariseWritten(started.profileDir, join(o.resultsDir, `hub-${started.name}-latest`), o.root, covers, { ...window, exitedAt: now() }),
+        );
       }
     },
     async track(starting) {

@@ -98,7 +98,10 @@ export function parseCommand(argv: string[], env: NodeJS.ProcessEnv = process.en
     list: values.list!,
     plan: {
       mode: quick ? 'quick' : 'full',
-      only: values.only?.split(',').map((s) => s.trim()).filter(Boolean),
+      only: values.only
+        ?.split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
       store: values.pg ? 'postgres' : 'sqlite',
       pgUrl: values['pg-url'] ?? env['BENCH_DATABASE_URL'] ?? env['TEST_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test',
       hubEnv: hubEnvOf(values['hub-env']!),

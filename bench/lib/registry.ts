@@ -15,7 +15,11 @@ interface Registered {
 }
 
 const isRegistered = (v: unknown): v is Registered =>
-  typeof v === 'object' && v !== null && typeof (v as Registered).key === 'string' && typeof (v as Registered).run === 'function' && typeof (v as Registered).settings === 'function';
+  typeof v === 'object' &&
+  v !== null &&
+  typeof (v as Registered).key === 'string' &&
+  typeof (v as Registered).run === 'function' &&
+  typeof (v as Registered).settings === 'function';
 
 export async function loadScenarios<T extends Registered = Scenario>(dir: string, define = 'defineScenario'): Promise<T[]> {
   const files = readdirSync(dir).filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'));

@@ -97,11 +97,20 @@ export function renderReport(r: Results, sections: string[][]): string {
     '',
     `Machine: ${m.cpuModel}, ${m.cores} cores, ${int(m.memoryMb)} MB, Node ${m.node}, Linux ${m.kernel}; hub at ${m.hubCommit}. ` +
       `Background load before the run: ${int(r.backgroundCpuPercent)} % of a core${r.backgroundCpuPercent > QUIET_CPU ? ' (**busy machine: figures are noisy**)' : ''}.` +
-      (Object.keys(r.hubEnv).length > 0 ? ` Hub environment: ${Object.entries(r.hubEnv).map(([k, v]) => `\`${k}=${v}\``).join(', ')}.` : ''),
+      (Object.keys(r.hubEnv).length > 0
+        ? ` Hub environment: ${Object.entries(r.hubEnv)
+            .map(([k, v]) => `\`${k}=${v}\``)
+            .join(', ')}.`
+        : ''),
     '',
     '| scenario | figures |',
     '|---|---|',
-    ...Object.entries(r.scenarios).map(([key, figures]) => `| ${key} | ${Object.entries(figures).map(([k, v]) => `${k} **${figure(v)}**`).join(', ')} |`),
+    ...Object.entries(r.scenarios).map(
+      ([key, figures]) =>
+        `| ${key} | ${Object.entries(figures)
+          .map(([k, v]) => `${k} **${figure(v)}**`)
+          .join(', ')} |`,
+    ),
   ];
   const ratios = Object.entries(r.ratios);
   if (ratios.length > 0) out.push('', `Ratios in this run: ${ratios.map(([k, v]) => `${k} **${figure(v)}**`).join(', ')}`);

@@ -23,7 +23,7 @@ export function serve(handlers: Handlers): void {
       .then(() => handler(req.params))
       .then(
         (result) => reply({ id: req.id, ok: true, result }),
-        (err: unknown) => reply({ id: req.id, ok: false, error: err instanceof Error ? err.stack ?? err.message : String(err) }),
+        (err: unknown) => reply({ id: req.id, ok: false, error: err instanceof Error ? (err.stack ?? err.message) : String(err) }),
       );
   });
   // An orphaned load generator would keep thousands of sockets open: leave with the parent.

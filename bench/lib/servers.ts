@@ -163,4 +163,5 @@ const startRelay = (kind: ServerKind, transport: Transport, script: string, sock
 export const startRawRelay = () => startRelay('raw', 'ws', 'bench/servers/rawRelay.ts', (port, uid) => `ws://127.0.0.1:${port}/ws?uid=${uid}`);
 
 /** What a team might pick instead: a Socket.IO server on node:http, one room per user, no store. */
-export const startSocketioRelay = () => startRelay('socketio', 'socketio', 'bench/servers/socketioRelay.ts', (port, uid) => `http://127.0.0.1:${port}/?uid=${uid}`);
+export const startSocketioRelay = () =>
+  startRelay('socketio', 'socketio', 'bench/servers/socketioRelay.ts', (port, uid) => `http://127.0.0.1:${port}/?uid=${uid}`);

@@ -39,7 +39,8 @@ export function targetsOf(f: Figures, ratios: Record<string, Figure>): Target[] 
   atLeast('hub / Socket.IO relay, msg/s', ratios['hubToSocketio'] ?? null, 1, '1');
   atMost('targeted CHAT p99 ms at 5,000 msg/s', get(f, 'targeted', 'p99MsAt5k'), 50, '50 ms');
   const sockets = get(f, 'idle', 'sockets');
-  if (sockets !== null && sockets >= 10_000) atMost(`KB RSS per idle agent socket (${sockets.toLocaleString('en-US')})`, get(f, 'idle', 'rssPerSocketKB'), 16, '16 KB');
+  if (sockets !== null && sockets >= 10_000)
+    atMost(`KB RSS per idle agent socket (${sockets.toLocaleString('en-US')})`, get(f, 'idle', 'rssPerSocketKB'), 16, '16 KB');
   atLeast('dashboard fan-out, deliveries/s', get(f, 'fanout', 'deliveriesPerSec'), 100_000, '100,000');
   return targets;
 }

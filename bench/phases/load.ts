@@ -2,7 +2,17 @@
 // generator process, receiver sockets in another, a server in a third. Closed loops find the most a
 // server sustains (in flight is bounded by the window, so no backlog can grow); open loops at fixed
 // rates give latency, and show a backlog building when the server cannot keep up.
-import type { ConnectParams, ConnectResult, ReceiversArmParams, ReceiversSettleResult, RunMode, SendersConnectParams, SendersRunParams, SendersRunResult, SendKind } from '../gen/protocol.js';
+import type {
+  ConnectParams,
+  ConnectResult,
+  ReceiversArmParams,
+  ReceiversSettleResult,
+  RunMode,
+  SendersConnectParams,
+  SendersRunParams,
+  SendersRunResult,
+  SendKind,
+} from '../gen/protocol.js';
 import type { ScenarioContext } from '../lib/scenario.js';
 import type { Server } from '../lib/servers.js';
 import type { Generator } from '../lib/spawn.js';
@@ -226,7 +236,14 @@ export function series(kind: string, s: LoadSettings): { warmup: RunSpec; runs: 
       rampMs: 0,
     },
     runs: [
-      ...s.openRates.map((rate) => ({ ...base, label: `open loop ${rate}/s`, tag: `${kind}o${rate}`, mode: { kind: 'open' as const, rate }, durationMs: s.openMs, rampMs: s.rampMs })),
+      ...s.openRates.map((rate) => ({
+        ...base,
+        label: `open loop ${rate}/s`,
+        tag: `${kind}o${rate}`,
+        mode: { kind: 'open' as const, rate },
+        durationMs: s.openMs,
+        rampMs: s.rampMs,
+      })),
       ...s.windows.map((window) => ({
         ...base,
         label: `closed loop, window ${window}`,

@@ -60,7 +60,11 @@ export default defineScenario({
     const chat = await ctx.generator('askers', 'bench/gen/butlerChat.ts');
     await chat.call('connect', { urls: cast.humans.map((h) => hub.socketUrl(h.token)) }, 60_000);
     const usage = await meterUsage(hub, [chat, model]);
-    const r = await chat.call<ButlerRunResult>('run', { threads, deltas: s.deltas, durationMs: s.durationMs, drainMs: s.drainMs }, s.durationMs + s.drainMs + 30_000);
+    const r = await chat.call<ButlerRunResult>(
+      'run',
+      { threads, deltas: s.deltas, durationMs: s.durationMs, drainMs: s.drainMs },
+      s.durationMs + s.drainMs + 30_000,
+    );
     const u = await usage.stop();
     await chat.call('close', {}, 30_000);
     await ctx.stopHub(hub, { from: r.startedAt, to: r.endedAt }, 'the measured conversations');
@@ -92,7 +96,7 @@ export default defineScenario({
         `| ${int(r.completed)} | ${round(perSecond)} | ${round(ideal)} | ${ms(delta.p50)} / ${ms(delta.p99)} / ${ms(delta.max)} | ${ms(answer.p50)} / ${ms(answer.p99)} ${usageCells(u)}`,
         '',
         'Every conversation asks again as soon as its answer ends. *ideal/s* is every conversation kept busy with the model as the only wait. ' +
-          '*Added ms per delta* is from the model writing a delta to the asker receiving the CHAT_STREAM that holds it; it includes Butler\'s coalescing ' +
+          "*Added ms per delta* is from the model writing a delta to the asker receiving the CHAT_STREAM that holds it; it includes Butler's coalescing " +
           '(the first delta goes at once, later ones at most every 50 ms). Each final CHAT must hold every delta once, in order, and equal its chunks joined.',
         '',
       ],

@@ -72,11 +72,15 @@ export default defineScenario({
         p99MsAtTarget: atTarget?.latency.p99 ?? null,
       },
       details: { warmup: result.warmup, runs: result.rows },
-      markdown: markdownSection(`Dashboard fan-out on the hub (${s.agents} agents → ${dashboards.length} human sockets, SYSTEM_LOG stored, ${s.payloadBytes}-byte text)`, result, [
-        `Every human socket must receive every message exactly once; latency is sampled on ${s.latencySockets} of them. ` +
-          `Open loops at ${TARGET_DELIVERIES.toLocaleString('en-US')}, then 200,000... deliveries/s, until one falls behind; deliveries/s is the highest kept up with. ` +
-          'Each report also updates the agent\'s `last_report`, so the dashboards get PRESENCE frames besides (not counted).',
-      ]),
+      markdown: markdownSection(
+        `Dashboard fan-out on the hub (${s.agents} agents → ${dashboards.length} human sockets, SYSTEM_LOG stored, ${s.payloadBytes}-byte text)`,
+        result,
+        [
+          `Every human socket must receive every message exactly once; latency is sampled on ${s.latencySockets} of them. ` +
+            `Open loops at ${TARGET_DELIVERIES.toLocaleString('en-US')}, then 200,000... deliveries/s, until one falls behind; deliveries/s is the highest kept up with. ` +
+            "Each report also updates the agent's `last_report`, so the dashboards get PRESENCE frames besides (not counted).",
+        ],
+      ),
       problems: seriesProblems(result),
     };
   },

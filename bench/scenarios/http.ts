@@ -98,7 +98,7 @@ export default defineScenario({
       markdown: [
         `### HTTP API (autocannon, keep-alive, one request in flight per connection; ${s.agents} agents listed)`,
         '',
-        'Logins are bound by the password hash (scrypt, N=2^15), which runs on libuv\'s thread pool. Posted messages are stored and delivered to a dashboard socket, which checks each arrives exactly once.',
+        "Logins are bound by the password hash (scrypt, N=2^15), which runs on libuv's thread pool. Posted messages are stored and delivered to a dashboard socket, which checks each arrives exactly once.",
         '',
         `| endpoint | connections | requests | req/s | p50 ms | p99 ms | p99.9 ms | max ms | non-2xx / errors ${usageHeader}`,
         `|---|---:|---:|---:|---:|---:|---:|---:|---|${usageAlign}`,

@@ -81,7 +81,13 @@ async function connectBurst(hub: Hub, gens: Generator[], tokens: string[], s: Id
       const addresses = Array.from({ length: Math.max(1, Math.ceil(mine.length / SOCKETS_PER_ADDRESS)) }, (_, a) => `127.0.${1 + a}.${10 + k}`);
       return gen.call<IdleConnectResult>(
         'connect',
-        { urls: mine.map((t) => hub.socketUrl(t)), concurrency: s.concurrency, localAddresses: addresses, announce: true, ackTimeoutMs: 60_000 } satisfies IdleConnectParams,
+        {
+          urls: mine.map((t) => hub.socketUrl(t)),
+          concurrency: s.concurrency,
+          localAddresses: addresses,
+          announce: true,
+          ackTimeoutMs: 60_000,
+        } satisfies IdleConnectParams,
         300_000,
       );
     }),
@@ -146,7 +152,8 @@ export default defineScenario({
       held = target;
       connected += burst.connected;
       acked += burst.acked;
-      if (burst.connected < batch.length) problems.push(`${batch.length - burst.connected} sockets failed to connect, e.g. ${burst.errors.slice(0, 3).join('; ')}`);
+      if (burst.connected < batch.length)
+        problems.push(`${batch.length - burst.connected} sockets failed to connect, e.g. ${burst.errors.slice(0, 3).join('; ')}`);
       await sleep(s.settleMs);
       const rss = rssKb(hub.pid);
       const status = await Promise.all(gens.map((g) => g.call<IdleStatus>('status', {}, 10_000)));
@@ -169,7 +176,9 @@ export default defineScenario({
       };
       rssPrevious = rss;
       steps.push(step);
-      ctx.log(`idle: ${connected} connected, ${acked} acknowledged, RSS ${step.rssMb.toFixed(1)} MB, ${step.kbPerSocket.toFixed(1)} KB/socket (marginal ${step.marginalKbPerSocket.toFixed(1)})`);
+      ctx.log(
+        `idle: ${connected} connected, ${acked} acknowledged, RSS ${step.rssMb.toFixed(1)} MB, ${step.kbPerSocket.toFixed(1)} KB/socket (marginal ${step.marginalKbPerSocket.toFixed(1)})`,
+      );
       if (acked < connected) problems.push(`${connected - acked} announces were not acknowledged at ${target} sockets`);
       if (stillOpen < connected) problems.push(`${connected - stillOpen} sockets closed while idle at ${target} sockets`);
     }

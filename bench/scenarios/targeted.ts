@@ -39,7 +39,7 @@ export default defineScenario({
       },
       details: { warmup: result.warmup, runs: result.rows },
       markdown: markdownSection(`Targeted CHAT on the hub, stored (${s.agents} agents → ${s.humans} humans, ${s.payloadBytes}-byte text)`, result, [
-        'Latency: sender\'s send call → CHAT received at the human socket. msg/s counts receipts after the ramp of each run. ' +
+        "Latency: sender's send call → CHAT received at the human socket. msg/s counts receipts after the ramp of each run. " +
           'The most the hub sustains is its best closed loop (at most `window` frames unacknowledged per agent, so no backlog can build).',
       ]),
       problems: seriesProblems(result),

@@ -57,7 +57,15 @@ app.ws<Peer>('/ws', {
     const timestamp = new Date().toISOString();
     const senderId = ws.getUserData().uid;
     if (typeof frame.target_id === 'number') {
-      const text = JSON.stringify({ id, type: frame.type, payload: frame.payload, sender_id: senderId, target_id: frame.target_id, local_id: frame.local_id, timestamp });
+      const text = JSON.stringify({
+        id,
+        type: frame.type,
+        payload: frame.payload,
+        sender_id: senderId,
+        target_id: frame.target_id,
+        local_id: frame.local_id,
+        timestamp,
+      });
       const targets = socketsOf.get(frame.target_id);
       if (targets) for (const t of targets) t.send(text, false);
     }

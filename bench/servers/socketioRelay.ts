@@ -46,7 +46,15 @@ io.on('connection', (socket) => {
     const id = nextId++;
     const timestamp = new Date().toISOString();
     if (typeof frame.target_id === 'number') {
-      const out = JSON.stringify({ id, type: frame.type, payload: frame.payload, sender_id: uid, target_id: frame.target_id, local_id: frame.local_id, timestamp });
+      const out = JSON.stringify({
+        id,
+        type: frame.type,
+        payload: frame.payload,
+        sender_id: uid,
+        target_id: frame.target_id,
+        local_id: frame.local_id,
+        timestamp,
+      });
       io.to(room(frame.target_id)).emit('m', out);
     }
     if (frame.local_id !== undefined) socket.emit('m', JSON.stringify({ type: 'ACK', local_id: frame.local_id, id, timestamp }));

@@ -19,7 +19,16 @@ const BODY_LIMIT = 1024 * 1024;
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 const schema = z.looseObject({ $ref: z.string().optional(), required: z.array(z.string()).optional() });
 const openapi = z.object({
-  paths: z.record(z.string(), z.record(z.string(), z.looseObject({ 'x-access': z.string().optional(), requestBody: z.looseObject({ content: z.record(z.string(), z.looseObject({ schema: schema.optional() })) }).optional() }))),
+  paths: z.record(
+    z.string(),
+    z.record(
+      z.string(),
+      z.looseObject({
+        'x-access': z.string().optional(),
+        requestBody: z.looseObject({ content: z.record(z.string(), z.looseObject({ schema: schema.optional() })) }).optional(),
+      }),
+    ),
+  ),
   components: z.looseObject({ schemas: z.record(z.string(), schema).optional() }).optional(),
 });
 type Doc = z.infer<typeof openapi>;
@@ -43,18 +52,34 @@ export default defineCheck({
   key: 'httpFuzz',
   title: 'HTTP fuzz over every route of the OpenAPI document',
   order: 60,
-  settings: (plan) => ({ requests: pick(plan, 3_000, 25_000), durationMs: pick(plan, 30_000, 240_000), concurrency: 16, uploadBytes: pick(plan, 30, 300) * 1024 * 1024, sprayNames: pick(plan, 40, 100) }),
+  settings: (plan) => ({
+    requests: pick(plan, 3_000, 25_000),
+    durationMs: pick(plan, 30_000, 240_000),
+    concurrency: 16,
+    uploadBytes: pick(plan, 30, 300) * 1024 * 1024,
+    sprayNames: pick(plan, 40, 100),
+  }),
   async run(ctx, s) {
     const hub = await ctx.hub('httpfuzz', await ctx.newStore('httpfuzz'));
     const cast = await crew(ctx, hub, 'httpfuzz', 1, 1);
     const doc = openapi.parse(await fetch(`${hub.baseUrl}/api/openapi.json`).then((r) => r.json()));
     const operations: Operation[] = Object.entries(doc.paths).flatMap(([path, item]) =>
-      METHODS.filter((m) => item[m]).map((m) => ({ method: m.toUpperCase(), path, access: (item[m]!['x-access'] ?? 'authenticated') as Access, body: bodyOf(doc, item[m]!) })),
+      METHODS.filter((m) => item[m]).map((m) => ({
+        method: m.toUpperCase(),
+        path,
+        access: (item[m]!['x-access'] ?? 'authenticated') as Access,
+        body: bodyOf(doc, item[m]!),
+      })),
     );
     const params: HttpFuzzParams = {
       baseUrl: hub.baseUrl,
       operations,
-      credentials: { forged: forgedCredentials(cast.adminToken, ctx.jwtSecret), member: cast.humans[0]!.token, agent: cast.agents[0]!.api_token, admin: cast.adminToken },
+      credentials: {
+        forged: forgedCredentials(cast.adminToken, ctx.jwtSecret),
+        member: cast.humans[0]!.token,
+        agent: cast.agents[0]!.api_token,
+        admin: cast.adminToken,
+      },
       bodyLimitBytes: BODY_LIMIT,
       requests: s.requests,
       durationMs: s.durationMs,
@@ -74,20 +99,32 @@ export default defineCheck({
     // Password spraying: one wrong password against many names (each tried once) from one address.
     const sprayed: number[] = [];
     for (let i = 0; i < s.sprayNames; i++) {
-      const res = await fetch(`${hub.baseUrl}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: i === 0 ? cast.humans[0]!.username : `spray-${i}`, password: 'Spring2026!' }) });
+      const res = await fetch(`${hub.baseUrl}/api/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ username: i === 0 ? cast.humans[0]!.username : `spray-${i}`, password: 'Spring2026!' }),
+      });
       sprayed.push(res.status);
       await res.arrayBuffer();
     }
     const throttled = sprayed.filter((st) => st === 429).length;
 
     // Butler (id 2) speaks for the hub: no admin may take its token.
-    const rotate = await fetch(`${hub.baseUrl}/api/users/agents/2/token`, { method: 'PATCH', headers: { 'content-type': 'application/json', authorization: `Bearer ${cast.adminToken}` }, body: '{}' });
+    const rotate = await fetch(`${hub.baseUrl}/api/users/agents/2/token`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${cast.adminToken}` },
+      body: '{}',
+    });
     const rotateBody = await rotate.text();
-    const admins = (await fetch(`${hub.baseUrl}/api/users?role=ADMIN`, { headers: { authorization: `Bearer ${cast.adminToken}` } }).then((r) => r.json())) as unknown[];
+    const admins = (await fetch(`${hub.baseUrl}/api/users?role=ADMIN`, { headers: { authorization: `Bearer ${cast.adminToken}` } }).then((r) =>
+      r.json(),
+    )) as unknown[];
 
     const byAccess: Record<string, number> = {};
     for (const o of operations) byAccess[o.access] = (byAccess[o.access] ?? 0) + 1;
-    const accessCounts = Object.entries(byAccess).map(([k, n]) => `${k} ${n}`).join(', ');
+    const accessCounts = Object.entries(byAccess)
+      .map(([k, n]) => `${k} ${n}`)
+      .join(', ');
     return {
       measured:
         `${int(fuzz.requests)} requests over ${operations.length} operations (${accessCounts}) from GET /api/openapi.json, ${s.concurrency} at a time: ${Object.keys(params.credentials.forged).length} forged credentials, a member's and an agent's on admin routes, ` +
@@ -95,15 +132,30 @@ export default defineCheck({
         `Then a chunked upload of up to ${s.uploadBytes / 2 ** 20} MB, ${s.sprayNames} logins with one password against different names from 127.0.0.1, and an admin rotating Butler's token.`,
       verdicts: [
         atLeast('requests answered', fuzz.requests - fuzz.networkErrors, s.requests),
-        info('answers by status', Object.entries(fuzz.byStatus).map(([k, n]) => `${k} × ${int(n)}`).join(', ')),
+        info(
+          'answers by status',
+          Object.entries(fuzz.byStatus)
+            .map(([k, n]) => `${k} × ${int(n)}`)
+            .join(', '),
+        ),
         equals('answers of 500 (or above, but 501 and 503)', sum(fuzz.serverErrors), 0),
         equals('requests accepted that must be refused', sum(fuzz.wronglyAccepted), 0),
         equals('requests with no HTTP answer', fuzz.networkErrors, 0),
         info("answered by the dashboard, not the API (a '..' in the path left /api)", int(fuzz.dashboardAnswers)),
-        holds('chunked upload refused with 413', upload.status === 413, `${upload.status ?? upload.error} after ${int(upload.writtenBytes / 1024)} KB, ${Math.round(upload.ms)} ms`, '413'),
+        holds(
+          'chunked upload refused with 413',
+          upload.status === 413,
+          `${upload.status ?? upload.error} after ${int(upload.writtenBytes / 1024)} KB, ${Math.round(upload.ms)} ms`,
+          '413',
+        ),
         atMost('hub RSS added during the upload', uploadRss.peakMb - rssBefore, 64, ' MB'),
         atLeast('password spraying from one address: answers of 429', throttled, 1),
-        holds("an admin rotating Butler's token is refused", rotate.status >= 400, `${rotate.status}${rotate.ok ? ' (Butler\'s new token handed out)' : ''}`, '4xx'),
+        holds(
+          "an admin rotating Butler's token is refused",
+          rotate.status >= 400,
+          `${rotate.status}${rotate.ok ? " (Butler's new token handed out)" : ''}`,
+          '4xx',
+        ),
         equals('users with role ADMIN after the fuzz (prototype keys, spoofed roles)', admins.length, 1),
       ],
       notes: [

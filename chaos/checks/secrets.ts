@@ -33,14 +33,28 @@ export default defineCheck({
     const cast = await crew(ctx, hub, 'secrets', 1, 1);
     const human = cast.humans[0]!;
     const agent = cast.agents[0]!;
-    for (const [username, password] of [[`${human.username}x`, MEMBER_PASSWORD], [ADMIN.username, `${ADMIN.password}x`], [agent.username, agent.api_token]] as const) {
-      await fetch(`${hub.baseUrl}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password }) }).then((r) => r.arrayBuffer());
+    for (const [username, password] of [
+      [`${human.username}x`, MEMBER_PASSWORD],
+      [ADMIN.username, `${ADMIN.password}x`],
+      [agent.username, agent.api_token],
+    ] as const) {
+      await fetch(`${hub.baseUrl}/api/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ username, password }),
+      }).then((r) => r.arrayBuffer());
     }
     await touchSocket(hub.socketUrl(human.token));
     await touchSocket(hub.socketUrl(agent.api_token));
     await touchSocket(hub.socketUrl(`${agent.api_token.slice(0, -2)}zz`));
-    await fetch(`${hub.baseUrl}/api/users/agents?token=${agent.api_token}`, { headers: { authorization: `Bearer ${human.token}` } }).then((r) => r.arrayBuffer());
-    await fetch(`${hub.baseUrl}/api/users/agents/test-connection`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${cast.adminToken}` }, body: JSON.stringify({ api_token: agent.api_token }) }).then((r) => r.arrayBuffer());
+    await fetch(`${hub.baseUrl}/api/users/agents?token=${agent.api_token}`, { headers: { authorization: `Bearer ${human.token}` } }).then((r) =>
+      r.arrayBuffer(),
+    );
+    await fetch(`${hub.baseUrl}/api/users/agents/test-connection`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${cast.adminToken}` },
+      body: JSON.stringify({ api_token: agent.api_token }),
+    }).then((r) => r.arrayBuffer());
     await ctx.stopHub(hub);
 
     const logs = readdirSync(ctx.workDir)
@@ -65,7 +79,15 @@ export default defineCheck({
         equals('JWTs', byKind('JWT'), 0),
         info('files scanned', [...logs, ...answers].map((f) => f.slice(ctx.workDir.length + 1)).join(', ')),
       ],
-      notes: found.length > 0 ? [`Found, e.g.: ${found.slice(0, 8).map((f) => `${f.kind} ${f.sample} at ${f.where}`).join('; ')}`] : [],
+      notes:
+        found.length > 0
+          ? [
+              `Found, e.g.: ${found
+                .slice(0, 8)
+                .map((f) => `${f.kind} ${f.sample} at ${f.where}`)
+                .join('; ')}`,
+            ]
+          : [],
     };
   },
 });

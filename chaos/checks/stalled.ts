@@ -49,7 +49,15 @@ export default defineCheck({
       send: { frame: 'log' },
       latencySockets: 10,
     });
-    const spec = (label: string): RunSpec => ({ label, tag: `${label}${Date.now().toString(36)}`, mode: { kind: 'open', rate: s.rate }, durationMs: s.durationMs, rampMs: 1_000, drainMs: 30_000, payloadBytes: s.payloadBytes });
+    const spec = (label: string): RunSpec => ({
+      label,
+      tag: `${label}${Date.now().toString(36)}`,
+      mode: { kind: 'open', rate: s.rate },
+      durationMs: s.durationMs,
+      rampMs: 1_000,
+      drainMs: 30_000,
+      payloadBytes: s.payloadBytes,
+    });
     const baseline = await runLoad(rig, spec('baseline'), ctx.log);
 
     const stalled = await ctx.generator('stalled', 'chaos/gen/stalled.ts');
@@ -90,13 +98,26 @@ export default defineCheck({
       verdicts: [
         equals('stalled sockets opened', opened.open, s.stalled),
         atMost('hub RSS added at peak by the stalled sockets', afterLoad.peakMb - rssBefore, s.addedRssBudgetMb, ' MB'),
-        info('hub RSS before / peak / after the load / after the closes', `${Math.round(rssBefore)} / ${Math.round(afterLoad.peakMb)} / ${Math.round(afterLoad.lastMb)} MB / ${rssSettled}`),
-        holds('memory guard (the hub is killed past it)', !afterLoad.guardFired, afterLoad.guardFired ? `fired at ${s.rssGuardMb} MB: hub killed` : 'not reached', `not reached (${s.rssGuardMb} MB)`),
+        info(
+          'hub RSS before / peak / after the load / after the closes',
+          `${Math.round(rssBefore)} / ${Math.round(afterLoad.peakMb)} / ${Math.round(afterLoad.lastMb)} MB / ${rssSettled}`,
+        ),
+        holds(
+          'memory guard (the hub is killed past it)',
+          !afterLoad.guardFired,
+          afterLoad.guardFired ? `fired at ${s.rssGuardMb} MB: hub killed` : 'not reached',
+          `not reached (${s.rssGuardMb} MB)`,
+        ),
         equals('stalled sockets the hub cut off as slow consumers (4011 in its log)', cut, s.stalled),
         info('close codes the stalled sockets saw when they read again', describeCloses(closed.status.closes)),
         equals(`stalled sockets still open ${s.closeTimeoutMs / 1000} s after reading again`, closed.status.open, 0),
-        info('reading dashboards p99 ms without / with the stalled ones', `${ms(baseline.latency.p99)} / ${loaded ? ms(loaded.latency.p99) : 'not measured (hub killed)'}`),
-        s.judgeLatency ? atMost('p99 with them over p99 without', ratio, 1.5, '×') : info('p99 with them over p99 without (judged in the full run)', `${ratio.toFixed(2)}×`),
+        info(
+          'reading dashboards p99 ms without / with the stalled ones',
+          `${ms(baseline.latency.p99)} / ${loaded ? ms(loaded.latency.p99) : 'not measured (hub killed)'}`,
+        ),
+        s.judgeLatency
+          ? atMost('p99 with them over p99 without', ratio, 1.5, '×')
+          : info('p99 with them over p99 without (judged in the full run)', `${ratio.toFixed(2)}×`),
         equals('messages lost, duplicated or refused for the reading dashboards and senders', baseline.problems.length + (loaded?.problems.length ?? 0), 0),
       ],
       notes: [...baseline.problems, ...(loaded?.problems ?? [])].map((p) => `- ${p}`),

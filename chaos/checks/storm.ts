@@ -12,8 +12,6 @@ import { presenceOf } from '../lib/presence.js';
 import { atMost, equals, info } from '../lib/verdict.js';
 import type { StormStatus } from '../gen/storm.js';
 
-
-
 export default defineCheck({
   key: 'storm',
   title: 'reconnect storm of thousands of agents after kill -9',
@@ -59,7 +57,10 @@ export default defineCheck({
     const end = await gen.call<StormStatus>('status', {}, 10_000);
     await gen.call('disconnect', {}, 10_000);
 
-    const refused = Object.entries(end.refusedUpgrades).map(([code, n]) => `HTTP ${code} × ${n}`).join(', ') || 'none';
+    const refused =
+      Object.entries(end.refusedUpgrades)
+        .map(([code, n]) => `HTTP ${code} × ${n}`)
+        .join(', ') || 'none';
     return {
       measured: `${int(s.agents)} agents hold a socket each (one generator process, 127.0.0.1) and announce themselves with an acknowledged SYSTEM_LOG; the hub is killed with SIGKILL and restarted on the same port; every agent retries every 100–300 ms. Then GET /api/users/agents/status as admin, and ${s.leaving} agents close cleanly.`,
       verdicts: [

@@ -22,7 +22,13 @@ const list = (m: Record<string, number>) =>
     .join(', ') || 'none';
 /** Closes the hub made that its contract does not explain: a dropped connection, or an internal error. */
 const unexplained = (closes: Record<string, number>, explained: Record<string, number>) =>
-  sum(Object.fromEntries(Object.entries(closes).filter(([k]) => / → (1006|1011|1005)$/.test(k)).map(([k, n]) => [k, Math.max(0, n - (explained[k] ?? 0))])));
+  sum(
+    Object.fromEntries(
+      Object.entries(closes)
+        .filter(([k]) => / → (1006|1011|1005)$/.test(k))
+        .map(([k, n]) => [k, Math.max(0, n - (explained[k] ?? 0))]),
+    ),
+  );
 const UTF8_DROP = 'invalid UTF-8 → 1006';
 
 export default defineCheck({
@@ -55,7 +61,11 @@ export default defineCheck({
       body: JSON.stringify({ peer_id: agents[0]!.id, channel_kind: 'agent_direct', title: 'victim' }),
     }).then((r) => r.json())) as { id: number };
 
-    const rig = await connectRig(ctx, hub, { receiverUrls: [hub.socketUrl(watcher!.token)], senderUrls: [hub.socketUrl(polite!.api_token)], send: { frame: 'chat', targets: [watcher!.id] } });
+    const rig = await connectRig(ctx, hub, {
+      receiverUrls: [hub.socketUrl(watcher!.token)],
+      senderUrls: [hub.socketUrl(polite!.api_token)],
+      send: { frame: 'chat', targets: [watcher!.id] },
+    });
     const fuzzers = await Promise.all([ctx.generator('fuzz', 'chaos/gen/wsFuzz.ts'), ctx.generator('flood', 'chaos/gen/wsFuzz.ts')]);
     const answersFile = join(ctx.answersDir, 'ws-fuzz.txt');
     writeFileSync(answersFile, '');
@@ -81,16 +91,40 @@ export default defineCheck({
     const floodTag = `flood${Date.now().toString(36)}`;
     const floods = (async () => {
       const out: FloodResult[] = [];
-      for (let i = 0; i < s.floods; i++) out.push(await fuzzers[1].call<FloodResult>('flood', { url: hub.socketUrl(agents[i % agents.length]!.api_token), tag: `${floodTag}-${i}`, count: s.floodFrames }, 60_000));
+      for (let i = 0; i < s.floods; i++)
+        out.push(
+          await fuzzers[1].call<FloodResult>(
+            'flood',
+            { url: hub.socketUrl(agents[i % agents.length]!.api_token), tag: `${floodTag}-${i}`, count: s.floodFrames },
+            60_000,
+          ),
+        );
       return out;
     })();
     const [fuzz, polite_, flooded] = await Promise.all([
       fuzzers[0].call<FuzzResult>('fuzz', params, s.durationMs + 60_000),
-      runLoad(rig, { label: 'well-behaved', tag: `polite${Date.now().toString(36)}`, mode: { kind: 'open', rate: s.wellBehavedRate }, durationMs: s.durationMs, rampMs: 0, drainMs: 15_000, payloadBytes: 100 }, ctx.log),
+      runLoad(
+        rig,
+        {
+          label: 'well-behaved',
+          tag: `polite${Date.now().toString(36)}`,
+          mode: { kind: 'open', rate: s.wellBehavedRate },
+          durationMs: s.durationMs,
+          rampMs: 0,
+          drainMs: 15_000,
+          payloadBytes: 100,
+        },
+        ctx.log,
+      ),
       floods,
     ]);
     await disconnectRig(rig);
-    const alive = hub.alive() && (await fetch(`${hub.baseUrl}/api/ping`).then((r) => r.ok, () => false));
+    const alive =
+      hub.alive() &&
+      (await fetch(`${hub.baseUrl}/api/ping`).then(
+        (r) => r.ok,
+        () => false,
+      ));
 
     // What the store holds of the fuzz: spoofed senders must carry their real identity, the victim's thread nothing.
     const spoofed = await storedByContent(store, 'fuzz-spoof');
@@ -104,7 +138,9 @@ export default defineCheck({
     }
     const floodCloses = flooded.map((f) => f.closeCode ?? 'open').join(', ');
     // uWS fails a connection with invalid UTF-8 itself (no close frame); the hub logs each with its cause.
-    const utf8Logged = readFileSync(ctx.hubLog('wsfuzz'), 'utf8').split('\n').filter((line) => line.includes('the transport dropped the connection: Received invalid UTF-8')).length;
+    const utf8Logged = readFileSync(ctx.hubLog('wsfuzz'), 'utf8')
+      .split('\n')
+      .filter((line) => line.includes('the transport dropped the connection: Received invalid UTF-8')).length;
     const utf8Dropped = fuzz.closesByKind[UTF8_DROP] ?? 0;
     const tooFew = fuzz.frames < s.frames;
     return {
@@ -117,7 +153,11 @@ export default defineCheck({
         equals('frames left unanswered by a close that answers first (1009, 4008, 4010)', sum(fuzz.closedUnansweredByKind), 0),
         equals('frames that must be refused but were ACKed', sum(fuzz.wronglyAcceptedByKind), 0),
         equals('connection-ending frames without their close code (or an ERROR)', sum(fuzz.wrongCloseByKind), 0),
-        equals('invalid UTF-8 connections dropped by the transport (1006) that the hub logged with their cause', Math.min(utf8Logged, utf8Dropped), utf8Dropped),
+        equals(
+          'invalid UTF-8 connections dropped by the transport (1006) that the hub logged with their cause',
+          Math.min(utf8Logged, utf8Dropped),
+          utf8Dropped,
+        ),
         equals('unexplained closes (1006, 1011, 1005)', unexplained(fuzz.closesByKind, { [UTF8_DROP]: utf8Logged }), 0),
         info('closes by the frame sent last', list(fuzz.closesByKind)),
         info('ERROR frames by code', list(fuzz.errorCodes)),

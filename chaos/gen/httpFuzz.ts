@@ -47,7 +47,22 @@ export interface HttpFuzzResult {
   samples: string[];
 }
 
-const PARAMS = ['..%2F..%2F..%2Fetc%2Fpasswd', '../../etc/passwd', '%2e%2e%2f%2e%2e%2f', '-1', '0', '99999999999999999999999', "1'OR'1'='1", '%00', 'NaN', '1e3', 'x'.repeat(3000), '%E0%A4%A', '__proto__', '2'];
+const PARAMS = [
+  '..%2F..%2F..%2Fetc%2Fpasswd',
+  '../../etc/passwd',
+  '%2e%2e%2f%2e%2e%2f',
+  '-1',
+  '0',
+  '99999999999999999999999',
+  "1'OR'1'='1",
+  '%00',
+  'NaN',
+  '1e3',
+  'x'.repeat(3000),
+  '%E0%A4%A',
+  '__proto__',
+  '2',
+];
 
 interface Variant {
   name: string;
@@ -66,17 +81,27 @@ function variants(c: Credentials, limit: number): Variant[] {
   const body = (name: string, text: string): Variant => ({ name: `body: ${name}`, auth: `Bearer ${c.admin}`, body: text, refuse: hasBody });
   // Unknown keys are ignored: such a body is only wrong where the operation requires fields, and a
   // parsable body where none is declared may be ignored too.
-  const bodyOf = (name: string, text: string, wrongWhere: Operation['body'][]): Variant => ({ ...body(name, text), refuse: (op) => hasBody(op) && wrongWhere.includes(op.body) });
+  const bodyOf = (name: string, text: string, wrongWhere: Operation['body'][]): Variant => ({
+    ...body(name, text),
+    refuse: (op) => hasBody(op) && wrongWhere.includes(op.body),
+  });
   return [
     ...forged,
     { name: 'credential: member on an admin route', auth: `Bearer ${c.member}`, refuse: adminOnly },
     { name: 'credential: agent token on an admin route', auth: `Bearer ${c.agent}`, refuse: adminOnly },
     body('invalid JSON', '{"username": "x",'),
     bodyOf('not an object', '[1,2,3]', ['optional', 'required']),
-    bodyOf('wrong types', JSON.stringify({ username: 5, password: [], role: { $ne: 1 }, enabled: 'yes', content: {}, level: 7, title: 9, api_token: 1 }), ['required']),
+    bodyOf('wrong types', JSON.stringify({ username: 5, password: [], role: { $ne: 1 }, enabled: 'yes', content: {}, level: 7, title: 9, api_token: 1 }), [
+      'required',
+    ]),
     bodyOf('deep nesting', `${'{"a":'.repeat(20_000)}1${'}'.repeat(20_000)}`, ['required']),
     body('over the limit', `{"content":"${'x'.repeat(limit + 16)}"}`),
-    { name: 'body: prototype keys', auth: `Bearer ${c.admin}`, body: '{"__proto__":{"role":"ADMIN","isAdmin":true},"constructor":{"prototype":{"role":"ADMIN"}},"username":"proto-user","role":"MEMBER"}', refuse: () => false },
+    {
+      name: 'body: prototype keys',
+      auth: `Bearer ${c.admin}`,
+      body: '{"__proto__":{"role":"ADMIN","isAdmin":true},"constructor":{"prototype":{"role":"ADMIN"}},"username":"proto-user","role":"MEMBER"}',
+      refuse: () => false,
+    },
   ];
 }
 

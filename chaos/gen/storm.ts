@@ -52,7 +52,9 @@ async function connect(agent: Agent, i: number): Promise<void> {
         agent.announced = false;
         if (!stopped && !agent.leaving) void connect(agent, i);
       });
-      conn.send(JSON.stringify({ type: 'SYSTEM_LOG', payload: { level: 'INFO', content: `storm agent ${i} online` }, local_id: `storm.${i}.${Date.now()}.${attempt}` }));
+      conn.send(
+        JSON.stringify({ type: 'SYSTEM_LOG', payload: { level: 'INFO', content: `storm agent ${i} online` }, local_id: `storm.${i}.${Date.now()}.${attempt}` }),
+      );
       return;
     } catch (err) {
       const text = err instanceof Error ? err.message : String(err);

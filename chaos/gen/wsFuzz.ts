@@ -131,7 +131,8 @@ async function session(p: FuzzParams, sessionNo: number, id: Identity & { url: s
   }
   const last = frames.at(-1)!;
   const deadline = Date.now() + 5_000;
-  while (hubClose === undefined && ws.readyState === WebSocket.OPEN && (pending.size > 0 || idlessErrors < idlessExpected) && Date.now() < deadline) await sleep(10);
+  while (hubClose === undefined && ws.readyState === WebSocket.OPEN && (pending.size > 0 || idlessErrors < idlessExpected) && Date.now() < deadline)
+    await sleep(10);
   // A frame expected to end the connection: give the close (or the ERROR instead) time to arrive.
   if (last.expect.kind === 'close') {
     const until = Date.now() + 3_000;
@@ -155,7 +156,9 @@ async function session(p: FuzzParams, sessionNo: number, id: Identity & { url: s
   const unanswered = given.size > 0 || (hubClose === undefined && idlessErrors < idlessExpected);
   if (unanswered) {
     const state = hubClose === undefined ? 'open' : `closed by the hub with ${hubClose}`;
-    timeline.push(`${at()} ms counted unanswered (connection ${state}): ${[...given.keys()].join(', ') || 'none by local_id'}; ${idlessErrors} of ${idlessExpected} ERRORs for frames without a local_id`);
+    timeline.push(
+      `${at()} ms counted unanswered (connection ${state}): ${[...given.keys()].join(', ') || 'none by local_id'}; ${idlessErrors} of ${idlessExpected} ERRORs for frames without a local_id`,
+    );
   }
   // Tell slow from lost: a connection still open gets a while longer for the answers counted missing.
   const lateUntil = Date.now() + LATE_WAIT_MS;
@@ -174,12 +177,28 @@ async function session(p: FuzzParams, sessionNo: number, id: Identity & { url: s
   if (answers.length > 0) appendFileSync(p.answersFile, `${answers.join('\n')}\n`);
   if (unanswered) {
     const when = new Date(Date.now() - (performance.now() - opened)).toISOString();
-    appendFileSync(p.traceFile, `session ${sessionNo} as ${id.role} ${id.name}, opened ${when}:\n${timeline.map((l) => `  ${l}`).join('\n')}\n  (${given.size} never answered)\n\n`);
+    appendFileSync(
+      p.traceFile,
+      `session ${sessionNo} as ${id.role} ${id.name}, opened ${when}:\n${timeline.map((l) => `  ${l}`).join('\n')}\n  (${given.size} never answered)\n\n`,
+    );
   }
 }
 
 async function fuzz(p: FuzzParams): Promise<FuzzResult> {
-  const r: FuzzResult = { sessions: 0, frames: 0, framesByKind: {}, unansweredByKind: {}, closedUnansweredByKind: {}, lateByKind: {}, wronglyAcceptedByKind: {}, wrongCloseByKind: {}, closesByKind: {}, connectFailures: 0, failureSamples: [], errorCodes: {} };
+  const r: FuzzResult = {
+    sessions: 0,
+    frames: 0,
+    framesByKind: {},
+    unansweredByKind: {},
+    closedUnansweredByKind: {},
+    lateByKind: {},
+    wronglyAcceptedByKind: {},
+    wrongCloseByKind: {},
+    closesByKind: {},
+    connectFailures: 0,
+    failureSamples: [],
+    errorCodes: {},
+  };
   const deadline = Date.now() + p.durationMs;
   let n = 0;
   const worker = async () => {

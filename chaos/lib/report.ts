@@ -21,7 +21,8 @@ export function checkSection(o: CheckOutcome): string[] {
   if (o.crashed !== undefined) return [...out, `The check stopped: ${cell(o.crashed)}`];
   const r = o.report!;
   out.push(r.measured, '', '| assertion | measured | expected | result |', '|---|---:|---|---|');
-  for (const v of r.verdicts) out.push(`| ${cell(v.what)} | ${cell(v.measured)} | ${cell(v.expected)} | ${v.expected === '–' ? '' : v.pass ? 'pass' : '**FAIL**'} |`);
+  for (const v of r.verdicts)
+    out.push(`| ${cell(v.what)} | ${cell(v.measured)} | ${cell(v.expected)} | ${v.expected === '–' ? '' : v.pass ? 'pass' : '**FAIL**'} |`);
   if (r.notes && r.notes.length > 0) out.push('', ...r.notes);
   return out;
 }

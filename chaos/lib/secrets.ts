@@ -44,7 +44,11 @@ export interface Finding {
 const mask = (v: string) => (v.length <= 8 ? '***' : `${v.slice(0, 4)}…${v.slice(-4)} (${v.length} chars)`);
 
 /** Scans a file line by line (logs can be large); answers how many lines and what was found where. */
-export async function scanFile(path: string, book: SecretBook, jwtAllowed: (line: string) => boolean): Promise<{ lines: number; findings: Array<Finding & { line: number }> }> {
+export async function scanFile(
+  path: string,
+  book: SecretBook,
+  jwtAllowed: (line: string) => boolean,
+): Promise<{ lines: number; findings: Array<Finding & { line: number }> }> {
   const findings: Array<Finding & { line: number }> = [];
   let lines = 0;
   let rest = '';

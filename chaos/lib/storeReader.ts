@@ -20,7 +20,9 @@ export async function storedByLocalId(store: ScratchStore, prefix: string): Prom
 
 /** Rows whose content contains `marker`. */
 export async function storedByContent(store: ScratchStore, marker: string): Promise<StoredRow[]> {
-  return query(store, 'SELECT id, sender_id, local_id, conversation_id, target_id FROM messages WHERE content LIKE $1 ORDER BY id', [`%${marker.replace(/[%_\\]/g, '\\$&')}%`]);
+  return query(store, 'SELECT id, sender_id, local_id, conversation_id, target_id FROM messages WHERE content LIKE $1 ORDER BY id', [
+    `%${marker.replace(/[%_\\]/g, '\\$&')}%`,
+  ]);
 }
 
 async function query(store: ScratchStore, sql: string, params: string[]): Promise<StoredRow[]> {

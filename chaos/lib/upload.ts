@@ -22,7 +22,11 @@ export function chunkedUpload(url: string, auth: string, totalBytes: number, chu
       req.destroy();
       resolve({ status, writtenBytes: written, error, ms: performance.now() - t0 });
     };
-    const req = http.request(url, { method: 'POST', headers: { authorization: auth, 'content-type': 'application/json', 'transfer-encoding': 'chunked' }, timeout: 120_000 });
+    const req = http.request(url, {
+      method: 'POST',
+      headers: { authorization: auth, 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+      timeout: 120_000,
+    });
     req.on('response', (res) => {
       res.resume();
       finish(res.statusCode);

@@ -34,8 +34,6 @@ interface Round {
   backMs: number;
 }
 
-
-
 async function stopBy(hub: Hub, signal: CrashSettings['signal'], timeoutMs: number): Promise<{ exit: Exit; ms: number }> {
   const t0 = performance.now();
   const exit = hub.kill(signal);
@@ -50,7 +48,15 @@ export async function crashRounds(ctx: ChaosContext, key: string, s: CrashSettin
   let hub = await ctx.hub(key, store);
   const cast = await crew(ctx, hub, key, s.humans, s.agents);
   const gen = await ctx.generator('ackers', 'chaos/gen/ackers.ts');
-  await gen.call('connect', { agentUrls: cast.agents.map((a) => hub.socketUrl(a.api_token)), humanUrls: cast.humans.map((h) => hub.socketUrl(h.token)), humanIds: cast.humans.map((h) => h.id) }, 60_000);
+  await gen.call(
+    'connect',
+    {
+      agentUrls: cast.agents.map((a) => hub.socketUrl(a.api_token)),
+      humanUrls: cast.humans.map((h) => hub.socketUrl(h.token)),
+      humanIds: cast.humans.map((h) => h.id),
+    },
+    60_000,
+  );
   const tag = `${key}${Date.now().toString(36)}`;
   await gen.call('start', { tag, window: s.window, payloadBytes: s.payloadBytes, maxPerAgent: Math.ceil(2_000_000 / s.agents) }, 10_000);
 
@@ -62,7 +68,9 @@ export async function crashRounds(ctx: ChaosContext, key: string, s: CrashSettin
     const stopped = await stopBy(hub, s.signal, s.exitTimeoutMs);
     hub = await ctx.hub(key, store, {}, hub.port);
     const back = await until<AckersStatus>(gen, (st) => st.agentsOpen === s.agents && st.humansOpen === s.humans, s.backTimeoutMs);
-    ctx.log(`${key}: round ${r}: exit ${stopped.exit.signal ?? stopped.exit.code} after ${Math.round(stopped.ms)} ms; ${back.status.agentsOpen}/${s.agents} agents back after ${Math.round(back.ms)} ms`);
+    ctx.log(
+      `${key}: round ${r}: exit ${stopped.exit.signal ?? stopped.exit.code} after ${Math.round(stopped.ms)} ms; ${back.status.agentsOpen}/${s.agents} agents back after ${Math.round(back.ms)} ms`,
+    );
     rounds.push({ ackedBefore: before.acked, exit: stopped.exit, exitMs: stopped.ms, backMs: back.ms });
   }
   await sleep(s.roundMs / 2);
@@ -93,13 +101,21 @@ export async function crashRounds(ctx: ChaosContext, key: string, s: CrashSettin
   const unexplained = s.signal === 'SIGKILL' ? 0 : count(drained.closes, 1006);
 
   const verdicts: Verdict[] = [
-    info('frames acknowledged (ACKs recorded)', `${int(ledger.acked.length)} of ${int(ledger.sent)} sent; before each ${s.signal}: ${rounds.map((r) => int(r.ackedBefore)).join(' / ')}`),
+    info(
+      'frames acknowledged (ACKs recorded)',
+      `${int(ledger.acked.length)} of ${int(ledger.sent)} sent; before each ${s.signal}: ${rounds.map((r) => int(r.ackedBefore)).join(' / ')}`,
+    ),
     equals('acknowledged frames missing from the store', missing, 0),
     equals('acknowledged frames stored under another id than their ACK said', wrongId, 0),
     equals('frames stored more than once', storedTwice, 0),
     equals('frames still unacknowledged after the drain (lost)', drained.unacked, 0),
     equals('stored frames whose ACK never came', storedNeverAcked, 0),
-    holds('acknowledged frames resent: answered with their first id', resend.sameId === resend.resent && resend.resent > 0, `${int(resend.sameId)} of ${int(resend.resent)} (other id ${resend.differentId}, no answer ${resend.unanswered})`, 'all'),
+    holds(
+      'acknowledged frames resent: answered with their first id',
+      resend.sameId === resend.resent && resend.resent > 0,
+      `${int(resend.sameId)} of ${int(resend.resent)} (other id ${resend.differentId}, no answer ${resend.unanswered})`,
+      'all',
+    ),
     equals('acknowledged frames a human never received (live or on resume)', seen.missing, 0),
     equals('frames a human received twice', seen.duplicates, 0),
     equals('frames a human received out of order', seen.outOfOrder, 0),
@@ -110,7 +126,12 @@ export async function crashRounds(ctx: ChaosContext, key: string, s: CrashSettin
   ];
   if (s.signal === 'SIGTERM') {
     verdicts.push(
-      holds('hub exit on SIGTERM', rounds.every((r) => r.exit.code === 0 && r.exit.signal === null), rounds.map((r) => `code ${r.exit.code}${r.exit.signal ? `, signal ${r.exit.signal}` : ''}`).join(' / '), 'code 0'),
+      holds(
+        'hub exit on SIGTERM',
+        rounds.every((r) => r.exit.code === 0 && r.exit.signal === null),
+        rounds.map((r) => `code ${r.exit.code}${r.exit.signal ? `, signal ${r.exit.signal}` : ''}`).join(' / '),
+        'code 0',
+      ),
       atMost('time from SIGTERM to exit', Math.max(...rounds.map((r) => r.exitMs)) / 1000, s.exitTimeoutMs / 1000, ' s'),
       equals('unexplained closes (1006) during a clean shutdown', unexplained, 0),
     );

@@ -81,40 +81,46 @@ const butlerSetup = butlerEffects.extend({
   actions: {
     // Conversations hear of a turn through sendTo, which XState delivers after this step: a turn
     // never runs inside the router's delivery or Butler's own transition.
-    receive: butlerEffects.createAction(enqueueActions(({ context, event, self, enqueue }) => {
-      assertEvent(event, 'INBOUND');
-      const { frame } = event;
-      // Butler answers stored CHAT addressed to it; chunks of an agent's stream end in such a CHAT.
-      if (frame.type !== 'CHAT' || frame.id === undefined || frame.target_id !== context.butler.id) return;
-      if (frame.sender_role === 'AGENT') {
-        // An answer to a directive or question, or an agent echoing Butler's own words back:
-        // neither is a new request, or an echoing agent and Butler would talk forever.
-        if (context.claimAnswer(frame) || frame.stream_id?.startsWith(BUTLER_STREAM_PREFIX)) {
-          enqueue.assign({ claimed: ({ context }) => context.claimed + 1 });
-          return;
+    receive: butlerEffects.createAction(
+      enqueueActions(({ context, event, self, enqueue }) => {
+        assertEvent(event, 'INBOUND');
+        const { frame } = event;
+        // Butler answers stored CHAT addressed to it; chunks of an agent's stream end in such a CHAT.
+        if (frame.type !== 'CHAT' || frame.id === undefined || frame.target_id !== context.butler.id) return;
+        if (frame.sender_role === 'AGENT') {
+          // An answer to a directive or question, or an agent echoing Butler's own words back:
+          // neither is a new request, or an echoing agent and Butler would talk forever.
+          if (context.claimAnswer(frame) || frame.stream_id?.startsWith(BUTLER_STREAM_PREFIX)) {
+            enqueue.assign({ claimed: ({ context }) => context.claimed + 1 });
+            return;
+          }
         }
-      }
-      const text = typeof frame.payload === 'string' ? frame.payload : JSON.stringify(frame.payload);
-      const asker: Asker = { principal: senderOf(frame), conversationId: frame.conversation_id ?? null };
-      const turn = { kind: 'message' as const, message: { id: frame.id, text, sender: asker.principal, conversationId: asker.conversationId } };
-      enqueue.assign({ turns: ({ context }) => context.turns + 1 });
-      const conversation = conversationFor(context, asker, self);
-      if (conversation.adopt) enqueue({ type: 'adopt', params: conversation.adopt });
-      enqueue.sendTo(conversation.actor, text.trim() === CANCEL_COMMAND ? { type: 'CANCEL', turn } : { type: 'TURN', turn });
-    })),
-    decided: butlerEffects.createAction(enqueueActions(({ context, event, self, enqueue }) => {
-      assertEvent(event, 'DECIDED');
-      const asker: Asker = { principal: event.requester, conversationId: event.request.conversation_id };
-      const turn: Turn = { kind: 'decision', request: event.request };
-      enqueue.assign({ turns: ({ context }) => context.turns + 1 });
-      const conversation = conversationFor(context, asker, self);
-      if (conversation.adopt) enqueue({ type: 'adopt', params: conversation.adopt });
-      enqueue.sendTo(conversation.actor, { type: 'TURN', turn });
-    })),
-    stopAll: butlerEffects.createAction(enqueueActions(({ context, enqueue }) => {
-      for (const conversation of context.conversations.values()) enqueue.sendTo(conversation, { type: 'END' });
-      enqueue.assign({ conversations: () => new Map<string, ConversationActor>() });
-    })),
+        const text = typeof frame.payload === 'string' ? frame.payload : JSON.stringify(frame.payload);
+        const asker: Asker = { principal: senderOf(frame), conversationId: frame.conversation_id ?? null };
+        const turn = { kind: 'message' as const, message: { id: frame.id, text, sender: asker.principal, conversationId: asker.conversationId } };
+        enqueue.assign({ turns: ({ context }) => context.turns + 1 });
+        const conversation = conversationFor(context, asker, self);
+        if (conversation.adopt) enqueue({ type: 'adopt', params: conversation.adopt });
+        enqueue.sendTo(conversation.actor, text.trim() === CANCEL_COMMAND ? { type: 'CANCEL', turn } : { type: 'TURN', turn });
+      }),
+    ),
+    decided: butlerEffects.createAction(
+      enqueueActions(({ context, event, self, enqueue }) => {
+        assertEvent(event, 'DECIDED');
+        const asker: Asker = { principal: event.requester, conversationId: event.request.conversation_id };
+        const turn: Turn = { kind: 'decision', request: event.request };
+        enqueue.assign({ turns: ({ context }) => context.turns + 1 });
+        const conversation = conversationFor(context, asker, self);
+        if (conversation.adopt) enqueue({ type: 'adopt', params: conversation.adopt });
+        enqueue.sendTo(conversation.actor, { type: 'TURN', turn });
+      }),
+    ),
+    stopAll: butlerEffects.createAction(
+      enqueueActions(({ context, enqueue }) => {
+        for (const conversation of context.conversations.values()) enqueue.sendTo(conversation, { type: 'END' });
+        enqueue.assign({ conversations: () => new Map<string, ConversationActor>() });
+      }),
+    ),
   },
 });
 

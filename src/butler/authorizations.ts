@@ -74,10 +74,13 @@ export function createAuthorizations(deps: AuthorizationsDeps) {
     clearTimeout(timers.get(row.action_id));
     const wait = Date.parse(row.expires_at) - Date.parse(clock());
     // BUTLER_AUTH_TIMEOUT is capped at 24 days, within what one Node timer can wait.
-    const timer = setTimeout(() => {
-      timers.delete(row.action_id);
-      void expire(row.action_id);
-    }, Math.max(wait, 0));
+    const timer = setTimeout(
+      () => {
+        timers.delete(row.action_id);
+        void expire(row.action_id);
+      },
+      Math.max(wait, 0),
+    );
     timer.unref();
     timers.set(row.action_id, timer);
   }
@@ -159,7 +162,10 @@ export function createAuthorizations(deps: AuthorizationsDeps) {
       row.message_ids = JSON.stringify(ids);
       arm(row);
       deps.onRequested?.(row);
-      logger.info({ actionId: row.action_id, agent: row.target_agent_name, requester: input.requester.id, approver: row.approver_id ?? 'admins' }, 'authorization requested');
+      logger.info(
+        { actionId: row.action_id, agent: row.target_agent_name, requester: input.requester.id, approver: row.approver_id ?? 'admins' },
+        'authorization requested',
+      );
       return row;
     },
 
@@ -168,7 +174,9 @@ export function createAuthorizations(deps: AuthorizationsDeps) {
       const row = await repo.find(input.action_id);
       if (!row) throw Errors.notFound('authorization request');
       if (caller.role !== 'ADMIN' && row.approver_id !== caller.id) {
-        throw Errors.forbidden(row.approver_id === null ? 'only an admin may answer this authorization request' : 'this authorization request was sent to another user');
+        throw Errors.forbidden(
+          row.approver_id === null ? 'only an admin may answer this authorization request' : 'this authorization request was sent to another user',
+        );
       }
       if (row.status !== 'PENDING') throw Errors.conflict(`authorization request already ${row.status.toLowerCase()}`);
       if (Date.parse(row.expires_at) <= Date.parse(clock())) {

@@ -70,8 +70,8 @@ export function createButler(deps: ButlerDeps) {
           name: r.username,
           online,
           status: online ? 'ONLINE' : 'OFFLINE',
-        last_report: r.last_report,
-        last_seen_at: r.last_seen_at,
+          last_report: r.last_report,
+          last_seen_at: r.last_seen_at,
           agent_kind: r.agent_kind,
           description: r.description,
         };
@@ -147,7 +147,9 @@ export function createButler(deps: ButlerDeps) {
     },
     refuse(asker, queued) {
       const stream = openReplyStream(streamDeps, { to: asker.principal, conversationId: asker.conversationId });
-      void stream.finish(`I am still working through ${queued} earlier messages in this conversation; send this one again once I have answered them (or send /cancel).`);
+      void stream.finish(
+        `I am still working through ${queued} earlier messages in this conversation; send this one again once I have answered them (or send /cancel).`,
+      );
     },
     failed(err, asker) {
       log.error({ err, asker: asker.principal.id }, 'a Butler answer failed without ending its stream');
@@ -186,7 +188,10 @@ export function createButler(deps: ButlerDeps) {
       actor.start();
       router.send({ type: 'BIND', endpoint });
       const pending = await authorizations.start();
-      log.info({ mode: model ? 'model' : 'safe', model: model?.name, pendingAuthorizations: pending }, `Butler is running (${model ? `model ${model.name}` : 'safe mode: no language model configured'})`);
+      log.info(
+        { mode: model ? 'model' : 'safe', model: model?.name, pendingAuthorizations: pending },
+        `Butler is running (${model ? `model ${model.name}` : 'safe mode: no language model configured'})`,
+      );
     },
 
     /** After a dev reset: conversations, open requests and expiry timers belong to wiped data. */

@@ -17,7 +17,9 @@ const conversationActorId = (key: string) => {
 
 function turnView(turn: Turn | null) {
   if (!turn) return null;
-  return turn.kind === 'message' ? { kind: 'message', message_id: turn.message.id } : { kind: 'decision', action_id: turn.request.action_id, status: turn.request.status };
+  return turn.kind === 'message'
+    ? { kind: 'message', message_id: turn.message.id }
+    : { kind: 'decision', action_id: turn.request.action_id, status: turn.request.status };
 }
 
 function conversationView(key: string, actor: ConversationActor): ActorSnapshotView {
@@ -75,4 +77,3 @@ export function butlerSource(butler: ButlerLike, relay: { readonly open: number 
     },
   };
 }
-

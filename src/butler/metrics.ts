@@ -18,9 +18,21 @@ export function createButlerMeter(factory: MetricsFactory): ButlerMeter {
     help: "Butler's live conversations (one per asker and thread)",
     collect: () => active.set(conversations()),
   });
-  const turns = factory.counter({ name: 'hub_butler_turns_total', help: 'Turns Butler answered: messages, and outcomes of authorization requests', labels: { kind: ['message', 'decision'] } });
-  const calls = factory.counter({ name: 'hub_butler_model_calls_total', help: 'Language-model calls by outcome (error: failed, timed out or broke off)', labels: { outcome: ['ok', 'error', 'aborted'] } });
-  const latency = factory.histogram({ name: 'hub_butler_model_seconds', help: 'Time of one streamed language-model call', buckets: [0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 120] });
+  const turns = factory.counter({
+    name: 'hub_butler_turns_total',
+    help: 'Turns Butler answered: messages, and outcomes of authorization requests',
+    labels: { kind: ['message', 'decision'] },
+  });
+  const calls = factory.counter({
+    name: 'hub_butler_model_calls_total',
+    help: 'Language-model calls by outcome (error: failed, timed out or broke off)',
+    labels: { outcome: ['ok', 'error', 'aborted'] },
+  });
+  const latency = factory.histogram({
+    name: 'hub_butler_model_seconds',
+    help: 'Time of one streamed language-model call',
+    buckets: [0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 120],
+  });
   const requests = factory.counter({
     name: 'hub_butler_authorizations_total',
     help: 'Authorization requests: PENDING when made, then their outcome',

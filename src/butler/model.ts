@@ -58,7 +58,7 @@ export function describeModelFailure(err: unknown, idleTimeoutMs: number): strin
     const text = typeof detail === 'string' && detail.trim() ? `: ${detail.trim().slice(0, 200)}` : '';
     return `the language model answered HTTP ${err.status}${text}`;
   }
-  return 'the language model\'s answer broke off';
+  return "the language model's answer broke off";
 }
 
 export function createOpenAiModel(settings: ModelSettings): LanguageModel {
@@ -111,7 +111,8 @@ export function createOpenAiModel(settings: ModelSettings): LanguageModel {
           }
         }
         // The client ends an aborted stream quietly, as if it were complete; it was not.
-        if (controller.signal.aborted) throw signal.aborted ? signal.reason : new ModelError(`the language model sent nothing for ${seconds(settings.idleTimeoutMs)}`);
+        if (controller.signal.aborted)
+          throw signal.aborted ? signal.reason : new ModelError(`the language model sent nothing for ${seconds(settings.idleTimeoutMs)}`);
         const toolCalls = calls.filter(Boolean).map((c, i) => ({ ...c, id: c.id || `call_${i}` }));
         return { text, toolCalls };
       } catch (err) {

@@ -58,10 +58,7 @@ export function createAgentRelay(deps: AgentRelayDeps) {
       list.push(request);
       byAgent.set(agent.id, list);
 
-      const timer = setTimeout(
-        () => request.reject(new RelayError(`${agent.username} did not answer within ${Math.round(timeoutMs / 1000)} s`)),
-        timeoutMs,
-      );
+      const timer = setTimeout(() => request.reject(new RelayError(`${agent.username} did not answer within ${Math.round(timeoutMs / 1000)} s`)), timeoutMs);
       const onAbort = () => request.reject(signal!.reason instanceof Error ? signal!.reason : new RelayError('cancelled'));
       signal?.addEventListener('abort', onAbort, { once: true });
       try {
@@ -76,8 +73,7 @@ export function createAgentRelay(deps: AgentRelayDeps) {
 
     /** Takes an agent's CHAT to Butler as the answer to an open request; false when it answers none. */
     claim(frame: MessageFrame): boolean {
-      const request =
-        frame.stream_id !== undefined ? byStream.get(frame.stream_id) : byAgent.get(frame.sender_id)?.[0];
+      const request = frame.stream_id !== undefined ? byStream.get(frame.stream_id) : byAgent.get(frame.sender_id)?.[0];
       if (!request || request.agentId !== frame.sender_id) return false;
       close(request);
       request.resolve(typeof frame.payload === 'string' ? frame.payload : JSON.stringify(frame.payload));

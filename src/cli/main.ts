@@ -43,7 +43,9 @@ async function sendCommand(command: Extract<Command, { command: 'send' }>, clien
     command.type === 'SYSTEM_LOG'
       ? { type: 'SYSTEM_LOG' as const, payload: { level: command.level, content: command.text }, target_id: command.to }
       : { type: 'CHAT' as const, payload: command.text, target_id: command.to };
-  const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`not confirmed within ${SEND_TIMEOUT_MS / 1000} s`)), SEND_TIMEOUT_MS).unref());
+  const timeout = new Promise<never>((_, reject) =>
+    setTimeout(() => reject(new Error(`not confirmed within ${SEND_TIMEOUT_MS / 1000} s`)), SEND_TIMEOUT_MS).unref(),
+  );
   try {
     const receipt = await Promise.race([client.send(frame), timeout]);
     process.stdout.write(`${receipt.id ?? receipt.local_id}\n`);

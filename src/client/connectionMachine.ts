@@ -45,11 +45,7 @@ export interface ConnectionContext {
   stopReason?: string;
 }
 
-export type ConnectionEvent =
-  | { type: 'CONNECT' }
-  | { type: 'OPENED' }
-  | { type: 'CLOSED'; code: number; reason: string }
-  | { type: 'CLOSE' };
+export type ConnectionEvent = { type: 'CONNECT' } | { type: 'OPENED' } | { type: 'CLOSED'; code: number; reason: string } | { type: 'CLOSE' };
 
 /** Shortest wait before a retry, so a hub that accepts and closes at once is not hammered. */
 const FLOOR_MS = 100;

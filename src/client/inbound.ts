@@ -82,7 +82,9 @@ export class Inbound {
     if (typeof type === 'string' && !(ServerFrameTypes as readonly string[]).includes(type)) {
       this.deps.listeners.warn(`ignored a frame of unknown type "${type.slice(0, 64)}"`);
     } else {
-      this.deps.listeners.warn(`ignored a ${typeof type === 'string' ? type : 'typeless'} frame that does not match the protocol: ${formatZodError(error, value)}`);
+      this.deps.listeners.warn(
+        `ignored a ${typeof type === 'string' ? type : 'typeless'} frame that does not match the protocol: ${formatZodError(error, value)}`,
+      );
     }
   }
 }

@@ -12,13 +12,37 @@ export { decideOnClose, backoffDelay } from './closeCodes.js';
 export type { Receipt } from './outbox.js';
 export { OutboxFullError } from './outbox.js';
 export { createRestClient, HubRequestError } from './rest.js';
-export type { ActorSnapshot, AgentCreated, AuthorizationView, AuthResponseResult, ConnectionCheck, ConnectorAction, ConnectorLogView, ConnectorOutcome, ConnectorView, MachineDescription, Page, RestClient, RestOptions, TokenRotated } from './rest.js';
+export type {
+  ActorSnapshot,
+  AgentCreated,
+  AuthorizationView,
+  AuthResponseResult,
+  ConnectionCheck,
+  ConnectorAction,
+  ConnectorLogView,
+  ConnectorOutcome,
+  ConnectorView,
+  MachineDescription,
+  Page,
+  RestClient,
+  RestOptions,
+  TokenRotated,
+} from './rest.js';
 export { StreamWriter } from './stream.js';
 export type { SocketConstructor, SocketLike } from './transport.js';
 export { serverFrame } from '../protocol/serverFrames.js';
 export type { ChatFrameIn, FrameOf, MessageFrameIn, ServerFrame, ServerFrameType } from '../protocol/serverFrames.js';
 export { AlertSeverities, ReviewSeverities, ReviewVerdicts, codeReviewPayload, securityAlertPayload, weatherUpdatePayload } from '../protocol/reports.js';
-export type { AlertSeverity, CodeReviewPayload, ReportPayloads, ReportType, ReviewFinding, SecurityAlertPayload, SecurityFinding, WeatherUpdatePayload } from '../protocol/reports.js';
+export type {
+  AlertSeverity,
+  CodeReviewPayload,
+  ReportPayloads,
+  ReportType,
+  ReviewFinding,
+  SecurityAlertPayload,
+  SecurityFinding,
+  WeatherUpdatePayload,
+} from '../protocol/reports.js';
 export { LogLevels } from '../protocol/messages.js';
 export { defaultThreadTitle } from '../protocol/threads.js';
 export type { LogLevel, SystemLogPayload } from '../protocol/messages.js';

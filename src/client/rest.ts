@@ -91,7 +91,11 @@ export function createRestClient(options: RestOptions) {
   const base = httpBase(options.url);
   const doFetch = options.fetch ?? ((...args: Parameters<typeof fetch>) => fetch(...args));
 
-  async function call(method: string, path: string, init: { body?: unknown; query?: Query; token?: string } = {}): Promise<{ body: unknown; headers: Headers }> {
+  async function call(
+    method: string,
+    path: string,
+    init: { body?: unknown; query?: Query; token?: string } = {},
+  ): Promise<{ body: unknown; headers: Headers }> {
     const url = new URL(base + path);
     for (const [key, value] of Object.entries(init.query ?? {})) if (value !== undefined) url.searchParams.set(key, String(value));
     const headers: Record<string, string> = { Accept: 'application/json' };
@@ -129,8 +133,10 @@ export function createRestClient(options: RestOptions) {
     request: json,
     ping: () => json<{ message: string }>('GET', '/api/ping'),
     authOptions: () => json<{ self_registration: boolean }>('GET', '/api/auth/options', { token: '' }),
-    login: (username: string, password: string) => json<{ token: string; user: UserView }>('POST', '/api/auth/login', { body: { username, password }, token: '' }),
-    register: (username: string, password: string) => json<{ token: string; user: UserView }>('POST', '/api/auth/register', { body: { username, password }, token: '' }),
+    login: (username: string, password: string) =>
+      json<{ token: string; user: UserView }>('POST', '/api/auth/login', { body: { username, password }, token: '' }),
+    register: (username: string, password: string) =>
+      json<{ token: string; user: UserView }>('POST', '/api/auth/register', { body: { username, password }, token: '' }),
 
     messages: {
       list: (query: QueryOf<typeof listMessagesQuery> = {}) => page<MessageView>('/api/messages', query),
@@ -150,16 +156,21 @@ export function createRestClient(options: RestOptions) {
       register: (body: z.input<typeof registerAgentBody>) => json<AgentCreated>('POST', '/api/users/agents', { body }),
       remove: (id: number) => json<unknown>('DELETE', `/api/users/agents/${id}`),
       testConnection: (api_token: string) => json<ConnectionCheck>('POST', '/api/users/agents/test-connection', { body: { api_token } }),
-      rotateToken: (id: number, api_token?: string) => json<TokenRotated>('PATCH', `/api/users/agents/${id}/token`, { body: api_token === undefined ? {} : { api_token } }),
+      rotateToken: (id: number, api_token?: string) =>
+        json<TokenRotated>('PATCH', `/api/users/agents/${id}/token`, { body: api_token === undefined ? {} : { api_token } }),
     },
     chat: {
       history: (peerId: number, query: { limit?: number; before_id?: number } = {}) => json<ChatMessageView[]>('GET', `/api/chat/history/${peerId}`, { query }),
-      threads: (query: { peer_id?: number; channel_kind?: string; include_archived?: boolean } = {}) => json<ThreadView[]>('GET', '/api/chat/threads', { query }),
+      threads: (query: { peer_id?: number; channel_kind?: string; include_archived?: boolean } = {}) =>
+        json<ThreadView[]>('GET', '/api/chat/threads', { query }),
       createThread: (body: z.input<typeof createThreadBody>) => json<ThreadView>('POST', '/api/chat/threads', { body }),
       updateThread: (id: number, body: z.input<typeof updateThreadBody>) => json<ThreadView>('PATCH', `/api/chat/threads/${id}`, { body }),
-      threadMessages: (id: number, query: { limit?: number; before_id?: number } = {}) => json<ChatMessageView[]>('GET', `/api/chat/threads/${id}/messages`, { query }),
-      butlerAgent: (agentId: number, query: { limit?: number; before_id?: number } = {}) => json<ChatMessageView[]>('GET', `/api/chat/butler-agent/${agentId}`, { query }),
-      authRequests: (query: Partial<Pick<AuthRequestsQuery, 'status' | 'limit' | 'before' | 'before_action_id'>> = {}) => json<AuthorizationView[]>('GET', '/api/chat/auth/requests', { query }),
+      threadMessages: (id: number, query: { limit?: number; before_id?: number } = {}) =>
+        json<ChatMessageView[]>('GET', `/api/chat/threads/${id}/messages`, { query }),
+      butlerAgent: (agentId: number, query: { limit?: number; before_id?: number } = {}) =>
+        json<ChatMessageView[]>('GET', `/api/chat/butler-agent/${agentId}`, { query }),
+      authRequests: (query: Partial<Pick<AuthRequestsQuery, 'status' | 'limit' | 'before' | 'before_action_id'>> = {}) =>
+        json<AuthorizationView[]>('GET', '/api/chat/auth/requests', { query }),
       authRespond: (action_id: string, approved: boolean) => json<AuthResponseResult>('POST', '/api/chat/auth/response', { body: { action_id, approved } }),
     },
     connector: {
@@ -172,7 +183,8 @@ export function createRestClient(options: RestOptions) {
       verify: (id: number) => json<ConnectorOutcome>('POST', `${CONNECTOR}/${id}/verify-callback`),
       enable: (id: number, enabled: boolean) => json<ConnectorView>('PATCH', `${CONNECTOR}/${id}/enable`, { body: { enabled } }),
       testMessage: (id: number, body: z.input<typeof testMessageBody> = {}) => json<ConnectorOutcome>('POST', `${CONNECTOR}/${id}/test-message`, { body }),
-      logs: (id: number, query: { cursor?: string; limit?: number } = {}) => json<{ items: ConnectorLogView[]; cursor: string }>('GET', `${CONNECTOR}/${id}/logs`, { query }),
+      logs: (id: number, query: { cursor?: string; limit?: number } = {}) =>
+        json<{ items: ConnectorLogView[]; cursor: string }>('GET', `${CONNECTOR}/${id}/logs`, { query }),
     },
     admin: {
       actors: (query: { user_id?: number; limit?: number } = {}) => json<Record<string, unknown>>('GET', '/api/admin/actors', { query }),
@@ -181,7 +193,8 @@ export function createRestClient(options: RestOptions) {
     dev: {
       reset: () => json<{ status: string }>('POST', '/api/dev/mock/reset'),
       chat: (body: z.input<typeof mockChatBody>) => json<{ id: number }>('POST', '/api/dev/mock/chat', { body }),
-      agentToken: (username: string) => json<{ username: string; role: string; api_token: string }>('GET', `/api/dev/mock/agent-token/${encodeURIComponent(username)}`),
+      agentToken: (username: string) =>
+        json<{ username: string; role: string; api_token: string }>('GET', `/api/dev/mock/agent-token/${encodeURIComponent(username)}`),
     },
   };
 }

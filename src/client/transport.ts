@@ -28,7 +28,8 @@ export function httpBase(url: string): string {
   const parsed = new URL(url);
   if (parsed.protocol === 'ws:') parsed.protocol = 'http:';
   else if (parsed.protocol === 'wss:') parsed.protocol = 'https:';
-  else if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error(`hub URL must start with http://, https://, ws:// or wss:// (got ${parsed.protocol})`);
+  else if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    throw new Error(`hub URL must start with http://, https://, ws:// or wss:// (got ${parsed.protocol})`);
   parsed.pathname = parsed.pathname.replace(/\/api\/ws\/?$/, '').replace(/\/+$/, '');
   parsed.search = '';
   parsed.hash = '';

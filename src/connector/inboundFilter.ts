@@ -4,7 +4,11 @@
 import { z } from 'zod';
 
 /** Platform ids end up in stored local_ids and logs: printable ASCII only. */
-const platformId = z.string().min(1).max(128).regex(/^[\x21-\x7e]+$/, 'must be printable ASCII');
+const platformId = z
+  .string()
+  .min(1)
+  .max(128)
+  .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII');
 
 export const messageReceiveEvent = z.object({
   event_id: z.string().optional(),
@@ -20,9 +24,7 @@ export const messageReceiveEvent = z.object({
     chat_type: z.string(),
     message_type: z.string(),
     content: z.string().max(200_000),
-    mentions: z
-      .array(z.object({ key: z.string(), id: z.object({ open_id: z.string().optional() }).optional(), name: z.string().optional() }))
-      .optional(),
+    mentions: z.array(z.object({ key: z.string(), id: z.object({ open_id: z.string().optional() }).optional(), name: z.string().optional() })).optional(),
   }),
 });
 export type MessageReceiveEvent = z.infer<typeof messageReceiveEvent>;
@@ -62,13 +64,15 @@ function textOf(event: MessageReceiveEvent): string | undefined {
  */
 export function filterMessage(settings: FilterSettings, event: MessageReceiveEvent, botOpenId?: string): FilterVerdict {
   const { sender, message } = event;
-  if (settings.ignore_bot_messages && sender.sender_type !== 'user') return { accepted: false, reason: `sent by a ${sender.sender_type}, not a user (ignore_bot_messages)` };
+  if (settings.ignore_bot_messages && sender.sender_type !== 'user')
+    return { accepted: false, reason: `sent by a ${sender.sender_type}, not a user (ignore_bot_messages)` };
   if (settings.allowed_chat_ids.length > 0 && !settings.allowed_chat_ids.includes(message.chat_id)) {
     return { accepted: false, reason: `chat ${message.chat_id} is not in allowed_chat_ids` };
   }
   if (settings.user_whitelist.length > 0) {
     const ids = [sender.sender_id.open_id, sender.sender_id.user_id, sender.sender_id.union_id].filter((v): v is string => !!v);
-    if (!ids.some((id) => settings.user_whitelist.includes(id))) return { accepted: false, reason: `sender ${sender.sender_id.open_id} is not in user_whitelist` };
+    if (!ids.some((id) => settings.user_whitelist.includes(id)))
+      return { accepted: false, reason: `sender ${sender.sender_id.open_id} is not in user_whitelist` };
   }
   if (message.chat_type === 'p2p') {
     if (!settings.allow_dm) return { accepted: false, reason: 'direct message, and allow_dm is off' };

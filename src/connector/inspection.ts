@@ -6,7 +6,9 @@ import type { ActorSnapshotView, InspectableSource } from '../ops/inspection.js'
  * what is live is shown: `enabled` while a connector runs (its long connection's state, answers
  * queued for the platform), `idle` when none does (a draft, verified or disabled one, or none).
  */
-export function connectorSource(connector: { status(): { connectorId: number | null; connection: string; queuedAnswers: number; identities: number } }): InspectableSource {
+export function connectorSource(connector: {
+  status(): { connectorId: number | null; connection: string; queuedAnswers: number; identities: number };
+}): InspectableSource {
   const view = (): ActorSnapshotView => {
     const s = connector.status();
     return {

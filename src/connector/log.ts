@@ -19,7 +19,8 @@ function encodeCursor(id: number): string {
 function decodeCursor(cursor: string): number {
   const text = Buffer.from(cursor, 'base64url').toString('utf8');
   const id = text.startsWith(CURSOR_PREFIX) ? Number(text.slice(CURSOR_PREFIX.length)) : NaN;
-  if (!Number.isSafeInteger(id) || id < 1 || encodeCursor(id) !== cursor) throw Errors.badRequest('cursor is not valid: pass the cursor of the previous page, or none');
+  if (!Number.isSafeInteger(id) || id < 1 || encodeCursor(id) !== cursor)
+    throw Errors.badRequest('cursor is not valid: pass the cursor of the previous page, or none');
   return id;
 }
 

@@ -142,7 +142,12 @@ export const longConnectionMachine = setup({
       { guard: 'validAppId', target: '.loading', actions: ['closeClient', 'takeCredentials'] },
       {
         target: '.refused',
-        actions: ['closeClient', 'takeCredentials', assign({ reported: 'refused', detail: REFUSED_DETAIL }), { type: 'report', params: { state: 'refused', detail: REFUSED_DETAIL } }],
+        actions: [
+          'closeClient',
+          'takeCredentials',
+          assign({ reported: 'refused', detail: REFUSED_DETAIL }),
+          { type: 'report', params: { state: 'refused', detail: REFUSED_DETAIL } },
+        ],
       },
     ],
     STOP: [
@@ -150,7 +155,11 @@ export const longConnectionMachine = setup({
       { guard: 'reportedStopped', target: '.stopped', actions: 'closeClient' },
       {
         target: '.stopped',
-        actions: ['closeClient', assign({ reported: 'stopped', detail: 'long connection closed' }), { type: 'report', params: { state: 'stopped', detail: 'long connection closed' } }],
+        actions: [
+          'closeClient',
+          assign({ reported: 'stopped', detail: 'long connection closed' }),
+          { type: 'report', params: { state: 'stopped', detail: 'long connection closed' } },
+        ],
       },
     ],
   },

@@ -16,7 +16,10 @@ export function createConnectorMeter(factory: MetricsFactory): ConnectorMeter {
     help: 'Chat-platform events: messages in (by what became of them) and answers out',
     labels: { direction: ['in', 'out'], outcome: [...new Set([...INBOUND, ...OUTBOUND])] },
   });
-  const errors = factory.counter({ name: 'hub_connector_errors_total', help: 'Connector log entries at ERROR level (platform refusals, failed sends, connection errors)' });
+  const errors = factory.counter({
+    name: 'hub_connector_errors_total',
+    help: 'Connector log entries at ERROR level (platform refusals, failed sends, connection errors)',
+  });
   return {
     entry(level, action) {
       if (level === 'ERROR') errors.inc();

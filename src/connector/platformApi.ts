@@ -58,7 +58,12 @@ export function createPlatformApi(options: PlatformApiOptions) {
     try {
       // One deadline covers the connection, the headers and the body.
       const signal = AbortSignal.timeout(options.timeoutMs);
-      const res = await fetch(`${base}${path}`, { method: init.method, headers, body: init.body === undefined ? undefined : JSON.stringify(init.body), signal });
+      const res = await fetch(`${base}${path}`, {
+        method: init.method,
+        headers,
+        body: init.body === undefined ? undefined : JSON.stringify(init.body),
+        signal,
+      });
       status = res.status;
       text = await res.text();
     } catch (err) {

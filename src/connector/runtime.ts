@@ -130,12 +130,22 @@ export function createConnectorRuntime(deps: RuntimeDeps) {
     for (let attempt = 0; ; attempt++) {
       const outcome = await current.api.sendText(target.chat_id, item.text);
       if (outcome.kind === 'accepted') {
-        await log.write(connectorId, 'SUCCESS', 'outbound_sent', `hub message ${item.messageId} sent to chat ${target.chat_id} (platform message ${outcome.value})`);
+        await log.write(
+          connectorId,
+          'SUCCESS',
+          'outbound_sent',
+          `hub message ${item.messageId} sent to chat ${target.chat_id} (platform message ${outcome.value})`,
+        );
         return;
       }
       const transient = outcome.kind !== 'rejected';
       if (!transient || attempt >= retryDelays.length || active !== current) {
-        await log.write(connectorId, 'ERROR', 'outbound_failed', `hub message ${item.messageId} to chat ${target.chat_id} not sent: ${describeOutcome(outcome)}`);
+        await log.write(
+          connectorId,
+          'ERROR',
+          'outbound_failed',
+          `hub message ${item.messageId} to chat ${target.chat_id} not sent: ${describeOutcome(outcome)}`,
+        );
         return;
       }
       await new Promise((resolve) => setTimeout(resolve, retryDelays[attempt]).unref());
@@ -145,9 +155,11 @@ export function createConnectorRuntime(deps: RuntimeDeps) {
   // ---- inbound -------------------------------------------------------------------------------
 
   function receive(connectorId: number, raw: unknown): void {
-    inbound = inbound.then(() => handle(connectorId, raw)).catch((err: unknown) => {
-      void log.write(connectorId, 'ERROR', 'inbound_failed', `an inbound event could not be handled: ${(err as Error).message}`);
-    });
+    inbound = inbound
+      .then(() => handle(connectorId, raw))
+      .catch((err: unknown) => {
+        void log.write(connectorId, 'ERROR', 'inbound_failed', `an inbound event could not be handled: ${(err as Error).message}`);
+      });
   }
 
   async function handle(connectorId: number, raw: unknown): Promise<void> {
@@ -201,7 +213,12 @@ export function createConnectorRuntime(deps: RuntimeDeps) {
       await log.write(connectorId, 'INFO', 'inbound_duplicate', `message ${messageId} was stored before (hub message ${stored.id}): ignored`);
       return;
     }
-    await log.write(connectorId, 'INFO', 'inbound_accepted', `message ${messageId} from ${from} in chat ${chatId} passed to Butler as hub message ${stored?.id} (user ${user.id}, thread ${threadId})`);
+    await log.write(
+      connectorId,
+      'INFO',
+      'inbound_accepted',
+      `message ${messageId} from ${from} in chat ${chatId} passed to Butler as hub message ${stored?.id} (user ${user.id}, thread ${threadId})`,
+    );
   }
 
   // ---- lifecycle -----------------------------------------------------------------------------
@@ -217,7 +234,13 @@ export function createConnectorRuntime(deps: RuntimeDeps) {
     const outcome = await current.api.botOpenId();
     if (active !== current) return;
     if (outcome.kind === 'accepted') current.botOpenId = outcome.value;
-    else await log.write(current.config.id, 'WARNING', 'bot_info', `bot identity unknown (${describeOutcome(outcome)}): any mention in a group counts as one of the bot`);
+    else
+      await log.write(
+        current.config.id,
+        'WARNING',
+        'bot_info',
+        `bot identity unknown (${describeOutcome(outcome)}): any mention in a group counts as one of the bot`,
+      );
   }
 
   function stop(connectorId?: number): void {
@@ -257,7 +280,12 @@ export function createConnectorRuntime(deps: RuntimeDeps) {
         onMessage: (event) => receive(config.id, event),
         onState: connectionState(config.id),
       });
-      current.connection.start({ appId: config.app_id, appSecret: config.app_secret, verificationToken: config.verification_token, encryptKey: config.encrypt_key });
+      current.connection.start({
+        appId: config.app_id,
+        appSecret: config.app_secret,
+        verificationToken: config.verification_token,
+        encryptKey: config.encrypt_key,
+      });
     },
 
     stop,

@@ -3,7 +3,14 @@
 import { randomUUID } from 'node:crypto';
 import { Errors } from '../errors.js';
 import { describeMachine, step, type ConnectorEffect, type ConnectorEvent, type MachineDescription } from './machine.js';
-import { CredentialFields, type ConnectorFieldsInput, type ConnectorLogView, type ConnectorView, type LogsQuery, type TestMessageInput } from '../protocol/connector.js';
+import {
+  CredentialFields,
+  type ConnectorFieldsInput,
+  type ConnectorLogView,
+  type ConnectorView,
+  type LogsQuery,
+  type TestMessageInput,
+} from '../protocol/connector.js';
 import type { LogLevel } from '../protocol/messages.js';
 import { isUniqueViolation } from '../store/errors.js';
 import { ConnectorVersionConflict, type ConnectorPatch, type ConnectorsRepo } from '../store/repositories/connectors.js';
@@ -22,9 +29,7 @@ export interface ConnectorServiceDeps {
   clock: Clock;
 }
 
-export type VerifyResult =
-  | { ok: true; message: string; verified_at: string; connector: ConnectorView }
-  | { ok: false; message: string; detail?: string };
+export type VerifyResult = { ok: true; message: string; verified_at: string; connector: ConnectorView } | { ok: false; message: string; detail?: string };
 
 export interface TestMessageResult {
   ok: boolean;

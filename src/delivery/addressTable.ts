@@ -65,6 +65,14 @@ export class AddressTable {
     for (const e of this.all) byRole[e.user.role] = (byRole[e.user.role] ?? 0) + 1;
     const multiSocketUsers: Record<number, number> = {};
     for (const [id, set] of this.byUser) if (set.size > 1) multiSocketUsers[id] = set.size;
-    return { endpoints: this.all.size, inHub: this.bound.size - this.all.size, users: this.byUser.size, humans: this.humans.size, admins: this.admins.size, byRole, multiSocketUsers };
+    return {
+      endpoints: this.all.size,
+      inHub: this.bound.size - this.all.size,
+      users: this.byUser.size,
+      humans: this.humans.size,
+      admins: this.admins.size,
+      byRole,
+      multiSocketUsers,
+    };
   }
 }

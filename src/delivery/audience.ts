@@ -9,8 +9,7 @@ export function audienceOf(m: Routable): Audience {
   const chat = isChatType(m.type);
   if (m.target_id !== null) {
     const monitor =
-      m.type === 'CHAT' &&
-      ((m.sender_role === 'BUTLER' && m.target_role === 'AGENT') || (m.sender_role === 'AGENT' && m.target_role === 'BUTLER'));
+      m.type === 'CHAT' && ((m.sender_role === 'BUTLER' && m.target_role === 'AGENT') || (m.sender_role === 'AGENT' && m.target_role === 'BUTLER'));
     return { target: m.target_id, echo: chat && !machineSender, exceptSender: false, monitor };
   }
   if (chat) return { broadcast: 'everyone', echo: false, exceptSender: machineSender, monitor: false };

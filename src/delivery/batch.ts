@@ -71,8 +71,7 @@ export async function buildBatch(items: readonly Item[], deps: BatchDeps): Promi
   const presence = new Map<number, { patch: PresencePatch; at: string }>();
   const touched = new Map<number, string>();
   const byLocalId = new Map<string, Ready>();
-  const mergePresence = (userId: number, patch: PresencePatch, at: string) =>
-    presence.set(userId, { patch: { ...presence.get(userId)?.patch, ...patch }, at });
+  const mergePresence = (userId: number, patch: PresencePatch, at: string) => presence.set(userId, { patch: { ...presence.get(userId)?.patch, ...patch }, at });
 
   for (const item of items) {
     if (item.kind === 'presence') {

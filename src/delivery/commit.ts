@@ -20,7 +20,11 @@ export interface CommitJob {
   complete(outcome: CommitOutcome, committedAt: number): void;
 }
 
-export function createCommitOrder(deps: { store: Pick<Store, 'writeBatch' | 'writeDepth'>; meter: Pick<PipelineMeter, 'committed' | 'failed'>; logger: Pick<Logger, 'error'> }) {
+export function createCommitOrder(deps: {
+  store: Pick<Store, 'writeBatch' | 'writeDepth'>;
+  meter: Pick<PipelineMeter, 'committed' | 'failed'>;
+  logger: Pick<Logger, 'error'>;
+}) {
   const { store, meter, logger } = deps;
   /** Completion of the newest batch handed to the store; each waits for the one before it. */
   let completing: Promise<void> = Promise.resolve();

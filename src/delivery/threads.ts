@@ -163,7 +163,13 @@ export function createThreadRouting(deps: ThreadDeps) {
         if (!isMachineRole(item.sender.role)) {
           if (item.input.type === 'CHAT') written.add(key);
           if (item.input.conversation_id === undefined) needed.push([pair, item.at]);
-        } else if (item.input.conversation_id === undefined && pinnedStream(item) === undefined && !latestThreads.has(key) && !written.has(key) && !replies.has(key)) {
+        } else if (
+          item.input.conversation_id === undefined &&
+          pinnedStream(item) === undefined &&
+          !latestThreads.has(key) &&
+          !written.has(key) &&
+          !replies.has(key)
+        ) {
           // A reply goes where the human last wrote; only a human who never did needs the default thread.
           replies.set(key, [pair, item.at]);
         }

@@ -124,7 +124,9 @@ export async function runAgent(client: HubClient, agent: ExampleAgent, progress:
       (stopping ??= (async () => {
         agent.stop?.();
         if (client.state === 'open') {
-          const goodbye = client.log('INFO', `${agent.kind} agent shutting down`).catch((err: unknown) => progress(`could not say goodbye: ${errorMessage(err)}`));
+          const goodbye = client
+            .log('INFO', `${agent.kind} agent shutting down`)
+            .catch((err: unknown) => progress(`could not say goodbye: ${errorMessage(err)}`));
           await Promise.race([goodbye, new Promise((resolve) => setTimeout(resolve, GOODBYE_MS).unref?.())]);
         }
         await client.close();

@@ -33,8 +33,19 @@ export const LINE_RULES: readonly LineRule[] = [
   { id: 'no-debugger', severity: 'error', pattern: /\bdebugger\s*;?/, message: '`debugger` statement left in', files: SCRIPT },
   { id: 'no-eval', severity: 'error', pattern: /\beval\s*\(|\bnew\s+Function\s*\(/, message: 'eval()/new Function() runs arbitrary code', files: SCRIPT },
   { id: 'no-console', severity: 'warning', pattern: /\bconsole\.(?:log|debug|trace)\s*\(/, message: 'console logging left in', files: SCRIPT },
-  { id: 'no-ts-ignore', severity: 'warning', pattern: /@ts-ignore|eslint-disable(?!-next-line\s+\S)/, message: 'a type or lint check is switched off without naming a rule', files: SCRIPT },
-  { id: 'no-sql-concat', severity: 'warning', pattern: /\b(?:SELECT|INSERT|UPDATE|DELETE)\b[^'"`]*['"`]\s*\+\s*\w|\$\{[^}]+\}[^`]*\b(?:WHERE|VALUES)\b/i, message: 'SQL built by string concatenation: use parameters' },
+  {
+    id: 'no-ts-ignore',
+    severity: 'warning',
+    pattern: /@ts-ignore|eslint-disable(?!-next-line\s+\S)/,
+    message: 'a type or lint check is switched off without naming a rule',
+    files: SCRIPT,
+  },
+  {
+    id: 'no-sql-concat',
+    severity: 'warning',
+    pattern: /\b(?:SELECT|INSERT|UPDATE|DELETE)\b[^'"`]*['"`]\s*\+\s*\w|\$\{[^}]+\}[^`]*\b(?:WHERE|VALUES)\b/i,
+    message: 'SQL built by string concatenation: use parameters',
+  },
   { id: 'todo-left', severity: 'info', pattern: /\b(?:TODO|FIXME|XXX)\b/, message: 'a TODO is added' },
 ];
 
@@ -60,7 +71,13 @@ export function reviewDiff(diff: string): { files: number; findings: ReviewFindi
           if (rule.pattern.test(text)) findings.push({ file: name, line: change.ln, severity: rule.severity, rule: rule.id, message: rule.message });
         }
         for (const secret of findSecrets(text)) {
-          findings.push({ file: name, line: change.ln, severity: 'error', rule: `secret/${secret.rule.id}`, message: `a credential is committed: ${secret.excerpt}` });
+          findings.push({
+            file: name,
+            line: change.ln,
+            severity: 'error',
+            rule: `secret/${secret.rule.id}`,
+            message: `a credential is committed: ${secret.excerpt}`,
+          });
         }
       }
     }

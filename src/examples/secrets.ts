@@ -36,7 +36,10 @@ export interface SecretMatch {
 
 function mask(line: string, secret: string): string {
   const shown = secret.slice(0, 4);
-  return line.replace(secret, `${shown}${'*'.repeat(Math.min(12, Math.max(4, secret.length - 4)))}`).trim().slice(0, 200);
+  return line
+    .replace(secret, `${shown}${'*'.repeat(Math.min(12, Math.max(4, secret.length - 4)))}`)
+    .trim()
+    .slice(0, 200);
 }
 
 /** The secrets in one line of text, at most one per rule. */

@@ -24,7 +24,11 @@ export interface SecurityAuditOptions {
 export const advisory = z.object({
   id: z.string().min(1).max(100),
   package: z.string().min(1).max(214),
-  vulnerable: z.string().min(1).max(200).refine((r) => semver.validRange(r) !== null, 'must be a semver range'),
+  vulnerable: z
+    .string()
+    .min(1)
+    .max(200)
+    .refine((r) => semver.validRange(r) !== null, 'must be a semver range'),
   severity: z.enum(AlertSeverities),
   title: z.string().max(500).optional(),
   fixed_in: z.string().max(100).optional(),
@@ -141,7 +145,10 @@ export function createSecurityAuditAgent(options: SecurityAuditOptions): Example
       return [];
     }
     const parsed = advisoryList.safeParse(raw);
-    if (!parsed.success) throw new Error(`the advisories are not a list of {id, package, vulnerable, severity}: ${parsed.error.issues[0]?.path.join('.')} ${parsed.error.issues[0]?.message}`);
+    if (!parsed.success)
+      throw new Error(
+        `the advisories are not a list of {id, package, vulnerable, severity}: ${parsed.error.issues[0]?.path.join('.')} ${parsed.error.issues[0]?.message}`,
+      );
     return parsed.data;
   }
 
@@ -167,11 +174,20 @@ export function createSecurityAuditAgent(options: SecurityAuditOptions): Example
     const secrets = findings.filter((f) => f.kind === 'secret').length;
     const deps = findings.length - secrets;
     const severity = findings[0]!.severity;
-    const parts = [secrets && `${secrets} committed secret${secrets === 1 ? '' : 's'}`, deps && `${deps} vulnerable dependenc${deps === 1 ? 'y' : 'ies'}`].filter(Boolean);
+    const parts = [
+      secrets && `${secrets} committed secret${secrets === 1 ? '' : 's'}`,
+      deps && `${deps} vulnerable dependenc${deps === 1 ? 'y' : 'ies'}`,
+    ].filter(Boolean);
     lastSummary = `${shown}: ${parts.join(' and ')} (highest: ${severity}) in ${files} files`;
     const payload: SecurityAlertPayload = { severity, content: `Security audit of ${lastSummary}`, path: shown, findings };
     await tools.client.report('SECURITY_ALERT', payload);
-    const lines = findings.slice(0, 20).map((f) => (f.kind === 'secret' ? `- ${f.severity} ${f.file}:${f.line} ${f.rule}` : `- ${f.severity} ${f.file} ${f.package}@${f.version} ${f.advisory}${f.fixed_in ? ` (fixed in ${f.fixed_in})` : ''}`));
+    const lines = findings
+      .slice(0, 20)
+      .map((f) =>
+        f.kind === 'secret'
+          ? `- ${f.severity} ${f.file}:${f.line} ${f.rule}`
+          : `- ${f.severity} ${f.file} ${f.package}@${f.version} ${f.advisory}${f.fixed_in ? ` (fixed in ${f.fixed_in})` : ''}`,
+      );
     return [payload.content, ...lines].join('\n');
   }
 

@@ -32,7 +32,10 @@ export async function fetchWeather(options: WeatherOptions, location: string): P
   const res = await (options.fetch ?? fetch)(url, { headers: { Accept: 'application/json' }, signal: AbortSignal.timeout(10_000) });
   const body: unknown = await res.json().catch(() => undefined);
   // Errors name the status and the service's own message, never the URL (it carries the key).
-  if (!res.ok) throw new Error(`the weather service answered ${res.status}${typeof (body as { message?: unknown })?.message === 'string' ? ` (${(body as { message: string }).message})` : ''}`);
+  if (!res.ok)
+    throw new Error(
+      `the weather service answered ${res.status}${typeof (body as { message?: unknown })?.message === 'string' ? ` (${(body as { message: string }).message})` : ''}`,
+    );
   const parsed = currentWeather.safeParse(body);
   if (!parsed.success) throw new Error('the weather service answered in an unexpected shape');
   const w = parsed.data;

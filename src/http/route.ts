@@ -92,9 +92,12 @@ function readerOf(input: z.ZodType | InputReader<unknown> | undefined, parse: (s
 
 /** The route declarer of one module: its OpenAPI tag and the services its handlers use. */
 export function routeGroup<D>(tag: string) {
-  return function route<A extends AccessLevel, P extends ObjectInput | undefined = undefined, Q extends ObjectInput | undefined = undefined, B extends BodyInput | undefined = undefined>(
-    def: RouteDef<D, A, P, Q, B>,
-  ): Route<D> {
+  return function route<
+    A extends AccessLevel,
+    P extends ObjectInput | undefined = undefined,
+    Q extends ObjectInput | undefined = undefined,
+    B extends BodyInput | undefined = undefined,
+  >(def: RouteDef<D, A, P, Q, B>): Route<D> {
     const { params, query, body, handler, ...doc } = def;
     return {
       ...doc,

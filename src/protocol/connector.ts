@@ -34,10 +34,7 @@ const text = (max: number) =>
     .max(max)
     .refine((v) => !CONTROL.test(v), 'must not contain control characters');
 /** A list given as an array, or as one comma- or line-separated text (the older dashboards' form). */
-const idList = z.preprocess(
-  (v) => (typeof v === 'string' ? v.split(/[\s,]+/).filter(Boolean) : v),
-  z.array(text(128).pipe(z.string().min(1))).max(500),
-);
+const idList = z.preprocess((v) => (typeof v === 'string' ? v.split(/[\s,]+/).filter(Boolean) : v), z.array(text(128).pipe(z.string().min(1))).max(500));
 const callbackUrl = text(2048).refine((v) => v === '' || URL.canParse(v), 'must be a URL');
 
 const fieldSchemas = {

@@ -47,5 +47,12 @@ export const CloseCode = {
 export type CloseCodeValue = (typeof CloseCode)[keyof typeof CloseCode];
 
 /** `payload.code` of an ERROR frame: the decoding failures, then the catalogue's kinds. */
-export const FrameErrorCodes = ['invalid_json', 'invalid_frame', 'unknown_type', 'invalid_payload', 'frame_too_large', ...(Object.keys(ErrorStatus) as ErrorKind[])] as const;
+export const FrameErrorCodes = [
+  'invalid_json',
+  'invalid_frame',
+  'unknown_type',
+  'invalid_payload',
+  'frame_too_large',
+  ...(Object.keys(ErrorStatus) as ErrorKind[]),
+] as const;
 export type FrameErrorCode = (typeof FrameErrorCodes)[number];

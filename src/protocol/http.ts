@@ -112,6 +112,11 @@ export const usernameParams = z.object({ username });
 /** `POST /api/dev/mock/feishu-log`; the older seed script writes levels in lower case. */
 export const mockConnectorLogBody = z.object({
   level: z.preprocess((v) => (typeof v === 'string' ? v.trim().toUpperCase() : v), z.enum(LogLevels)),
-  action: z.string().trim().min(1).max(100).refine((v) => !CONTROL.test(v), 'must not contain control characters'),
+  action: z
+    .string()
+    .trim()
+    .min(1)
+    .max(100)
+    .refine((v) => !CONTROL.test(v), 'must not contain control characters'),
   detail: z.string().trim().min(1).max(4000),
 });

@@ -155,9 +155,7 @@ export const actorsSummary = z
       by_state: counts,
       by_role: counts,
       by_state_and_role: z.record(z.string(), counts),
-      items: z.array(
-        z.object({ id: z.string(), state: actorState, user_id: id.nullable(), username: z.string().nullable(), role: z.string() }),
-      ),
+      items: z.array(z.object({ id: z.string(), state: actorState, user_id: id.nullable(), username: z.string().nullable(), role: z.string() })),
     }),
   })
   .catchall(z.record(z.string(), z.unknown()))

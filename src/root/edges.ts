@@ -106,6 +106,7 @@ export function createHttpEdge(options: HttpEdgeOptions) {
 
 function logWebBuild(logger: Logger, web: WebBuild): void {
   if (web.state === 'loaded') logger.info({ dir: web.dir, files: web.files.size, bytes: web.bytes }, 'dashboard loaded');
-  else if (web.state === 'missing') logger.warn({ dir: web.dir }, `no dashboard in ${web.dir} (no index.html): run \`npm run build\` to build it; / answers 404 until then`);
+  else if (web.state === 'missing')
+    logger.warn({ dir: web.dir }, `no dashboard in ${web.dir} (no index.html): run \`npm run build\` to build it; / answers 404 until then`);
   else logger.info('WEB_DIR is empty: this hub serves no dashboard');
 }

@@ -183,8 +183,7 @@ export function sqliteBatchTransaction(raw: BetterSqlite3.Database): (batch: Wri
       const presence: PresenceRow[] = [];
       for (const { userId, patch, at } of batch.presence) {
         const row = updateUser.get(patch.status ?? null, patch.online ?? null, patch.last_seen_at ?? null, patch.last_report ?? null, at, userId) as
-          | PresenceRow
-          | undefined;
+          PresenceRow | undefined;
         if (row) presence.push(row);
       }
       for (const { id, at } of batch.threads) touch.run(at, id);
@@ -277,7 +276,8 @@ async function insertMessages(client: pg.PoolClient, rows: MessageInsert[]): Pro
       missing.map((r) => r.sender_id),
       missing.map((r) => r.local_id),
     ]);
-    for (const r of found.rows) byKey.set(keyOf(r.sender_id, r.local_id), { id: r.id, created_at: r.created_at, conversation_id: r.conversation_id, duplicate: true });
+    for (const r of found.rows)
+      byKey.set(keyOf(r.sender_id, r.local_id), { id: r.id, created_at: r.created_at, conversation_id: r.conversation_id, duplicate: true });
   }
 
   let plain = 0;

@@ -118,9 +118,9 @@ function openSqlite(path: string): Store {
       raw.prepare('SELECT 1').get();
     },
     async truncateAll() {
-      const tables = raw
-        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'migrations'")
-        .all() as Array<{ name: string }>;
+      const tables = raw.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'migrations'").all() as Array<{
+        name: string;
+      }>;
       raw.transaction(() => {
         raw.pragma('defer_foreign_keys = ON');
         for (const { name } of tables) raw.exec(`DELETE FROM "${name}"`);

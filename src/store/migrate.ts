@@ -10,9 +10,10 @@ import type { Logger } from 'pino';
 import type { Store } from './db.js';
 
 /** `migrations/` at the project root, seen from src/store (tsx) or dist/src/store (compiled). */
-export const DEFAULT_MIGRATIONS_DIR = [new URL('../../migrations/', import.meta.url), new URL('../../../migrations/', import.meta.url)]
-  .map((url) => fileURLToPath(url))
-  .find((dir) => existsSync(dir)) ?? fileURLToPath(new URL('../../migrations/', import.meta.url));
+export const DEFAULT_MIGRATIONS_DIR =
+  [new URL('../../migrations/', import.meta.url), new URL('../../../migrations/', import.meta.url)]
+    .map((url) => fileURLToPath(url))
+    .find((dir) => existsSync(dir)) ?? fileURLToPath(new URL('../../migrations/', import.meta.url));
 const FILE = /^(\d{4}_[a-z0-9_]+)\.(sqlite|postgres)\.sql$/;
 
 export interface Migration {

@@ -20,7 +20,11 @@ function threadEntry(): { entry: URL | string; eval: boolean } {
   if (!fileURLToPath(import.meta.url).endsWith('.ts')) return { entry: new URL('./sqliteWriterThread.js', import.meta.url), eval: false };
   // Loader hooks given with --import do not reach worker threads on Node 20; register them in the thread.
   // The ESM build of tsx's API (require.resolve would give the CommonJS one, which cannot register from here).
-  const tsxApi = pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs')).href;
+  const tsxApi = pathToFileURL(
+    createRequire(import.meta.url)
+      .resolve('tsx/esm/api')
+      .replace(/\.cjs$/, '.mjs'),
+  ).href;
   const thread = new URL('./sqliteWriterThread.ts', import.meta.url).href;
   return {
     entry: `import(${JSON.stringify(tsxApi)}).then(({ register }) => { register(); return import(${JSON.stringify(thread)}); })`,

@@ -78,7 +78,10 @@ export function createFrameHandler(deps: FrameDeps) {
     const bytes = message.byteLength;
     if (bytes > closeAbove) {
       meter.refused(bytes);
-      logger.warn({ conn: data.key, user: data.session!.user.username, bytes, limit: limits.maxFrameBytes }, 'frame far over the size limit: closing the socket with 1009');
+      logger.warn(
+        { conn: data.key, user: data.session!.user.username, bytes, limit: limits.maxFrameBytes },
+        'frame far over the size limit: closing the socket with 1009',
+      );
       const reason = `frame of ${bytes} bytes; the limit is ${limits.maxFrameBytes}`;
       // Frames already handed to the pipeline are answered first, as before an abuse close.
       outlet.closeWhenAnswered(CloseCode.tooLarge, reason, ANSWER_WAIT_MS, 'frame_too_large');
@@ -97,7 +100,10 @@ export function createFrameHandler(deps: FrameDeps) {
     if (!decoded.ok) {
       meter.refused(bytes);
       if (decoded.code === 'frame_too_large') {
-        logger.warn({ conn: data.key, user: data.session!.user.username, bytes, limit: limits.maxFrameBytes }, 'frame over the size limit: answered with ERROR');
+        logger.warn(
+          { conn: data.key, user: data.session!.user.username, bytes, limit: limits.maxFrameBytes },
+          'frame over the size limit: answered with ERROR',
+        );
       }
       outlet.sendError(decoded.code, decoded.message, decoded.localId);
       if (!data.meters.badFrames.take()) outlet.closeWhenAnswered(CloseCode.invalidFrames, 'too many invalid frames', ANSWER_WAIT_MS, 'invalid_frame');

@@ -13,7 +13,9 @@ import { E2E_TIMEOUT, startDashboard, type Dashboard } from './harness.js';
 const unexpected = (errors: string[], ...statuses: number[]) => errors.filter((e) => !statuses.some((s) => e.includes(`status of ${s}`)));
 /** As if the tab were hidden or shown again (headless Chromium's tab is always visible). */
 const setHidden = (page: Page, hidden: boolean) =>
-  page.evaluate(`Object.defineProperty(document, 'hidden', { configurable: true, get: () => ${hidden} }); document.dispatchEvent(new Event('visibilitychange'))`);
+  page.evaluate(
+    `Object.defineProperty(document, 'hidden', { configurable: true, get: () => ${hidden} }); document.dispatchEvent(new Event('visibilitychange'))`,
+  );
 /** A link of the dashboard's menu. */
 const nav = (page: Page, label: string) => page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: label, exact: true });
 
@@ -185,7 +187,16 @@ describe('admin pages', { timeout: E2E_TIMEOUT }, () => {
     // command_agent: once the member approves, the directive goes out and stands apart from answers.
     const actionId = new Promise<string>((resolve) => asker.on('AUTH_REQUEST', (f) => resolve(f.payload.action_id)));
     d.model.enqueue(
-      { steps: [{ toolCall: { name: 'command_agent', arguments: JSON.stringify({ target_agent_id: echo.id, command: 'echo hello from a directive', reasoning: 'the test asked' }) } }] },
+      {
+        steps: [
+          {
+            toolCall: {
+              name: 'command_agent',
+              arguments: JSON.stringify({ target_agent_id: echo.id, command: 'echo hello from a directive', reasoning: 'the test asked' }),
+            },
+          },
+        ],
+      },
       textReply('I asked for your approval.'),
     );
     await asker.send({ type: 'CHAT', target_id: BUTLER_ID, payload: 'have the echo agent say hello' });
@@ -195,7 +206,11 @@ describe('admin pages', { timeout: E2E_TIMEOUT }, () => {
     await directive.filter({ hasText: 'echo hello from a directive' }).waitFor();
     expect(await directive.textContent()).toContain('Directive');
     expect(await directive.textContent()).not.toContain('[DIRECTIVE]');
-    await log.locator('[data-kind="agent"]', { hasText: 'hello from a directive' }).getByTestId('monitor-answers').filter({ hasText: 'echo hello from a directive' }).waitFor();
+    await log
+      .locator('[data-kind="agent"]', { hasText: 'hello from a directive' })
+      .getByTestId('monitor-answers')
+      .filter({ hasText: 'echo hello from a directive' })
+      .waitFor();
 
     // On another page, the monitor keeps collecting: back on the list, the agent shows two unseen.
     await nav(page, 'Agents').click();
@@ -225,7 +240,10 @@ describe('admin pages', { timeout: E2E_TIMEOUT }, () => {
     expect(await phone.page.getByRole('navigation', { name: 'Agents to monitor' }).isVisible()).toBe(false);
     await d.shoot(phone.page, 'monitor-phone');
     await phone.page.getByRole('link', { name: '← Agents' }).click();
-    await phone.page.getByRole('navigation', { name: 'Agents to monitor' }).getByRole('link', { name: /e2e-echo/ }).waitFor();
+    await phone.page
+      .getByRole('navigation', { name: 'Agents to monitor' })
+      .getByRole('link', { name: /e2e-echo/ })
+      .waitFor();
     expect(phone.errors).toEqual([]);
   });
 
@@ -265,14 +283,20 @@ describe('admin pages', { timeout: E2E_TIMEOUT }, () => {
     const connections = page.getByTestId('section-connections');
     const listed = connections.getByRole('table', { name: 'Connections: listed actors' });
     const cell = (text: string) => page.getByRole('cell', { name: text, exact: true });
-    const mine = listed.getByRole('row').filter({ has: cell('ADMIN') }).filter({ has: cell('admin') });
+    const mine = listed
+      .getByRole('row')
+      .filter({ has: cell('ADMIN') })
+      .filter({ has: cell('admin') });
     await mine.first().waitFor();
     expect(await page.getByTestId('updated-ago').textContent()).toMatch(/updated \d+ s ago/);
 
     // A socket opened after the page loaded shows up without a reload: the summary is read again.
     const member = await d.t.createMember();
     await connect(member.token);
-    await listed.getByRole('row').filter({ has: cell(member.username) }).waitFor({ timeout: 15_000 });
+    await listed
+      .getByRole('row')
+      .filter({ has: cell(member.username) })
+      .waitFor({ timeout: 15_000 });
 
     // Pause and resume; a hidden tab pauses by itself.
     await page.getByRole('button', { name: 'Pause' }).click();

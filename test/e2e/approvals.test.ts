@@ -21,7 +21,9 @@ describe('dashboard approvals', { timeout: E2E_TIMEOUT }, () => {
   /** The model's next turn asks to send `command` to the echo agent, then says so. */
   function scriptCommand(command: string) {
     d.model.enqueue(
-      { steps: [{ toolCall: { name: 'command_agent', arguments: JSON.stringify({ target_agent_id: agent.id, command, reasoning: 'the user asked for it' }) } }] },
+      {
+        steps: [{ toolCall: { name: 'command_agent', arguments: JSON.stringify({ target_agent_id: agent.id, command, reasoning: 'the user asked for it' }) } }],
+      },
       textReply('I asked for your approval before I send it.'),
     );
   }
@@ -88,7 +90,9 @@ describe('dashboard approvals', { timeout: E2E_TIMEOUT }, () => {
     await card(page, 'echo never-runs').and(page.locator('[data-status="PENDING"]')).waitFor();
     await page.locator('[data-testid="message"]:not([data-mine])').filter({ hasText: 'I asked for your approval' }).waitFor();
 
-    await nav(page).getByRole('link', { name: /Approvals/ }).click();
+    await nav(page)
+      .getByRole('link', { name: /Approvals/ })
+      .click();
     const item = listed(page, 'echo never-runs');
     await item.and(page.locator('[data-status="PENDING"]')).waitFor();
     expect(await item.textContent()).toContain('asked by you');
@@ -99,7 +103,9 @@ describe('dashboard approvals', { timeout: E2E_TIMEOUT }, () => {
 
     await page.getByRole('button', { name: 'Rejected' }).click();
     await page.waitForURL(/status=rejected/);
-    await listed(page, 'echo never-runs').getByText(/rejected .* by you/).waitFor();
+    await listed(page, 'echo never-runs')
+      .getByText(/rejected .* by you/)
+      .waitFor();
     await page.getByRole('button', { name: 'Approved' }).click();
     await page.getByText('No approved requests.').waitFor();
 

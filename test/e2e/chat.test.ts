@@ -35,7 +35,10 @@ describe('dashboard chat', { timeout: E2E_TIMEOUT }, () => {
     const agent = await d.startEchoAgent(`echo-${process.pid}`);
     const { page, context, errors, user, tap } = await member(`/chat/${agent.id}`);
     // No thread yet: the first message makes the default one, titled as the older hub titles it.
-    await page.getByTestId('thread-title').filter({ hasText: `${agent.username} chat` }).waitFor();
+    await page
+      .getByTestId('thread-title')
+      .filter({ hasText: `${agent.username} chat` })
+      .waitFor();
     await page.getByText('No messages yet').waitFor();
 
     // Held on its way to the hub, the message shows at once as pending.
@@ -81,17 +84,23 @@ describe('dashboard chat', { timeout: E2E_TIMEOUT }, () => {
 
     // Stored once, in the thread the page showed.
     const threads = (await d.t.api.get(`/api/chat/threads?peer_id=${agent.id}`, { token: user.token })).body as Array<{ id: number }>;
-    const stored = (await d.t.api.get(`/api/chat/threads/${threads[0]!.id}/messages`, { token: user.token })).body as Array<{ payload: string; sender_id: number }>;
+    const stored = (await d.t.api.get(`/api/chat/threads/${threads[0]!.id}/messages`, { token: user.token })).body as Array<{
+      payload: string;
+      sender_id: number;
+    }>;
     expect(stored.filter((m) => m.sender_id === user.id).map((m) => m.payload)).toEqual(['hello echo world', 'stream me back', 'refuse me once']);
     expect(errors).toEqual([]);
     await context.close();
   });
 
-  it('renders Butler\'s streamed reply piece by piece, then as markdown with a code block', async () => {
+  it("renders Butler's streamed reply piece by piece, then as markdown with a code block", async () => {
     const answer = 'Streaming starts with this sentence, then some code:\n\n```js\nconsole.log("streamed");\n```\n\nAnd the **final words** come last.';
     d.model.enqueue(textReply(answer, 5, 150));
     const { page, context, errors } = await member(`/chat/${BUTLER_ID}`);
-    await page.getByTestId('thread-title').filter({ hasText: /^Butler$/ }).waitFor();
+    await page
+      .getByTestId('thread-title')
+      .filter({ hasText: /^Butler$/ })
+      .waitFor();
     await composer(page).fill('show me some code');
     await composer(page).press('Enter');
 
@@ -122,10 +131,17 @@ describe('dashboard chat', { timeout: E2E_TIMEOUT }, () => {
   it('creates, renames, pins and archives threads, and marks a reply in another thread unread', async () => {
     const { page, context, errors, user } = await member(`/chat/${BUTLER_ID}`);
     // A first message (a record Butler leaves be) makes the default thread; its echo opens it.
-    const first = await d.t.api.post('/api/dev/mock/chat', { sender_username: user.username, receiver_username: 'Butler', content: 'hello Butler' }, { token: d.t.adminToken });
+    const first = await d.t.api.post(
+      '/api/dev/mock/chat',
+      { sender_username: user.username, receiver_username: 'Butler', content: 'hello Butler' },
+      { token: d.t.adminToken },
+    );
     expect(first.status).toBe(201);
     await page.waitForURL(/\/chat\/2\/\d+$/);
-    await page.getByTestId('thread-title').filter({ hasText: /^Butler$/ }).waitFor();
+    await page
+      .getByTestId('thread-title')
+      .filter({ hasText: /^Butler$/ })
+      .waitFor();
     const threadRows = page.getByRole('list', { name: 'Threads with Butler' }).getByTestId('thread');
 
     await page.getByRole('button', { name: 'New thread' }).click();
@@ -153,7 +169,10 @@ describe('dashboard chat', { timeout: E2E_TIMEOUT }, () => {
     await composer(page).press('Enter');
     await mine(page).and(page.locator('[data-status="confirmed"]')).waitFor();
     await threadRows.filter({ has: page.locator('.chat-row-title', { hasText: /^Butler$/ }) }).click();
-    await page.getByTestId('thread-title').filter({ hasText: /^Butler$/ }).waitFor();
+    await page
+      .getByTestId('thread-title')
+      .filter({ hasText: /^Butler$/ })
+      .waitFor();
     await threadRows.filter({ hasText: 'Release plan v2' }).getByTestId('unread').filter({ hasText: '1' }).waitFor();
     await page.getByTestId('peer').filter({ hasText: 'Butler' }).getByTestId('unread').waitFor();
     await threadRows.filter({ hasText: 'Release plan v2' }).click();
@@ -163,12 +182,20 @@ describe('dashboard chat', { timeout: E2E_TIMEOUT }, () => {
     await page.getByRole('button', { name: 'Archive' }).click();
     await page.getByRole('button', { name: 'Unarchive' }).waitFor();
     await threadRows.filter({ has: page.locator('.chat-row-title', { hasText: /^Butler$/ }) }).click();
-    await page.getByTestId('thread-title').filter({ hasText: /^Butler$/ }).waitFor();
+    await page
+      .getByTestId('thread-title')
+      .filter({ hasText: /^Butler$/ })
+      .waitFor();
     expect(await threadRows.count()).toBe(1);
     await page.getByLabel('Show archived (1)').check();
     await threadRows.filter({ hasText: 'Release plan v2' }).getByText('Archived').waitFor();
 
-    const stored = (await d.t.api.get('/api/chat/threads?include_archived=true', { token: user.token })).body as Array<{ id: number; title: string; is_pinned: boolean; archived_at: string | null }>;
+    const stored = (await d.t.api.get('/api/chat/threads?include_archived=true', { token: user.token })).body as Array<{
+      id: number;
+      title: string;
+      is_pinned: boolean;
+      archived_at: string | null;
+    }>;
     expect(stored.find((t) => t.id === threadId)).toMatchObject({ title: 'Release plan v2', is_pinned: true, archived_at: expect.any(String) });
     expect(errors).toEqual([]);
     await context.close();
@@ -179,7 +206,11 @@ describe('dashboard chat', { timeout: E2E_TIMEOUT }, () => {
     const user = await d.t.createMember();
     const thread = (await d.t.api.post('/api/chat/threads', { peer_id: quiet.id }, { token: user.token })).body as { id: number };
     for (let n = 1; n <= 70; n++) {
-      const res = await d.t.api.post('/api/dev/mock/chat', { sender_username: quiet.username, receiver_username: user.username, content: `history line ${n}.`, conversation_id: thread.id }, { token: d.t.adminToken });
+      const res = await d.t.api.post(
+        '/api/dev/mock/chat',
+        { sender_username: quiet.username, receiver_username: user.username, content: `history line ${n}.`, conversation_id: thread.id },
+        { token: d.t.adminToken },
+      );
       expect(res.status).toBe(201);
     }
     const { page, context, errors } = await d.open(`/chat/${quiet.id}/${thread.id}`);
@@ -207,14 +238,19 @@ describe('dashboard chat', { timeout: E2E_TIMEOUT }, () => {
 
   it('says so when the threads cannot be read, and recovers with "Try again"', async () => {
     const { page, context } = await d.open(`/chat/${BUTLER_ID}`);
-    await page.route(/\/api\/chat\/threads\?/, (route) => route.fulfill({ status: 500, contentType: 'application/json', body: '{"error":"Internal server error"}' }));
+    await page.route(/\/api\/chat\/threads\?/, (route) =>
+      route.fulfill({ status: 500, contentType: 'application/json', body: '{"error":"Internal server error"}' }),
+    );
     const user = await d.t.createMember();
     await d.signIn(page, { username: user.username, password: 'member-password' });
     const alert = page.getByRole('alert').filter({ hasText: 'The hub failed to answer (500): Internal server error' });
     await alert.first().waitFor();
     await page.unroute(/\/api\/chat\/threads\?/);
     await alert.first().getByRole('button', { name: 'Try again' }).click();
-    await page.getByTestId('thread-title').filter({ hasText: /^Butler$/ }).waitFor();
+    await page
+      .getByTestId('thread-title')
+      .filter({ hasText: /^Butler$/ })
+      .waitFor();
     expect(await alert.count()).toBe(0);
     await context.close();
   });

@@ -28,7 +28,10 @@ async function shootTop(d: Dashboard, page: Page, name: string) {
 }
 
 async function activeEdges(page: Page): Promise<string[]> {
-  const edges = await page.getByTestId('connector-diagram').locator('[data-active="true"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-edge') ?? ''));
+  const edges = await page
+    .getByTestId('connector-diagram')
+    .locator('[data-active="true"]')
+    .evaluateAll((els) => els.map((e) => e.getAttribute('data-edge') ?? ''));
   return edges.sort();
 }
 

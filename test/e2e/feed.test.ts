@@ -21,14 +21,27 @@ const alert: SecurityAlertPayload = {
   path: '/srv/app',
   findings: [
     { kind: 'secret', severity: 'critical', rule: 'private-key', file: 'deploy/key.pem', line: 1, excerpt: '-----BEGIN RSA PRIVATE KEY----- ****' },
-    { kind: 'vulnerable_dependency', severity: 'high', file: 'package-lock.json', package: 'lodash', version: '4.17.15', advisory: 'GHSA-p6mc-m468-83gw', title: 'Prototype pollution', fixed_in: '4.17.19' },
+    {
+      kind: 'vulnerable_dependency',
+      severity: 'high',
+      file: 'package-lock.json',
+      package: 'lodash',
+      version: '4.17.15',
+      advisory: 'GHSA-p6mc-m468-83gw',
+      title: 'Prototype pollution',
+      fixed_in: '4.17.19',
+    },
   ],
 };
 
 /** Scrolls the feed to its end (row heights are measured as they render, so it may take a few goes). */
 async function scrollToEnd(page: Page) {
   await page.waitForFunction(() => {
-    const doc = (globalThis as unknown as { document: { querySelector(s: string): { scrollTop: number; scrollHeight: number; getBoundingClientRect(): { top: number; bottom: number } } | null } }).document;
+    const doc = (
+      globalThis as unknown as {
+        document: { querySelector(s: string): { scrollTop: number; scrollHeight: number; getBoundingClientRect(): { top: number; bottom: number } } | null };
+      }
+    ).document;
     const scroller = doc.querySelector('[data-testid="feed-scroll"]')!;
     scroller.scrollTop = scroller.scrollHeight;
     const end = doc.querySelector('[data-testid="feed-end"]');
@@ -56,7 +69,8 @@ describe('live feed', { timeout: E2E_TIMEOUT }, () => {
     return { ...registered, client };
   }
   const post = (token: string, body: unknown) => d.t.api.post('/api/messages', body, { token });
-  const newest = async (query: string) => ((await d.t.api.get(`/api/messages?${query}`, { token: d.t.adminToken })).body as Array<{ content: string }>)[0]!.content;
+  const newest = async (query: string) =>
+    ((await d.t.api.get(`/api/messages?${query}`, { token: d.t.adminToken })).body as Array<{ content: string }>)[0]!.content;
 
   it('shows logs and reports live, including what came while another page was open', async () => {
     const alpha = await agent('alpha-agent');
@@ -155,7 +169,9 @@ describe('live feed', { timeout: E2E_TIMEOUT }, () => {
     const delta = await d.t.createAgent('delta-agent');
     // 450 stored before the page opens: more than two pages of 200.
     for (let batch = 0; batch < 9; batch++) {
-      const sent = await Promise.all(Array.from({ length: 50 }, (_, i) => post(delta.api_token, { level: 'INFO', content: `history-${String(batch * 50 + i).padStart(3, '0')}` })));
+      const sent = await Promise.all(
+        Array.from({ length: 50 }, (_, i) => post(delta.api_token, { level: 'INFO', content: `history-${String(batch * 50 + i).padStart(3, '0')}` })),
+      );
       expect(sent.every((r) => r.status === 201)).toBe(true);
     }
     const total = Number((await d.t.api.get('/api/messages?limit=1', { token: d.t.adminToken })).headers.get('x-total-count'));

@@ -26,7 +26,16 @@ export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--disable-dev-shm-usage',
+    ],
   });
 }
 
@@ -36,10 +45,15 @@ export interface PageStorage {
   setItem(key: string, value: string): void;
 }
 
-
 /** The signed-in session the page keeps (its token and expiry). */
 export async function storedSession(page: Page): Promise<{ token: string; expiresAt: number }> {
-  return page.evaluate(() => JSON.parse((globalThis as unknown as { localStorage: PageStorage }).localStorage.getItem('hub.session') ?? 'null') as { token: string; expiresAt: number });
+  return page.evaluate(
+    () =>
+      JSON.parse((globalThis as unknown as { localStorage: PageStorage }).localStorage.getItem('hub.session') ?? 'null') as {
+        token: string;
+        expiresAt: number;
+      },
+  );
 }
 
 export interface OpenOptions {
@@ -88,7 +102,11 @@ export async function startDashboard(env: Record<string, string> = {}): Promise<
     platform,
     browser,
     async open(path = '/', options = {}) {
-      const context = await browser.newContext({ viewport: options.viewport ?? { width: 1280, height: 800 }, colorScheme: options.colorScheme ?? 'light', baseURL: options.base ?? t.url });
+      const context = await browser.newContext({
+        viewport: options.viewport ?? { width: 1280, height: 800 },
+        colorScheme: options.colorScheme ?? 'light',
+        baseURL: options.base ?? t.url,
+      });
       const page = await context.newPage();
       const errors: string[] = [];
       page.on('pageerror', (err) => errors.push(`page error: ${err.message}`));

@@ -76,7 +76,16 @@ describe('overview', { timeout: E2E_TIMEOUT }, () => {
 
     // Butler asks for approval of a command, then answers: the approval waits, the message does not.
     d.model.enqueue(
-      { steps: [{ toolCall: { name: 'command_agent', arguments: JSON.stringify({ target_agent_id: worker.id, command: 'reindex search', reasoning: 'the user asked' }) } }] },
+      {
+        steps: [
+          {
+            toolCall: {
+              name: 'command_agent',
+              arguments: JSON.stringify({ target_agent_id: worker.id, command: 'reindex search', reasoning: 'the user asked' }),
+            },
+          },
+        ],
+      },
       textReply('I asked for your approval.'),
     );
     const approval = new Promise<string>((resolve) => admin.on('AUTH_REQUEST', (f) => resolve(f.payload.action_id)));

@@ -104,10 +104,12 @@ describe('dashboard session', { timeout: E2E_TIMEOUT }, () => {
     await page.keyboard.press('Enter');
     await page.locator('[data-testid="connection"][data-state="open"]').waitFor();
 
-    const focused = () => page.evaluate(() => {
-      const el = (globalThis as unknown as { document: { activeElement: { textContent: string | null; id: string; tagName: string } | null } }).document.activeElement;
-      return { text: el?.textContent?.trim() ?? '', id: el?.id ?? '', tag: el?.tagName ?? '' };
-    });
+    const focused = () =>
+      page.evaluate(() => {
+        const el = (globalThis as unknown as { document: { activeElement: { textContent: string | null; id: string; tagName: string } | null } }).document
+          .activeElement;
+        return { text: el?.textContent?.trim() ?? '', id: el?.id ?? '', tag: el?.tagName ?? '' };
+      });
     /** Tabs forward until `match` has focus; fails when 30 presses do not reach it. */
     async function tabTo(match: (f: { text: string; id: string; tag: string }) => boolean, what: string) {
       for (let i = 0; i < 30; i++) {

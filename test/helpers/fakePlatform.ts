@@ -78,9 +78,20 @@ export function messageEvent(input: MessageEventInput, appId = 'cli_000000000000
   const text = `${mentions.map((m) => `${m.key} `).join('')}${input.text ?? 'hello'}`;
   return {
     schema: '2.0',
-    header: { event_id: randomUUID(), event_type: 'im.message.receive_v1', create_time: String(Date.now()), token: input.token ?? '', app_id: appId, tenant_key: 't1' },
+    header: {
+      event_id: randomUUID(),
+      event_type: 'im.message.receive_v1',
+      create_time: String(Date.now()),
+      token: input.token ?? '',
+      app_id: appId,
+      tenant_key: 't1',
+    },
     event: {
-      sender: { sender_id: { open_id: input.openId, union_id: `on_${input.openId}`, user_id: `u_${input.openId}` }, sender_type: input.senderType ?? 'user', tenant_key: 't1' },
+      sender: {
+        sender_id: { open_id: input.openId, union_id: `on_${input.openId}`, user_id: `u_${input.openId}` },
+        sender_type: input.senderType ?? 'user',
+        tenant_key: 't1',
+      },
       message: {
         message_id: input.messageId ?? `om_${randomUUID().replace(/-/g, '')}`,
         chat_id: input.chatId,
@@ -299,43 +310,48 @@ export async function startFakePlatform(): Promise<FakePlatform> {
   platform.url = `http://127.0.0.1:${port}`;
 
   // defineProperties keeps the getter live (Object.assign would copy today's value).
-  return Object.defineProperties(platform, Object.getOwnPropertyDescriptors({
-    get connectionsOpened() {
-      return connectionsOpened;
-    },
-    registerApp(appId: string, appSecret: string) {
-      apps.set(appId, appSecret);
-    },
-    pushEvent(event: Record<string, unknown>): string {
-      const messageId = String(((event['event'] as { message?: { message_id?: unknown } } | undefined)?.message?.message_id) ?? randomUUID());
-      pushFrame(Buffer.from(JSON.stringify(event)), messageId);
-      return messageId;
-    },
-    pushRawPayload(payload: Uint8Array): string {
-      const id = `raw_${randomUUID()}`;
-      pushFrame(payload, id);
-      return id;
-    },
-    waitForConnections(count: number, timeoutMs = 10_000) {
-      return changed.until(() => (connectionsOpened >= count && sockets.size > 0 ? true : undefined), timeoutMs, `${count} long connections`).then(() => undefined);
-    },
-    waitForNoConnection(timeoutMs = 10_000) {
-      return changed.until(() => (sockets.size === 0 ? true : undefined), timeoutMs, 'every long connection to close').then(() => undefined);
-    },
-    waitForAck(messageId: string, timeoutMs = 3000) {
-      return changed.until(() => acks.find((a) => a.message_id === messageId), timeoutMs, `the acknowledgement of ${messageId}`);
-    },
-    waitForSends(count: number, timeoutMs = 10_000) {
-      return changed.until(() => (sends.length >= count ? [...sends] : undefined), timeoutMs, `${count} sent messages`);
-    },
-    dropConnections() {
-      for (const ws of sockets) ws.terminate();
-    },
-    async close() {
-      for (const ws of sockets) ws.terminate();
-      wss.close();
-      for (const socket of tcp) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  })) as FakePlatform;
+  return Object.defineProperties(
+    platform,
+    Object.getOwnPropertyDescriptors({
+      get connectionsOpened() {
+        return connectionsOpened;
+      },
+      registerApp(appId: string, appSecret: string) {
+        apps.set(appId, appSecret);
+      },
+      pushEvent(event: Record<string, unknown>): string {
+        const messageId = String((event['event'] as { message?: { message_id?: unknown } } | undefined)?.message?.message_id ?? randomUUID());
+        pushFrame(Buffer.from(JSON.stringify(event)), messageId);
+        return messageId;
+      },
+      pushRawPayload(payload: Uint8Array): string {
+        const id = `raw_${randomUUID()}`;
+        pushFrame(payload, id);
+        return id;
+      },
+      waitForConnections(count: number, timeoutMs = 10_000) {
+        return changed
+          .until(() => (connectionsOpened >= count && sockets.size > 0 ? true : undefined), timeoutMs, `${count} long connections`)
+          .then(() => undefined);
+      },
+      waitForNoConnection(timeoutMs = 10_000) {
+        return changed.until(() => (sockets.size === 0 ? true : undefined), timeoutMs, 'every long connection to close').then(() => undefined);
+      },
+      waitForAck(messageId: string, timeoutMs = 3000) {
+        return changed.until(() => acks.find((a) => a.message_id === messageId), timeoutMs, `the acknowledgement of ${messageId}`);
+      },
+      waitForSends(count: number, timeoutMs = 10_000) {
+        return changed.until(() => (sends.length >= count ? [...sends] : undefined), timeoutMs, `${count} sent messages`);
+      },
+      dropConnections() {
+        for (const ws of sockets) ws.terminate();
+      },
+      async close() {
+        for (const ws of sockets) ws.terminate();
+        wss.close();
+        for (const socket of tcp) socket.destroy();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      },
+    }),
+  ) as FakePlatform;
 }

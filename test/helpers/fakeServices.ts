@@ -28,7 +28,8 @@ export async function fakeWeatherApi(apiKey: string, temperatures: Record<string
     const url = new URL(req.url!, 'http://weather');
     requests.push(url);
     if (url.pathname !== '/data/2.5/weather') return json(res, 404, { cod: '404', message: 'not found' });
-    if (url.searchParams.get('appid') !== apiKey) return json(res, 401, { cod: 401, message: 'Invalid API key. Please see https://openweathermap.org/faq#error401 for more info.' });
+    if (url.searchParams.get('appid') !== apiKey)
+      return json(res, 401, { cod: 401, message: 'Invalid API key. Please see https://openweathermap.org/faq#error401 for more info.' });
     const city = url.searchParams.get('q') ?? '';
     const temp = temperatures[city];
     if (temp === undefined) return json(res, 404, { cod: '404', message: 'city not found' });

@@ -26,7 +26,15 @@ export function apiClientFrom(baseUrl: string, localAddress: string) {
       const text = JSON.stringify(body);
       return new Promise((resolve, reject) => {
         const req = httpRequest(
-          { host: hostname, port, localAddress, method: 'POST', path, agent: false, headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) } },
+          {
+            host: hostname,
+            port,
+            localAddress,
+            method: 'POST',
+            path,
+            agent: false,
+            headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) },
+          },
           (res) => {
             const chunks: Buffer[] = [];
             res.on('data', (chunk: Buffer) => chunks.push(chunk));

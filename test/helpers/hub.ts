@@ -97,7 +97,10 @@ async function launch(database: TestDatabase, jwtSecret: string, env: Record<str
       return { id: res.body.id as number, username, api_token: res.body.api_token as string };
     },
     async lastMessageId() {
-      const row = await hub.store.db.selectFrom('messages').select((eb) => eb.fn.max('id').as('m')).executeTakeFirstOrThrow();
+      const row = await hub.store.db
+        .selectFrom('messages')
+        .select((eb) => eb.fn.max('id').as('m'))
+        .executeTakeFirstOrThrow();
       return Number(row.m ?? 0);
     },
     async restart(nextEnv = env) {

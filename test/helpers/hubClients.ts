@@ -47,7 +47,8 @@ export function recordingClient(options: HubClientOptions): RecordingClient {
   client.on('frame', (f) => void frames.push(f));
   client.on('status', (s) => void statuses.push(s));
   client.on('warning', (w) => void warnings.push(w));
-  const describe = () => `frames: ${JSON.stringify(frames.map((f) => f.type))}; statuses: ${JSON.stringify(statuses.map((s) => s.message))}; warnings: ${JSON.stringify(warnings)}`;
+  const describe = () =>
+    `frames: ${JSON.stringify(frames.map((f) => f.type))}; statuses: ${JSON.stringify(statuses.map((s) => s.message))}; warnings: ${JSON.stringify(warnings)}`;
   return {
     client,
     frames,
@@ -55,7 +56,8 @@ export function recordingClient(options: HubClientOptions): RecordingClient {
     warnings,
     waitFor: waiter(frames, (wake) => client.on('frame', wake), describe) as RecordingClient['waitFor'],
     waitForStatus: waiter(statuses, (wake) => client.on('status', wake), describe),
-    waitForWarning: (pattern, timeoutMs) => waiter(warnings, (wake) => client.on('warning', wake), describe)((w) => pattern.test(w), `a warning matching ${pattern}`, timeoutMs),
+    waitForWarning: (pattern, timeoutMs) =>
+      waiter(warnings, (wake) => client.on('warning', wake), describe)((w) => pattern.test(w), `a warning matching ${pattern}`, timeoutMs),
   };
 }
 
@@ -86,9 +88,17 @@ export async function postAsButler(t: TestHub, input: { payload: string; target_
 }
 
 /** A directive from Butler with a fresh stream_id; resolves with that stream_id. */
-export async function sendDirective(t: TestHub, agentId: number, command: string, streamId = `butler-directive-${Math.random().toString(36).slice(2)}`): Promise<string> {
+export async function sendDirective(
+  t: TestHub,
+  agentId: number,
+  command: string,
+  streamId = `butler-directive-${Math.random().toString(36).slice(2)}`,
+): Promise<string> {
   await postAsButler(t, { payload: `[DIRECTIVE] ${command}`, target_id: agentId, stream_id: streamId });
   return streamId;
 }
 
-export const isChatFrom = (senderId: number) => (f: ServerFrame): f is ChatFrameIn => f.type === 'CHAT' && f.sender_id === senderId;
+export const isChatFrom =
+  (senderId: number) =>
+  (f: ServerFrame): f is ChatFrameIn =>
+    f.type === 'CHAT' && f.sender_id === senderId;

@@ -67,12 +67,7 @@ export const CHAT_ACCESS_ROUTES: readonly RouteSpec[] = [
  * agent is needed; `:actor_id` is the router, the one actor every hub has.
  */
 export function concrete(path: string, agentId = 1, agentName = 'Butler'): string {
-  return path
-    .replace(':id', '1')
-    .replace(':username', agentName)
-    .replace(':peer_id', '2')
-    .replace(':agent_id', String(agentId))
-    .replace(':actor_id', 'router');
+  return path.replace(':id', '1').replace(':username', agentName).replace(':peer_id', '2').replace(':agent_id', String(agentId)).replace(':actor_id', 'router');
 }
 
 /**

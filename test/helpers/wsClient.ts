@@ -127,7 +127,11 @@ export function connectWs(
       return [...unconsumed];
     },
     closed(timeoutMs = 5000) {
-      return waitFor(() => closeInfo, () => 'close of the socket', timeoutMs);
+      return waitFor(
+        () => closeInfo,
+        () => 'close of the socket',
+        timeoutMs,
+      );
     },
     async close() {
       if (closeInfo) return;

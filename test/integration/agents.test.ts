@@ -70,9 +70,7 @@ describeEachDriver('agents', (driver) => {
 
   it('lets exactly one of several racing registrations of a name win; the rest get 409', async () => {
     const username = uniqueName('race');
-    const answers = await Promise.all(
-      Array.from({ length: 6 }, () => t.api.post('/api/users/agents', { username }, { token: t.adminToken })),
-    );
+    const answers = await Promise.all(Array.from({ length: 6 }, () => t.api.post('/api/users/agents', { username }, { token: t.adminToken })));
     expect(answers.map((a) => a.status).sort()).toEqual([201, 409, 409, 409, 409, 409]);
     for (const a of answers.filter((x) => x.status === 409)) expect(a.body).toEqual({ error: 'username already exists' });
     const listed = await t.api.get(`/api/users/agents?q=${username}`, { token: t.adminToken });
@@ -132,7 +130,7 @@ describeEachDriver('agents', (driver) => {
     });
   });
 
-  it("shows Butler as id 2 and ONLINE while the hub runs", async () => {
+  it('shows Butler as id 2 and ONLINE while the hub runs', async () => {
     const member = await t.createMember();
     const res = await t.api.get('/api/users/butler', { token: member.token });
     expect(res.status).toBe(200);

@@ -88,7 +88,7 @@ describeEachDriver('auth', (driver) => {
     expect(gone.body).toEqual({ error: 'invalid token' });
   });
 
-  it("lets an agent call authenticated routes with its api_token, but not admin ones", async () => {
+  it('lets an agent call authenticated routes with its api_token, but not admin ones', async () => {
     const agent = await t.createAgent();
     const list = await t.api.get('/api/users/agents', { token: agent.api_token });
     expect(list.status).toBe(200);

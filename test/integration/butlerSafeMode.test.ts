@@ -37,7 +37,7 @@ describeEachDriver('Butler in safe mode', (driver) => {
     return { echo, request, answer };
   }
 
-  it('answers every message with CHAT_STREAM chunks, one stored CHAT and CHAT_STREAM_END, in the asker\'s conversation', async () => {
+  it("answers every message with CHAT_STREAM chunks, one stored CHAT and CHAT_STREAM_END, in the asker's conversation", async () => {
     const member = await t.createMember();
     const human = await connect(member.token);
     const echo = await askButler(human, 'hello there');
@@ -49,7 +49,14 @@ describeEachDriver('Butler in safe mode', (driver) => {
     expect(answer.chunks.join('')).toBe(answer.text);
     expect(answer.text).toMatch(/^Hello, member-.*safe mode/s);
     for (const frame of answer.frames) {
-      expect(frame).toMatchObject({ sender_id: BUTLER_ID, sender_name: 'Butler', sender_role: 'BUTLER', target_id: member.id, conversation_id: echo.conversation_id, stream_id: answer.streamId });
+      expect(frame).toMatchObject({
+        sender_id: BUTLER_ID,
+        sender_name: 'Butler',
+        sender_role: 'BUTLER',
+        target_id: member.id,
+        conversation_id: echo.conversation_id,
+        stream_id: answer.streamId,
+      });
     }
     expect(answer.final.id).toBeGreaterThan(echo.id!);
     expect(answer.end.payload).toBe('');
@@ -82,7 +89,7 @@ describeEachDriver('Butler in safe mode', (driver) => {
     expect((await nextAnswer(human)).text).toContain(`- ${reporter.username} (id ${reporter.id}): online — Weather in Bergen: 7 °C, rain`);
   });
 
-  it('relays `@agent text` once the asker approves: AUTH_REQUEST, AUTH_STATUS_UPDATE, directive with a stream_id, the agent\'s answer back', async () => {
+  it("relays `@agent text` once the asker approves: AUTH_REQUEST, AUTH_STATUS_UPDATE, directive with a stream_id, the agent's answer back", async () => {
     const member = await t.createMember();
     const worker = await t.createAgent();
     const human = await connect(member.token);
@@ -147,7 +154,10 @@ describeEachDriver('Butler in safe mode', (driver) => {
     const { request, echo } = await requestCommand(human, worker.username, 'drop the table');
     human.send({ type: 'AUTH_RESPONSE', payload: { action_id: request.payload.action_id, approved: false } });
     expect((await human.next('AUTH_STATUS_UPDATE')).payload).toEqual({ action_id: request.payload.action_id, status: 'REJECTED' });
-    await admin.nextWhere((f) => f.type === 'AUTH_STATUS_UPDATE' && (f.payload as { action_id: string }).action_id === request.payload.action_id, "the admin's update");
+    await admin.nextWhere(
+      (f) => f.type === 'AUTH_STATUS_UPDATE' && (f.payload as { action_id: string }).action_id === request.payload.action_id,
+      "the admin's update",
+    );
     const result = await nextAnswer(human, { conversationId: echo.conversation_id });
     expect(result.text).toBe(`Not sending \`drop the table\` to ${worker.username}: the request was rejected.`);
     // A marker from the human reaches the agent first: no directive was on its way.
@@ -166,15 +176,27 @@ describeEachDriver('Butler in safe mode', (driver) => {
     const actionId = request.payload.action_id as string;
     const answer = (token: string, body: unknown) => t.api.post('/api/chat/auth/response', body, { token });
 
-    expect(await answer(other.token, { action_id: actionId, approved: true })).toMatchObject({ status: 403, body: { error: 'this authorization request was sent to another user' } });
-    expect(await answer(worker.api_token, { action_id: actionId, approved: true })).toMatchObject({ status: 403, body: { error: 'only human users answer authorization requests' } });
-    expect(await answer(member.token, { action_id: 'no-such-request', approved: true })).toMatchObject({ status: 404, body: { error: 'authorization request not found' } });
+    expect(await answer(other.token, { action_id: actionId, approved: true })).toMatchObject({
+      status: 403,
+      body: { error: 'this authorization request was sent to another user' },
+    });
+    expect(await answer(worker.api_token, { action_id: actionId, approved: true })).toMatchObject({
+      status: 403,
+      body: { error: 'only human users answer authorization requests' },
+    });
+    expect(await answer(member.token, { action_id: 'no-such-request', approved: true })).toMatchObject({
+      status: 404,
+      body: { error: 'authorization request not found' },
+    });
     expect(await answer(member.token, { action_id: actionId, approved: 'yes' })).toMatchObject({ status: 400, body: { error: 'approved must be a boolean' } });
     expect((await t.api.post('/api/chat/auth/response', { action_id: actionId, approved: true })).status).toBe(401);
 
     // An admin may answer a request sent to someone else; the second answer is a conflict.
     expect((await answer(t.adminToken, { action_id: actionId, approved: false })).status).toBe(200);
-    expect(await answer(member.token, { action_id: actionId, approved: true })).toMatchObject({ status: 409, body: { error: 'authorization request already rejected' } });
+    expect(await answer(member.token, { action_id: actionId, approved: true })).toMatchObject({
+      status: 409,
+      body: { error: 'authorization request already rejected' },
+    });
     // Over the socket the same refusal is an ERROR frame.
     human.send({ type: 'AUTH_RESPONSE', payload: { action_id: actionId, approved: true }, local_id: 'again' });
     expect(await human.next('ERROR')).toMatchObject({ local_id: 'again', payload: { code: 'conflict', message: 'authorization request already rejected' } });
@@ -259,7 +281,7 @@ describeEachDriver('Butler in safe mode', (driver) => {
     expect(bystander.pending().filter((f) => f.type === 'AUTH_REQUEST' || f.type === 'BUTLER_AGENT_MESSAGE')).toEqual([]);
   });
 
-  it('never takes an agent echoing Butler\'s own frames for a new request', async () => {
+  it("never takes an agent echoing Butler's own frames for a new request", async () => {
     const echoer = await t.createAgent();
     const a = await connect(echoer.api_token);
     a.send({ type: 'CHAT', target_id: BUTLER_ID, payload: 'agents', local_id: 'list' });
@@ -328,7 +350,9 @@ describeEachDriver('Butler authorization requests over time', (driver) => {
       agent = await connectWs(t.url, worker.api_token);
       // The resumed history still shows the request as pending, then Butler's stored answer.
       expect((await human.next('AUTH_REQUEST')).payload).toMatchObject({ action_id: request.payload.action_id, status: 'PENDING' });
-      expect((await human.nextWhere((f) => f.type === 'CHAT' && f.sender_id === BUTLER_ID, 'the replayed answer')).payload).toContain('I have asked you to approve');
+      expect((await human.nextWhere((f) => f.type === 'CHAT' && f.sender_id === BUTLER_ID, 'the replayed answer')).payload).toContain(
+        'I have asked you to approve',
+      );
 
       const res = await t.api.post('/api/chat/auth/response', { action_id: request.payload.action_id, approved: true }, { token: member.token });
       expect(res.status).toBe(200);

@@ -70,7 +70,11 @@ describeEachDriver('chat', (driver) => {
       }
       conversation.push(await say(x.username, alice.username, '{"action":"deploy"}', { type: 'AUTH_REQUEST' }));
       await say(x.username, bob.username, 'x to bob');
-      const telemetry = await t.api.post('/api/messages', { type: 'SYSTEM_LOG', payload: { level: 'INFO', content: 'log' }, target_id: alice.id }, { token: x.api_token });
+      const telemetry = await t.api.post(
+        '/api/messages',
+        { type: 'SYSTEM_LOG', payload: { level: 'INFO', content: 'log' }, target_id: alice.id },
+        { token: x.api_token },
+      );
       expect(telemetry.status).toBe(201);
     });
 
@@ -91,7 +95,20 @@ describeEachDriver('chat', (driver) => {
         timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       });
       // Only ChatMessage fields (wire.md §2); conversation_id and stream_id appear when the row has them.
-      const fields = ['id', 'local_id', 'conversation_id', 'sender_id', 'sender_name', 'sender_role', 'receiver_id', 'target_id', 'type', 'payload', 'stream_id', 'timestamp'];
+      const fields = [
+        'id',
+        'local_id',
+        'conversation_id',
+        'sender_id',
+        'sender_name',
+        'sender_role',
+        'receiver_id',
+        'target_id',
+        'type',
+        'payload',
+        'stream_id',
+        'timestamp',
+      ];
       for (const message of res.body) expect(fields).toEqual(expect.arrayContaining(Object.keys(message)));
       expect(res.body[1]).toMatchObject({ sender_id: x.id, sender_role: 'AGENT', receiver_id: alice.id, payload: 'to alice 1' });
       expect(res.body.at(-1)).toMatchObject({ type: 'AUTH_REQUEST', payload: '{"action":"deploy"}' });
@@ -145,7 +162,7 @@ describeEachDriver('chat', (driver) => {
   });
 
   describe('conversation threads', () => {
-    it('makes no thread on a read: a fresh member\'s list with a peer is [] until they chat', async () => {
+    it("makes no thread on a read: a fresh member's list with a peer is [] until they chat", async () => {
       const erin = await t.createMember();
       for (const query of [`peer_id=${x.id}`, `peer_id=${x.id}&channel_kind=agent_direct`, `peer_id=${butler.id}`, '']) {
         expect(await t.api.get(`/api/chat/threads?${query}`, { token: erin.token }), query).toMatchObject({ status: 200, body: [] });
@@ -154,7 +171,7 @@ describeEachDriver('chat', (driver) => {
       expect(rows).toEqual([]);
     });
 
-    it("makes the default thread on the first chat message, titled as the older hub does", async () => {
+    it('makes the default thread on the first chat message, titled as the older hub does', async () => {
       const erin = await t.createMember();
       const first = await say(erin.username, x.username, 'hello x');
       const listed = await t.api.get(`/api/chat/threads?peer_id=${x.id}`, { token: erin.token });
@@ -196,7 +213,7 @@ describeEachDriver('chat', (driver) => {
       expect(messages.body).toHaveLength(6);
     });
 
-    it('lists only the caller\'s threads, filtered by peer and kind', async () => {
+    it("lists only the caller's threads, filtered by peer and kind", async () => {
       await say(alice.username, 'Butler', 'hello Butler');
       const mine = await t.api.get('/api/chat/threads', { token: alice.token });
       expect(mine.body.length).toBeGreaterThanOrEqual(2);
@@ -226,7 +243,14 @@ describeEachDriver('chat', (driver) => {
     it('creates further threads (never default), with a trimmed or default title', async () => {
       const named = await t.api.post('/api/chat/threads', { peer_id: x.id, title: '  Release plan  ' }, { token: alice.token });
       expect(named.status).toBe(201);
-      expect(named.body).toMatchObject({ owner_user_id: alice.id, peer_user_id: x.id, channel_kind: 'agent_direct', title: 'Release plan', is_default: false, is_pinned: false });
+      expect(named.body).toMatchObject({
+        owner_user_id: alice.id,
+        peer_user_id: x.id,
+        channel_kind: 'agent_direct',
+        title: 'Release plan',
+        is_default: false,
+        is_pinned: false,
+      });
       const plain = await t.api.post('/api/chat/threads', { peer_id: butler.id, channel_kind: 'butler_direct' }, { token: alice.token });
       expect(plain.status).toBe(201);
       expect(plain.body).toMatchObject({ channel_kind: 'butler_direct', title: 'Butler', is_default: false });
@@ -258,9 +282,20 @@ describeEachDriver('chat', (driver) => {
 
     it('renames, summarises, pins, archives and restores a thread', async () => {
       const created = (await t.api.post('/api/chat/threads', { peer_id: x.id }, { token: alice.token })).body;
-      const patched = await t.api.patch(`/api/chat/threads/${created.id}`, { title: ' Incident ', summary: 'db failover', is_pinned: true }, { token: alice.token });
+      const patched = await t.api.patch(
+        `/api/chat/threads/${created.id}`,
+        { title: ' Incident ', summary: 'db failover', is_pinned: true },
+        { token: alice.token },
+      );
       expect(patched.status).toBe(200);
-      expect(patched.body).toMatchObject({ id: created.id, title: 'Incident', summary: 'db failover', is_pinned: true, archived_at: null, created_at: created.created_at });
+      expect(patched.body).toMatchObject({
+        id: created.id,
+        title: 'Incident',
+        summary: 'db failover',
+        is_pinned: true,
+        archived_at: null,
+        created_at: created.created_at,
+      });
       expect(patched.body.updated_at >= created.updated_at).toBe(true);
 
       const archived = await t.api.patch(`/api/chat/threads/${created.id}`, { is_archived: true }, { token: alice.token });
@@ -276,7 +311,7 @@ describeEachDriver('chat', (driver) => {
       expect(await ids(`?peer_id=${x.id}`)).toContain(created.id);
     });
 
-    it('refuses a bad patch with 400, and hides other users\' threads behind 404', async () => {
+    it("refuses a bad patch with 400, and hides other users' threads behind 404", async () => {
       const thread = (await t.api.post('/api/chat/threads', { peer_id: x.id }, { token: alice.token })).body;
       const cases: Array<[unknown, string]> = [
         [{}, 'nothing to update'],
@@ -307,7 +342,9 @@ describeEachDriver('chat', (driver) => {
       const untouched = await make();
       // The default thread, made by a first message, is active now (before the times set below).
       await say(carol.username, x.username, 'first');
-      const byDefault = (await t.api.get(`/api/chat/threads?peer_id=${x.id}`, { token: carol.token })).body.find((th: { is_default: boolean }) => th.is_default).id;
+      const byDefault = (await t.api.get(`/api/chat/threads?peer_id=${x.id}`, { token: carol.token })).body.find(
+        (th: { is_default: boolean }) => th.is_default,
+      ).id;
       for (const id of [pinnedIdle, pinnedActive]) await t.api.patch(`/api/chat/threads/${id}`, { is_pinned: true }, { token: carol.token });
       // last_message_at is written by the hub's group commit when a message lands; here directly.
       const touch = (id: number, at: string) => t.hub.store.db.updateTable('conversation_threads').set({ last_message_at: at }).where('id', '=', id).execute();
@@ -319,12 +356,14 @@ describeEachDriver('chat', (driver) => {
       expect(res.body.map((th: { id: number }) => th.id)).toEqual([pinnedActive, pinnedIdle, newer, older, byDefault, ...neverActive]);
     });
 
-    it('serves a thread\'s messages to its owner only, newest page oldest first', async () => {
+    it("serves a thread's messages to its owner only, newest page oldest first", async () => {
       const thread = (await t.api.post('/api/chat/threads', { peer_id: x.id, title: 'Messages' }, { token: alice.token })).body;
       const other = (await t.api.post('/api/chat/threads', { peer_id: x.id }, { token: alice.token })).body;
       const inThread: number[] = [];
       for (let i = 0; i < 5; i++) {
-        inThread.push(await say(i === 3 ? x.username : alice.username, i === 3 ? alice.username : x.username, `in thread ${i}`, { conversation_id: thread.id }));
+        inThread.push(
+          await say(i === 3 ? x.username : alice.username, i === 3 ? alice.username : x.username, `in thread ${i}`, { conversation_id: thread.id }),
+        );
         await say(alice.username, x.username, `elsewhere ${i}`, { conversation_id: other.id });
         await say(alice.username, x.username, `no thread ${i}`);
       }
@@ -398,7 +437,24 @@ describeEachDriver('chat', (driver) => {
 
   describe('hostile input', () => {
     const NUL = '\u0000';
-    const HOSTILE: unknown[] = [null, true, -1, 0, 1.5, 1e308, '', ' ', NUL, `a${NUL}b`, 'line\nbreak', "'; DROP TABLE users; --", '😀'.repeat(120), 'x'.repeat(70_000), [], {}];
+    const HOSTILE: unknown[] = [
+      null,
+      true,
+      -1,
+      0,
+      1.5,
+      1e308,
+      '',
+      ' ',
+      NUL,
+      `a${NUL}b`,
+      'line\nbreak',
+      "'; DROP TABLE users; --",
+      '😀'.repeat(120),
+      'x'.repeat(70_000),
+      [],
+      {},
+    ];
 
     it('never answers 500 to a hostile field next to valid ones, and stores no NUL', async () => {
       const thread = (await t.api.post('/api/chat/threads', { peer_id: x.id }, { token: alice.token })).body;
@@ -428,7 +484,10 @@ describeEachDriver('chat', (driver) => {
           const path = route.path.replace(/:(id|peer_id|agent_id)/, param);
           for (const key of ['limit', 'before_id', 'peer_id', 'channel_kind', 'include_archived']) {
             for (const value of ['-1', 'abc', '%00', '1e400', '', '9'.repeat(30)]) {
-              const res = await t.api.request(route.method, `${path}?${key}=${value}&${key}=2`, { token: t.adminToken, body: route.method === 'GET' ? undefined : {} });
+              const res = await t.api.request(route.method, `${path}?${key}=${value}&${key}=2`, {
+                token: t.adminToken,
+                body: route.method === 'GET' ? undefined : {},
+              });
               if (res.status >= 500) failures.push(`${route.method} ${path}?${key}=${value} → ${res.status}`);
             }
           }
@@ -460,4 +519,3 @@ describeEachDriver('chat', (driver) => {
     });
   });
 });
-

@@ -17,7 +17,10 @@ interface Run {
 const running: Run[] = [];
 
 function hubAgent(args: string[], env: Record<string, string>): Run {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { env: { ...process.env, HUB_URL: '', HUB_TOKEN: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+    env: { ...process.env, HUB_URL: '', HUB_TOKEN: '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const lines = { stdout: [] as string[], stderr: [] as string[] };
   const waiters: Array<() => void> = [];
   let exitCode: number | null | undefined;
@@ -36,7 +39,10 @@ function hubAgent(args: string[], env: Record<string, string>): Run {
   });
   const wait = <T>(check: () => T | undefined, what: string, timeoutMs: number) =>
     new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}; stdout: ${JSON.stringify(lines.stdout)}; stderr: ${JSON.stringify(lines.stderr)}`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`timed out waiting for ${what}; stdout: ${JSON.stringify(lines.stdout)}; stderr: ${JSON.stringify(lines.stderr)}`)),
+        timeoutMs,
+      );
       const attempt = () => {
         const value = check();
         if (value !== undefined) {

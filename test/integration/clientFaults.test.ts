@@ -66,7 +66,16 @@ async function scriptedHub(probeStatus = 200) {
 }
 type ScriptedHub = Awaited<ReturnType<typeof scriptedHub>>;
 
-const chat = (id: number, payload: string) => ({ id, type: 'CHAT', payload, sender_id: 9, sender_name: 'someone', sender_role: 'MEMBER', target_id: 5, timestamp: '2026-01-01T00:00:00.000Z' });
+const chat = (id: number, payload: string) => ({
+  id,
+  type: 'CHAT',
+  payload,
+  sender_id: 9,
+  sender_name: 'someone',
+  sender_role: 'MEMBER',
+  target_id: 5,
+  timestamp: '2026-01-01T00:00:00.000Z',
+});
 
 describe('typed client against a scripted hub', () => {
   let hub: ScriptedHub | undefined;
@@ -109,7 +118,10 @@ describe('typed client against a scripted hub', () => {
     await recorder.client.connect();
     (await hub.connection()).socket.close(code, '');
     await recorder.client.stopped();
-    expect(recorder.statuses.at(-1)).toMatchObject({ state: 'stopped', message: expect.stringMatching(new RegExp(`^closed by the hub \\(${code}, .*\\); stopping`)) });
+    expect(recorder.statuses.at(-1)).toMatchObject({
+      state: 'stopped',
+      message: expect.stringMatching(new RegExp(`^closed by the hub \\(${code}, .*\\); stopping`)),
+    });
   });
 
   it('asks its token function again after 4002 and reconnects with the new session', async () => {
@@ -133,7 +145,9 @@ describe('typed client against a scripted hub', () => {
     connection.socket.send('{"type":"SHOUT","payload":"x"}');
     connection.socket.send('not json at all');
     connection.socket.send(JSON.stringify({ ...chat(3, 'x'), payload: { text: 'an object' } }));
-    connection.socket.send(JSON.stringify({ type: 'SYSTEM_LOG', sender_id: 4, sender_name: 'a', sender_role: 'AGENT', timestamp: 't', payload: { level: 'LOUD', content: 'x' } }));
+    connection.socket.send(
+      JSON.stringify({ type: 'SYSTEM_LOG', sender_id: 4, sender_name: 'a', sender_role: 'AGENT', timestamp: 't', payload: { level: 'LOUD', content: 'x' } }),
+    );
     connection.socket.send(Buffer.from('binary'), { binary: true });
     connection.socket.send(JSON.stringify(chat(4, 'a real one')));
     await recorder.waitFor((f) => f.type === 'CHAT', 'the valid chat');

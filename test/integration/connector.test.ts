@@ -46,7 +46,13 @@ describeEachDriver('chat-platform connector API', (driver) => {
   const verify = (id: number) => t.api.post(`${BASE}/${id}/verify-callback`, {}, admin());
   const enable = (id: number, enabled: boolean) => t.api.patch(`${BASE}/${id}/enable`, { enabled }, admin());
   async function logs(id: number) {
-    return (await t.api.get(`${BASE}/${id}/logs?limit=100`, admin())).body.items as Array<{ id: string; level: string; action: string; detail: string; trace_id?: string }>;
+    return (await t.api.get(`${BASE}/${id}/logs?limit=100`, admin())).body.items as Array<{
+      id: string;
+      level: string;
+      action: string;
+      detail: string;
+      trace_id?: string;
+    }>;
   }
 
   describe('fields, masking and storage', () => {
@@ -55,7 +61,15 @@ describeEachDriver('chat-platform connector API', (driver) => {
       try {
         const res = await fresh.api.get(BASE, { token: fresh.adminToken });
         expect(res.status).toBe(200);
-        expect(res.body).toMatchObject({ id: 0, state: 'draft', enabled: false, has_app_secret: false, app_secret: '', allowed_chat_ids: [], allowed_actions: [] });
+        expect(res.body).toMatchObject({
+          id: 0,
+          state: 'draft',
+          enabled: false,
+          has_app_secret: false,
+          app_secret: '',
+          allowed_chat_ids: [],
+          allowed_actions: [],
+        });
       } finally {
         await fresh.stop();
       }
@@ -137,7 +151,10 @@ describeEachDriver('chat-platform connector API', (driver) => {
         const res = await t.api.patch(`${BASE}/${id}`, body, admin());
         expect(res, JSON.stringify(body)).toMatchObject({ status: 400, body: { error: error } });
       }
-      expect(await t.api.patch(`${BASE}/${id}/enable`, { enabled: 'true' }, admin())).toMatchObject({ status: 400, body: { error: 'enabled must be a boolean' } });
+      expect(await t.api.patch(`${BASE}/${id}/enable`, { enabled: 'true' }, admin())).toMatchObject({
+        status: 400,
+        body: { error: 'enabled must be a boolean' },
+      });
       expect(await t.api.post(BASE, [], admin())).toMatchObject({ status: 400 });
       for (const path of [`${BASE}/99999/verify-callback`, `${BASE}/99999/test-message`]) {
         expect(await t.api.post(path, {}, admin())).toMatchObject({ status: 404, body: { error: 'connector not found' } });
@@ -156,10 +173,17 @@ describeEachDriver('chat-platform connector API', (driver) => {
       expect((await t.api.patch(`${BASE}/${id}`, { prefix_command: '/hub' }, admin())).body).toMatchObject({ state: 'draft', prefix_command: '/hub' });
 
       const verified = await verify(id);
-      expect(verified.body).toMatchObject({ ok: true, connector: { state: 'verified', callback_verified: true, allowed_actions: ['verify', 'update', 'enable', 'test_message'] } });
+      expect(verified.body).toMatchObject({
+        ok: true,
+        connector: { state: 'verified', callback_verified: true, allowed_actions: ['verify', 'update', 'enable', 'test_message'] },
+      });
       expect(verified.body.verified_at).toBe(verified.body.connector.last_verified_at);
 
-      expect((await enable(id, true)).body).toMatchObject({ state: 'enabled', enabled: true, allowed_actions: ['verify', 'update', 'disable', 'test_message'] });
+      expect((await enable(id, true)).body).toMatchObject({
+        state: 'enabled',
+        enabled: true,
+        allowed_actions: ['verify', 'update', 'disable', 'test_message'],
+      });
       expect(await enable(id, true)).toMatchObject({ status: 409, body: { error: 'connector is already enabled' } });
       expect((await t.api.patch(`${BASE}/${id}`, { mention_required: false }, admin())).body).toMatchObject({ state: 'enabled' });
       expect((await verify(id)).body).toMatchObject({ ok: true, connector: { state: 'enabled' } });
@@ -168,7 +192,20 @@ describeEachDriver('chat-platform connector API', (driver) => {
       expect((await enable(id, true)).body).toMatchObject({ state: 'enabled' });
 
       const actions = (await logs(id)).map((e) => e.action).reverse();
-      expect(actions).toEqual(['created', 'enabled', 'disabled', 'updated', 'verify', 'enabled', 'enabled', 'updated', 'verify', 'disabled', 'disabled', 'enabled']);
+      expect(actions).toEqual([
+        'created',
+        'enabled',
+        'disabled',
+        'updated',
+        'verify',
+        'enabled',
+        'enabled',
+        'updated',
+        'verify',
+        'disabled',
+        'disabled',
+        'enabled',
+      ]);
     });
 
     it('drops a verified, enabled or disabled connector back to draft when credentials change', async () => {
@@ -177,7 +214,12 @@ describeEachDriver('chat-platform connector API', (driver) => {
         await verify(id);
         if (setup !== 'verified') await enable(id, true);
         if (setup === 'disabled') await enable(id, false);
-        for (const change of [{ app_secret: 'another-secret-value' }, { appId: 'cli_fedcba9876543210' }, { verification_token: 'new-token-value' }, { encrypt_key: 'new-key-value' }]) {
+        for (const change of [
+          { app_secret: 'another-secret-value' },
+          { appId: 'cli_fedcba9876543210' },
+          { verification_token: 'new-token-value' },
+          { encrypt_key: 'new-key-value' },
+        ]) {
           await t.api.patch(`${BASE}/${id}`, { app_id: APP_ID, app_secret: APP_SECRET, verification_token: '', encrypt_key: '' }, admin());
           await verify(id);
           if (setup !== 'verified') await enable(id, true);
@@ -245,7 +287,10 @@ describeEachDriver('chat-platform connector API', (driver) => {
       const { createConnectorsRepo } = await import('../../src/store/repositories/connectors.js');
       const repo = createConnectorsRepo(t.hub.store.db);
       const now = new Date().toISOString();
-      const [a, b] = await Promise.all([repo.update(id, version, { connector_name: 'first', updated_at: now }), repo.update(id, version, { connector_name: 'second', updated_at: now })]);
+      const [a, b] = await Promise.all([
+        repo.update(id, version, { connector_name: 'first', updated_at: now }),
+        repo.update(id, version, { connector_name: 'second', updated_at: now }),
+      ]);
       expect([a, b].filter(Boolean)).toHaveLength(1);
       expect((a ?? b)!.version).toBe(version + 1);
     });
@@ -255,7 +300,13 @@ describeEachDriver('chat-platform connector API', (driver) => {
       expect(res.status).toBe(200);
       expect(res.body.states).toEqual(['draft', 'verified', 'enabled', 'disabled']);
       expect(res.body.transitions).toContainEqual({ from: 'verified', event: 'ENABLE', to: 'enabled', effects: ['startConnection'] });
-      expect(res.body.transitions).toContainEqual({ from: 'enabled', event: 'UPDATE', to: 'draft', guard: 'changesCredentials', effects: ['stopConnection', 'applyChanges'] });
+      expect(res.body.transitions).toContainEqual({
+        from: 'enabled',
+        event: 'UPDATE',
+        to: 'draft',
+        guard: 'changesCredentials',
+        effects: ['stopConnection', 'applyChanges'],
+      });
       expect(res.body.transitions.some((tr: { from: string; event: string }) => tr.from === 'draft' && tr.event === 'ENABLE')).toBe(false);
     });
   });
@@ -265,7 +316,11 @@ describeEachDriver('chat-platform connector API', (driver) => {
       const { id } = await create({ app_secret: 'wrong-secret-123456' });
       const res = await verify(id);
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ ok: false, message: 'the platform rejected the credentials', detail: 'rejected by the platform: code 10014, app secret invalid (HTTP 200)' });
+      expect(res.body).toEqual({
+        ok: false,
+        message: 'the platform rejected the credentials',
+        detail: 'rejected by the platform: code 10014, app secret invalid (HTTP 200)',
+      });
       expect((await t.api.get(BASE, admin())).body.state).toBe('draft');
       expect((await logs(id))[0]).toMatchObject({ level: 'WARNING', action: 'verify' });
     });
@@ -392,7 +447,9 @@ describeEachDriver('chat-platform connector API', (driver) => {
     const viaMain = await t.api.get(BASE, admin());
     expect(viaAlias.body).toEqual(viaMain.body);
     expect((await t.api.post(`/api/integrations/feishu/${created.body.id}/verify-callback`, {}, admin())).body.ok).toBe(true);
-    expect((await t.api.get(`/api/integrations/feishu/${created.body.id}/logs`, admin())).body).toEqual((await t.api.get(`${BASE}/${created.body.id}/logs`, admin())).body);
+    expect((await t.api.get(`/api/integrations/feishu/${created.body.id}/logs`, admin())).body).toEqual(
+      (await t.api.get(`${BASE}/${created.body.id}/logs`, admin())).body,
+    );
   });
 
   describe.each(CONNECTOR_ROUTES)('access: $method $path', (route) => {

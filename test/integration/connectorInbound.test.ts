@@ -25,14 +25,18 @@ describeEachDriver('chat-platform connector, live', (driver) => {
     fake = await startFakePlatform();
     fake.registerApp(APP_ID, APP_SECRET);
     t = await startTestHub(driver, { CHATPLATFORM_BASE_URL: fake.url, CHATPLATFORM_WS_ENABLED: 'true', CHATPLATFORM_TIMEOUT_MS: '3000' });
-    const created = await t.api.post(BASE, { app_id: APP_ID, app_secret: APP_SECRET, allowed_chat_ids: [], rate_limit_per_minute: 600 }, { token: t.adminToken });
+    const created = await t.api.post(
+      BASE,
+      { app_id: APP_ID, app_secret: APP_SECRET, allowed_chat_ids: [], rate_limit_per_minute: 600 },
+      { token: t.adminToken },
+    );
     expect(created.status).toBe(201);
     connectorId = created.body.id;
     expect((await t.api.post(`${BASE}/${connectorId}/verify-callback`, {}, { token: t.adminToken })).body).toMatchObject({ ok: true });
     expect((await t.api.patch(`${BASE}/${connectorId}/enable`, { enabled: true }, { token: t.adminToken })).body).toMatchObject({ state: 'enabled' });
     await fake.waitForConnections(1);
     await connected();
-    butler = toPrincipal((await t.hub.store.db.selectFrom('users').selectAll().where('role', '=', 'BUTLER').executeTakeFirstOrThrow()));
+    butler = toPrincipal(await t.hub.store.db.selectFrom('users').selectAll().where('role', '=', 'BUTLER').executeTakeFirstOrThrow());
   });
   afterAll(async () => {
     await t?.stop();
@@ -69,7 +73,9 @@ describeEachDriver('chat-platform connector, live', (driver) => {
   });
 
   it('turns a direct message into a CHAT to Butler from a new platform identity, in a thread for that chat', async () => {
-    const { messageId, ack } = await deliver(messageEvent({ chatId: 'oc_dm_alice', chatType: 'p2p', openId: 'ou_alice', text: 'status of the weather agent?' }));
+    const { messageId, ack } = await deliver(
+      messageEvent({ chatId: 'oc_dm_alice', chatType: 'p2p', openId: 'ou_alice', text: 'status of the weather agent?' }),
+    );
     expect(ack.code).toBe(200);
     const [row] = await storedByLocalId(messageId);
     expect(row).toMatchObject({ type: 'CHAT', target_id: butler.id, payload: JSON.stringify('status of the weather agent?') });
@@ -100,32 +106,50 @@ describeEachDriver('chat-platform connector, live', (driver) => {
 
   /** Butler's newest stored answer to a hub user. */
   const lastAnswerTo = async (userId: number) =>
-    t.hub.store.db.selectFrom('messages').selectAll().where('sender_id', '=', butler.id).where('target_id', '=', userId).where('type', '=', 'CHAT').orderBy('id', 'desc').executeTakeFirstOrThrow();
+    t.hub.store.db
+      .selectFrom('messages')
+      .selectAll()
+      .where('sender_id', '=', butler.id)
+      .where('target_id', '=', userId)
+      .where('type', '=', 'CHAT')
+      .orderBy('id', 'desc')
+      .executeTakeFirstOrThrow();
 
   it('runs a platform message through Butler and posts its answer back to the chat it came from (stream chunks are not sent)', async () => {
     const before = await scrape(t);
-    const { messageId } = await deliver(messageEvent({ chatId: 'oc_group_ops', chatType: 'group', openId: 'ou_carol', text: 'agents', mentions: [FAKE_BOT_OPEN_ID] }));
+    const { messageId } = await deliver(
+      messageEvent({ chatId: 'oc_group_ops', chatType: 'group', openId: 'ou_carol', text: 'agents', mentions: [FAKE_BOT_OPEN_ID] }),
+    );
     const [question] = await storedByLocalId(messageId);
     // Butler answers on its own time; its stored answer and the platform send are both awaited.
-    const answer = await vi.waitFor(async () => {
-      const row = await lastAnswerTo(question!.sender_id);
-      const text = JSON.parse(row.payload) as string;
-      expect(fake.sends.filter((s) => s.text === text)).toHaveLength(1);
-      return { row, text };
-    }, { timeout: 10_000, interval: 20 });
+    const answer = await vi.waitFor(
+      async () => {
+        const row = await lastAnswerTo(question!.sender_id);
+        const text = JSON.parse(row.payload) as string;
+        expect(fake.sends.filter((s) => s.text === text)).toHaveLength(1);
+        return { row, text };
+      },
+      { timeout: 10_000, interval: 20 },
+    );
     expect(answer.row.conversation_id).toBe(question!.conversation_id);
     expect(answer.text).toMatch(/^(No agents are registered yet|Agents:)/);
-    expect(fake.sends.find((s) => s.text === answer.text)).toEqual({ chat_id: 'oc_group_ops', msg_type: 'text', text: answer.text, receive_id_type: 'chat_id' });
+    expect(fake.sends.find((s) => s.text === answer.text)).toEqual({
+      chat_id: 'oc_group_ops',
+      msg_type: 'text',
+      text: answer.text,
+      receive_id_type: 'chat_id',
+    });
     await t.hub.connector.settled();
     expect((await logEntries()).find((e) => e.action === 'outbound_sent' && e.detail.includes('oc_group_ops'))).toBeDefined();
     // Counted in /metrics: the message in, and (at least) this answer out.
     const after = await scrape(t);
-    const moved = (labels: Record<string, string>) => valueOf(after, 'hub_connector_events_total', labels) - valueOf(before, 'hub_connector_events_total', labels);
+    const moved = (labels: Record<string, string>) =>
+      valueOf(after, 'hub_connector_events_total', labels) - valueOf(before, 'hub_connector_events_total', labels);
     expect(moved({ direction: 'in', outcome: 'accepted' })).toBe(1);
     expect(moved({ direction: 'out', outcome: 'sent' })).toBeGreaterThanOrEqual(1);
   });
 
-  it('sends a platform user\'s command to an admin for approval, tells the chat, and posts the agent\'s answer once approved', async () => {
+  it("sends a platform user's command to an admin for approval, tells the chat, and posts the agent's answer once approved", async () => {
     const worker = await t.createAgent();
     const agent = await connectWs(t.url, worker.api_token);
     const admin = await connectWs(t.url, t.adminToken);
@@ -134,13 +158,19 @@ describeEachDriver('chat-platform connector, live', (driver) => {
       const request = await admin.next('AUTH_REQUEST');
       expect(request.payload).toMatchObject({ target_agent_id: worker.id, command: 'rebuild the index', status: 'PENDING' });
       const toErin = () => fake.sends.filter((s) => s.chat_id === 'oc_dm_erin').map((s) => s.text);
-      await vi.waitFor(() => expect(toErin()).toEqual([expect.stringContaining('I have asked an admin to approve sending `rebuild the index`')]), { timeout: 10_000, interval: 20 });
+      await vi.waitFor(() => expect(toErin()).toEqual([expect.stringContaining('I have asked an admin to approve sending `rebuild the index`')]), {
+        timeout: 10_000,
+        interval: 20,
+      });
 
       expect((await t.api.post('/api/chat/auth/response', { action_id: request.payload.action_id, approved: true }, { token: t.adminToken })).status).toBe(200);
       const directive = await agent.nextWhere((f) => f.type === 'CHAT' && f.sender_id === butler.id, 'the directive');
       expect(directive.payload).toBe('[DIRECTIVE] rebuild the index');
       agent.send({ type: 'CHAT', target_id: butler.id, payload: 'index rebuilt', stream_id: directive.stream_id });
-      await vi.waitFor(() => expect(toErin()[1]).toBe(`${worker.username} carried out \`rebuild the index\`:\n\nindex rebuilt`), { timeout: 10_000, interval: 20 });
+      await vi.waitFor(() => expect(toErin()[1]).toBe(`${worker.username} carried out \`rebuild the index\`:\n\nindex rebuilt`), {
+        timeout: 10_000,
+        interval: 20,
+      });
     } finally {
       await Promise.all([agent.close(), admin.close()]);
     }
@@ -162,7 +192,10 @@ describeEachDriver('chat-platform connector, live', (driver) => {
     expect(first.messageId).toBe(again.messageId);
     expect(await storedByLocalId(first.messageId)).toHaveLength(1);
     // Butler's answers to earlier messages are logged as they are sent; the duplicate's entry is among the newest.
-    await vi.waitFor(async () => expect((await logEntries()).find((e) => e.action === 'inbound_duplicate' && e.detail.includes(first.messageId))).toBeDefined(), { timeout: 5000, interval: 20 });
+    await vi.waitFor(
+      async () => expect((await logEntries()).find((e) => e.action === 'inbound_duplicate' && e.detail.includes(first.messageId))).toBeDefined(),
+      { timeout: 5000, interval: 20 },
+    );
   });
 
   it('filters what the connector settings exclude, and logs why', async () => {
@@ -231,7 +264,10 @@ describeEachDriver('chat-platform connector, live', (driver) => {
     expect((await t.api.patch(`${BASE}/${other.body.id}/enable`, { enabled: true }, { token: t.adminToken })).body.state).toBe('enabled');
     await t.hub.connector.settled();
     const entries = (await t.api.get(`${BASE}/${other.body.id}/logs`, { token: t.adminToken })).body.items;
-    expect(entries.find((e: { action: string }) => e.action === 'connection')).toMatchObject({ level: 'ERROR', detail: expect.stringContaining('app_id must be "cli_"') });
+    expect(entries.find((e: { action: string }) => e.action === 'connection')).toMatchObject({
+      level: 'ERROR',
+      detail: expect.stringContaining('app_id must be "cli_"'),
+    });
     // Back to the connector the other tests use.
     const opened = fake.connectionsOpened;
     const again = await t.api.post(BASE, { app_id: APP_ID, app_secret: APP_SECRET }, { token: t.adminToken });
@@ -252,19 +288,31 @@ describeEachDriver('chat-platform connector, live', (driver) => {
       expect(() => fake.pushEvent(messageEvent({ chatId: 'oc_dm_kim', openId: 'ou_kim' }))).toThrow(/no long connection/);
       const before = fake.sends.length;
       // Butler's answer is still stored and delivered in the hub; it just does not leave it.
-      const answer = await t.hub.pipeline.post(butler, { type: 'CHAT', payload: 'too late', target_id: question!.sender_id, conversation_id: question!.conversation_id! });
+      const answer = await t.hub.pipeline.post(butler, {
+        type: 'CHAT',
+        payload: 'too late',
+        target_id: question!.sender_id,
+        conversation_id: question!.conversation_id!,
+      });
       expect(answer.stored?.id).toBeGreaterThan(0);
       await t.hub.pipeline.drain();
       expect(fake.sends.length).toBe(before);
     });
 
     it('drops and logs an event that still arrives for it', async () => {
-      const { header, event } = messageEvent({ chatId: 'oc_dm_kim', openId: 'ou_kim', text: 'late' }) as { header: object; event: { message: { message_id: string } } };
+      const { header, event } = messageEvent({ chatId: 'oc_dm_kim', openId: 'ou_kim', text: 'late' }) as {
+        header: object;
+        event: { message: { message_id: string } };
+      };
       // The event as the SDK hands it over: header and event flattened into one object.
       t.hub.connector.receive(connectorId, { ...header, ...event });
       await t.hub.connector.settled();
       expect(await storedByLocalId(event.message.message_id)).toHaveLength(0);
-      expect((await logEntries())[0]).toMatchObject({ level: 'WARNING', action: 'inbound_dropped', detail: 'event for a connector that is not enabled: dropped' });
+      expect((await logEntries())[0]).toMatchObject({
+        level: 'WARNING',
+        action: 'inbound_dropped',
+        detail: 'event for a connector that is not enabled: dropped',
+      });
     });
   });
 });

@@ -60,7 +60,8 @@ describe('example agents', () => {
     return { id: registered.id, run, admin, m, member, progress };
   }
 
-  const logsFrom = (r: RecordingClient, id: number) => r.frames.filter((f) => f.type === 'SYSTEM_LOG' && f.sender_id === id).map((f) => (f as { payload: { level: string; content: string } }).payload);
+  const logsFrom = (r: RecordingClient, id: number) =>
+    r.frames.filter((f) => f.type === 'SYSTEM_LOG' && f.sender_id === id).map((f) => (f as { payload: { level: string; content: string } }).payload);
 
   it('echo: announces itself, streams the echo to a human, answers a machine with one CHAT, and says goodbye', async () => {
     const { id, run, admin, m, member } = await start(createEchoAgent());
@@ -69,7 +70,9 @@ describe('example agents', () => {
     const asked = await m.client.send({ type: 'CHAT', payload: 'hello there  world', target_id: id });
     const final = await m.waitFor((f) => isChatFrom(id)(f), 'the echo');
     await m.waitFor((f) => f.type === 'CHAT_STREAM_END' && f.sender_id === id, 'the end of the stream');
-    const stream = m.frames.filter((f) => f.type.startsWith('CHAT') && 'sender_id' in f && f.sender_id === id) as Array<ServerFrame & { payload: string; stream_id?: string }>;
+    const stream = m.frames.filter((f) => f.type.startsWith('CHAT') && 'sender_id' in f && f.sender_id === id) as Array<
+      ServerFrame & { payload: string; stream_id?: string }
+    >;
     expect(stream.map((f) => [f.type, f.payload])).toEqual([
       ['CHAT_STREAM', 'hello '],
       ['CHAT_STREAM', 'there  '],
@@ -124,10 +127,21 @@ describe('example agents', () => {
     stops.push(api.close);
     const { id, admin, m } = await start(createWeatherAgent({ apiKey: 'weather-key-1', location: 'Oslo', apiUrl: api.url, intervalSeconds: 0 }));
     const periodic = await admin.waitFor((f) => f.type === 'WEATHER_UPDATE' && f.sender_id === id, 'the first update');
-    expect(periodic.payload).toMatchObject({ location: 'Oslo', temperature_c: -3.5, feels_like_c: -7.5, humidity_pct: 86, wind_speed_ms: 3.6, conditions: 'light snow', observed_at: '2026-01-05T10:00:00.000Z' });
+    expect(periodic.payload).toMatchObject({
+      location: 'Oslo',
+      temperature_c: -3.5,
+      feels_like_c: -7.5,
+      humidity_pct: 86,
+      wind_speed_ms: 3.6,
+      conditions: 'light snow',
+      observed_at: '2026-01-05T10:00:00.000Z',
+    });
 
     await m.client.send({ type: 'CHAT', payload: 'weather Paris', target_id: id });
-    const update = await m.waitFor((f) => f.type === 'WEATHER_UPDATE' && f.sender_id === id && (f.payload as { location: string }).location === 'Paris', 'the update on request');
+    const update = await m.waitFor(
+      (f) => f.type === 'WEATHER_UPDATE' && f.sender_id === id && (f.payload as { location: string }).location === 'Paris',
+      'the update on request',
+    );
     expect(update.payload).toMatchObject({ temperature_c: 12, content: 'Paris: 12.0 °C, light snow' });
     expect(await m.waitFor(isChatFrom(id), 'the reply')).toMatchObject({ payload: 'Paris: 12.0 °C, light snow' });
     expect(api.requests.map((u) => u.searchParams.get('q'))).toEqual(['Oslo', 'Paris']);
@@ -142,7 +156,9 @@ describe('example agents', () => {
     stops.push(api.close);
     const { id, admin, m } = await start(createWeatherAgent({ apiKey: 'a-wrong-key-123', location: 'Oslo', apiUrl: api.url, intervalSeconds: 0 }));
     const error = await admin.waitFor((f) => f.type === 'SYSTEM_LOG' && f.sender_id === id && f.payload.level === 'ERROR', 'the error log');
-    expect(error.payload).toMatchObject({ content: expect.stringMatching(/^the periodic weather update failed: the weather service answered 401 \(Invalid API key/) });
+    expect(error.payload).toMatchObject({
+      content: expect.stringMatching(/^the periodic weather update failed: the weather service answered 401 \(Invalid API key/),
+    });
     await m.client.send({ type: 'CHAT', payload: 'what is this', target_id: id });
     expect(await m.waitFor(isChatFrom(id), 'the hint')).toMatchObject({ payload: 'Ask me "weather" or "weather <place>" (default Oslo).' });
     const stored = await t.hub.store.db.selectFrom('messages').select('payload').where('sender_id', '=', id).execute();
@@ -152,13 +168,20 @@ describe('example agents', () => {
 
   it('code review: finds the known problems in a diff by rule and by model, and sends CODE_REVIEW', async () => {
     const model = await fakeChatCompletions({
-      content: '```json\n{"summary": "eval on input is dangerous", "findings": [{"file": "src/run.ts", "line": 4, "severity": "error", "message": "eval() on caller input"}]}\n```',
+      content:
+        '```json\n{"summary": "eval on input is dangerous", "findings": [{"file": "src/run.ts", "line": 4, "severity": "error", "message": "eval() on caller input"}]}\n```',
     });
     stops.push(model.close);
     const { id, admin, m } = await start(createCodeReviewAgent({ apiKey: 'review-key', baseUrl: model.baseUrl, model: 'review-model' }));
     await m.client.send({ type: 'CHAT', payload: DIFF, target_id: id });
     const review = await admin.waitFor((f) => f.type === 'CODE_REVIEW' && f.sender_id === id, 'the review');
-    const payload = review.payload as { verdict: string; findings: Array<{ rule: string; line?: number; severity: string; message: string }>; model: string; files_reviewed: number; content: string };
+    const payload = review.payload as {
+      verdict: string;
+      findings: Array<{ rule: string; line?: number; severity: string; message: string }>;
+      model: string;
+      files_reviewed: number;
+      content: string;
+    };
     expect(payload).toMatchObject({ verdict: 'request_changes', model: 'review-model', files_reviewed: 1 });
     expect(payload.findings.map((f) => [f.rule, f.line, f.severity])).toEqual([
       ['secret/aws-access-key-id', 2, 'error'],
@@ -183,7 +206,10 @@ describe('example agents', () => {
     expect(await m.waitFor(isChatFrom(id), 'the hint')).toMatchObject({ payload: expect.stringMatching(/^Send me a unified diff/) });
     await m.client.send({ type: 'CHAT', payload: DIFF, target_id: id });
     const review = await admin.waitFor((f) => f.type === 'CODE_REVIEW' && f.sender_id === id, 'the review', 15_000);
-    expect(review.payload).toMatchObject({ verdict: 'request_changes', content: expect.stringContaining('(the model was unavailable; rule-based checks only)') });
+    expect(review.payload).toMatchObject({
+      verdict: 'request_changes',
+      content: expect.stringContaining('(the model was unavailable; rule-based checks only)'),
+    });
     expect(review.payload).not.toHaveProperty('model');
     expect(logsFrom(admin, id).some((l) => l.level === 'ERROR' && l.content.startsWith('the model review failed'))).toBe(true);
   });
@@ -197,10 +223,18 @@ describe('example agents', () => {
     writeFileSync(join(root, 'app', 'node_modules', 'ignored', 'key.txt'), 'AKIAZ7QXV3EXAMPLE999\n');
     writeFileSync(
       join(root, 'app', 'package-lock.json'),
-      JSON.stringify({ lockfileVersion: 3, packages: { '': { name: 'app' }, 'node_modules/lodash': { version: '4.17.15' }, 'node_modules/left-pad': { version: '1.3.0' } } }),
+      JSON.stringify({
+        lockfileVersion: 3,
+        packages: { '': { name: 'app' }, 'node_modules/lodash': { version: '4.17.15' }, 'node_modules/left-pad': { version: '1.3.0' } },
+      }),
     );
     const advisories = join(root, 'advisories.json');
-    writeFileSync(advisories, JSON.stringify([{ id: 'GHSA-p6mc-m468-83gw', package: 'lodash', vulnerable: '<4.17.19', severity: 'high', title: 'Prototype pollution in lodash', fixed_in: '4.17.19' }]));
+    writeFileSync(
+      advisories,
+      JSON.stringify([
+        { id: 'GHSA-p6mc-m468-83gw', package: 'lodash', vulnerable: '<4.17.19', severity: 'high', title: 'Prototype pollution in lodash', fixed_in: '4.17.19' },
+      ]),
+    );
 
     const { id, admin, m } = await start(createSecurityAuditAgent({ root, advisoryFile: advisories }));
     await m.client.send({ type: 'CHAT', payload: 'audit app', target_id: id });
@@ -211,7 +245,16 @@ describe('example agents', () => {
       path: 'app',
       findings: [
         { kind: 'secret', severity: 'critical', rule: 'aws-access-key-id', file: 'config/deploy.env', line: 2, excerpt: 'AWS_ACCESS_KEY_ID=AKIA************' },
-        { kind: 'vulnerable_dependency', severity: 'high', file: 'package-lock.json', package: 'lodash', version: '4.17.15', advisory: 'GHSA-p6mc-m468-83gw', title: 'Prototype pollution in lodash', fixed_in: '4.17.19' },
+        {
+          kind: 'vulnerable_dependency',
+          severity: 'high',
+          file: 'package-lock.json',
+          package: 'lodash',
+          version: '4.17.15',
+          advisory: 'GHSA-p6mc-m468-83gw',
+          title: 'Prototype pollution in lodash',
+          fixed_in: '4.17.19',
+        },
       ],
     });
     expect((await m.waitFor(isChatFrom(id), 'the reply')).payload).toMatch(/^Security audit of app: 1 committed secret/);
@@ -222,6 +265,9 @@ describe('example agents', () => {
 
     const streamId = await sendDirective(t, id, 'audit app/config');
     await admin.waitFor((f) => f.type === 'BUTLER_AGENT_MESSAGE' && f.sender_id === id, 'the directive’s answer');
-    expect((await admin.client.rest.chat.butlerAgent(id)).at(-1)).toMatchObject({ stream_id: streamId, payload: expect.stringMatching(/^Security audit of app\/config: 1 committed secret \(highest: critical\)/) });
+    expect((await admin.client.rest.chat.butlerAgent(id)).at(-1)).toMatchObject({
+      stream_id: streamId,
+      payload: expect.stringMatching(/^Security audit of app\/config: 1 committed secret \(highest: critical\)/),
+    });
   });
 });

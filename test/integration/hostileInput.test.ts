@@ -26,7 +26,25 @@ const HOSTILE_VALUES: unknown[] = [
   {},
   { nested: { deeper: [1, { x: NUL }] } },
 ];
-const FIELDS = ['username', 'password', 'role', 'api_token', 'agent_kind', 'description', 'agent_id', 'level', 'content', 'type', 'payload', 'target_id', 'sender_username', 'receiver_username', 'conversation_id', 'local_id', 'enabled'];
+const FIELDS = [
+  'username',
+  'password',
+  'role',
+  'api_token',
+  'agent_kind',
+  'description',
+  'agent_id',
+  'level',
+  'content',
+  'type',
+  'payload',
+  'target_id',
+  'sender_username',
+  'receiver_username',
+  'conversation_id',
+  'local_id',
+  'enabled',
+];
 const PATH_VALUES = ['0', '-5', 'abc', '1e3', '99999999999999999999', '%00', '%F0%9F%98%80', 'Butler%00'];
 const QUERY_KEYS = ['limit', 'page', 'offset', 'before_id', 'q', 'role', 'level', 'type', 'agent_id', 'exclude_role'];
 
@@ -63,7 +81,10 @@ describeEachDriver('hostile input', (driver) => {
       for (const path of paths) {
         for (const key of QUERY_KEYS) {
           for (const value of ['-1', 'abc', '%00', '%25', '1e400', '', '9'.repeat(30), 'x'.repeat(300)]) {
-            const res = await t.api.request(route.method, `${path}?${key}=${value}&${key}=2`, { token: t.adminToken, body: route.method === 'GET' ? undefined : {} });
+            const res = await t.api.request(route.method, `${path}?${key}=${value}&${key}=2`, {
+              token: t.adminToken,
+              body: route.method === 'GET' ? undefined : {},
+            });
             if (res.status >= 500) failures.push(`${route.method} ${path}?${key}=${value} → ${res.status}`);
           }
         }

@@ -36,11 +36,23 @@ describeEachDriver('messages', (driver) => {
   it('ingests the typed form from an agent token, with the server owning sender fields', async () => {
     const res = await t.api.post(
       '/api/messages',
-      { type: 'WEATHER_UPDATE', payload: { location: 'Paris', temperature_c: 12 }, sender_id: 1, sender_name: 'forged', timestamp: '2000-01-01T00:00:00Z', id: 7 },
+      {
+        type: 'WEATHER_UPDATE',
+        payload: { location: 'Paris', temperature_c: 12 },
+        sender_id: 1,
+        sender_name: 'forged',
+        timestamp: '2000-01-01T00:00:00Z',
+        id: 7,
+      },
       { token: agent.api_token },
     );
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ sender_id: agent.id, sender_name: agent.username, type: 'WEATHER_UPDATE', payload: { location: 'Paris', temperature_c: 12 } });
+    expect(res.body).toMatchObject({
+      sender_id: agent.id,
+      sender_name: agent.username,
+      type: 'WEATHER_UPDATE',
+      payload: { location: 'Paris', temperature_c: 12 },
+    });
     expect(res.body.timestamp).not.toBe('2000-01-01T00:00:00Z');
     expect(res.body.id).not.toBe(7);
   });
@@ -65,7 +77,11 @@ describeEachDriver('messages', (driver) => {
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.body).toEqual({ error });
     }
-    const unknownTarget = await t.api.post('/api/messages', { type: 'SYSTEM_LOG', payload: { level: 'INFO', content: 'x' }, target_id: 99999 }, { token: t.adminToken });
+    const unknownTarget = await t.api.post(
+      '/api/messages',
+      { type: 'SYSTEM_LOG', payload: { level: 'INFO', content: 'x' }, target_id: 99999 },
+      { token: t.adminToken },
+    );
     expect(unknownTarget.status).toBe(404);
     const unknownAgent = await t.api.post('/api/messages', { agent_id: 'ghost', level: 'INFO', content: 'x' }, { token: t.adminToken });
     expect(unknownAgent.status).toBe(404);

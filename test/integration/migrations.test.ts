@@ -53,7 +53,9 @@ describeEachDriver('migrations', (driver) => {
   });
 
   it('applies every migration to a fresh database and records each in `migrations`', async () => {
-    const files = readdirSync(DEFAULT_MIGRATIONS_DIR).filter((f) => f.endsWith(`.${driver}.sql`)).map((f) => f.replace(`.${driver}.sql`, ''));
+    const files = readdirSync(DEFAULT_MIGRATIONS_DIR)
+      .filter((f) => f.endsWith(`.${driver}.sql`))
+      .map((f) => f.replace(`.${driver}.sql`, ''));
     expect(await migrate(store)).toEqual(files.sort());
     expect(await appliedNames(store)).toEqual(files.sort());
     expect(await tableNames(store)).toEqual(expect.arrayContaining(['users', 'human_credentials', 'machine_credentials', 'messages', 'migrations']));
@@ -101,11 +103,38 @@ describeEachDriver('migrations', (driver) => {
     cpSync(DEFAULT_MIGRATIONS_DIR, dir, { recursive: true, filter: (path) => !path.includes('0006_') });
     await migrate(store, { dir });
     const at = new Date().toISOString();
-    const user = (id: number, username: string, role: string) => ({ id, username, role, actor_type: role === 'ADMIN' ? 'HUMAN' : 'SYSTEM', status: 'OFFLINE', online: 0, created_at: at, updated_at: at });
-    await store.db.insertInto('users').values([user(1, 'admin', 'ADMIN'), user(2, 'Butler', 'BUTLER'), user(3, 'worker', 'AGENT')]).execute();
-    const token = (userId: number) => ({ user_id: userId, token_lookup: `lookup-${userId}`, token_cipher: 'cipher', token_hint: 'abcd...wxyz', token_updated_at: at });
-    await store.db.insertInto('machine_credentials').values([token(2), token(3)]).execute();
-    await store.db.insertInto('human_credentials').values([{ user_id: 1, password_hash: 'hash', updated_at: at }, { user_id: 2, password_hash: 'hash', updated_at: at }]).execute();
+    const user = (id: number, username: string, role: string) => ({
+      id,
+      username,
+      role,
+      actor_type: role === 'ADMIN' ? 'HUMAN' : 'SYSTEM',
+      status: 'OFFLINE',
+      online: 0,
+      created_at: at,
+      updated_at: at,
+    });
+    await store.db
+      .insertInto('users')
+      .values([user(1, 'admin', 'ADMIN'), user(2, 'Butler', 'BUTLER'), user(3, 'worker', 'AGENT')])
+      .execute();
+    const token = (userId: number) => ({
+      user_id: userId,
+      token_lookup: `lookup-${userId}`,
+      token_cipher: 'cipher',
+      token_hint: 'abcd...wxyz',
+      token_updated_at: at,
+    });
+    await store.db
+      .insertInto('machine_credentials')
+      .values([token(2), token(3)])
+      .execute();
+    await store.db
+      .insertInto('human_credentials')
+      .values([
+        { user_id: 1, password_hash: 'hash', updated_at: at },
+        { user_id: 2, password_hash: 'hash', updated_at: at },
+      ])
+      .execute();
 
     expect(await migrate(store)).toEqual(['0006_butler_has_no_credentials']);
     const machines = await store.db.selectFrom('machine_credentials').select('user_id').execute();

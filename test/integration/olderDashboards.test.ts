@@ -28,7 +28,16 @@ describeEachDriver('older dashboards', (driver) => {
       const status = await t.api.get('/api/users/ops/status', { token: t.adminToken });
       expect(status).toMatchObject({
         status: 200,
-        body: { enabled: false, worker_reachable: false, worker_mode: '', service_url: '', managed_agent_id: 0, managed_agent_name: '', node_count: 0, ssh_key_count: 0 },
+        body: {
+          enabled: false,
+          worker_reachable: false,
+          worker_mode: '',
+          service_url: '',
+          managed_agent_id: 0,
+          managed_agent_name: '',
+          node_count: 0,
+          ssh_key_count: 0,
+        },
       });
       for (const path of ['/api/users/ops/tasks', '/api/users/ops/tasks?limit=10', '/api/users/ops/ssh-keys', '/api/users/ops/nodes']) {
         expect(await t.api.get(path, { token: t.adminToken }), path).toMatchObject({ status: 200, body: [] });
@@ -67,7 +76,11 @@ describeEachDriver('older dashboards', (driver) => {
       expect(created.status).toBe(201);
       const entries = [
         { level: 'info', action: 'ws_connecting', detail: 'Mock WebSocket bridge connected to Feishu sandbox domain.' },
-        { level: 'warning', action: 'callback_verification_reset', detail: 'Callback verification was reset after connector settings changed during development.' },
+        {
+          level: 'warning',
+          action: 'callback_verification_reset',
+          detail: 'Callback verification was reset after connector settings changed during development.',
+        },
         { level: 'success', action: 'test_message', detail: 'Sent a synthetic approval-card test message to the mock ops room.' },
       ];
       for (const entry of entries) expect(await seed(entry)).toMatchObject({ status: 201, body: { ok: true } });
@@ -79,7 +92,10 @@ describeEachDriver('older dashboards', (driver) => {
 
     it('refuses an entry without its fields or with an unknown level, with 400 naming the field', async () => {
       expect(await seed({})).toMatchObject({ status: 400, body: { error: 'level is required; action is required; detail is required' } });
-      expect(await seed({ level: 'loud', action: 'a', detail: 'd' })).toMatchObject({ status: 400, body: { error: 'level must be one of INFO, WARNING, ERROR, SUCCESS' } });
+      expect(await seed({ level: 'loud', action: 'a', detail: 'd' })).toMatchObject({
+        status: 400,
+        body: { error: 'level must be one of INFO, WARNING, ERROR, SUCCESS' },
+      });
     });
   });
 });

@@ -25,7 +25,11 @@ function requiredFields(doc: RouteDoc): string[] {
 
 const WITH_REQUIRED = ROUTE_DOCS.map((doc) => ({ name: `${doc.method} ${doc.path}`, doc, required: requiredFields(doc) })).filter((r) => r.required.length > 0);
 /** What a body without its required fields is told: the first three, in the schema's order. */
-const expected = (required: string[]) => required.slice(0, 3).map((f) => `${f} is required`).join('; ');
+const expected = (required: string[]) =>
+  required
+    .slice(0, 3)
+    .map((f) => `${f} is required`)
+    .join('; ');
 
 describe('required body fields', () => {
   let t: TestHub;
@@ -36,7 +40,10 @@ describe('required body fields', () => {
   afterAll(() => t.stop());
 
   it('says a blank (trimmed) username or name is required where the hub trims it', async () => {
-    expect(await t.api.post('/api/users/agents', { username: '   ' }, { token: t.adminToken })).toMatchObject({ status: 400, body: { error: 'username is required' } });
+    expect(await t.api.post('/api/users/agents', { username: '   ' }, { token: t.adminToken })).toMatchObject({
+      status: 400,
+      body: { error: 'username is required' },
+    });
     expect(await t.api.post('/api/users', { username: ' ' }, { token: t.adminToken })).toMatchObject({ status: 400, body: { error: 'username is required' } });
     expect(await t.api.post('/api/dev/mock/feishu-log', { level: ' ', action: ' ', detail: ' ' }, { token: t.adminToken })).toMatchObject({
       status: 400,
@@ -45,7 +52,9 @@ describe('required body fields', () => {
   });
 
   it('finds the routes with required body fields', () => {
-    expect(WITH_REQUIRED.map((r) => r.name)).toEqual(expect.arrayContaining(['POST /api/users/agents', 'POST /api/users', 'POST /api/auth/login', 'POST /api/chat/threads', 'POST /api/dev/mock/feishu-log']));
+    expect(WITH_REQUIRED.map((r) => r.name)).toEqual(
+      expect.arrayContaining(['POST /api/users/agents', 'POST /api/users', 'POST /api/auth/login', 'POST /api/chat/threads', 'POST /api/dev/mock/feishu-log']),
+    );
   });
 
   it.each(WITH_REQUIRED)('$name: a missing, null or empty required field is required', async ({ doc, required }) => {

@@ -133,7 +133,9 @@ describe('the hub process', () => {
 
     const acked = agent.received.filter((f) => f.type === 'ACK').map((f) => f.local_id!);
     const db = new BetterSqlite3(join(cwd, 'data', 'hub.db'), { readonly: true });
-    const stored = new Set((db.prepare('SELECT local_id FROM messages WHERE local_id IS NOT NULL').all() as Array<{ local_id: string }>).map((r) => r.local_id));
+    const stored = new Set(
+      (db.prepare('SELECT local_id FROM messages WHERE local_id IS NOT NULL').all() as Array<{ local_id: string }>).map((r) => r.local_id),
+    );
     const agentRow = db.prepare("SELECT online, status, last_report FROM users WHERE username = 'stopper'").get();
     db.close();
     expect(acked.length).toBeGreaterThan(0);

@@ -29,7 +29,13 @@ describeEachDriver('HTTP edge', (driver) => {
   });
 
   it('answers an unknown route with a JSON 404', async () => {
-    for (const [method, path] of [['GET', '/api/nope'], ['POST', '/api/ping/x'], ['GET', '/favicon.ico'], ['POST', '/'], ['PUT', '/api/users']] as const) {
+    for (const [method, path] of [
+      ['GET', '/api/nope'],
+      ['POST', '/api/ping/x'],
+      ['GET', '/favicon.ico'],
+      ['POST', '/'],
+      ['PUT', '/api/users'],
+    ] as const) {
       const res = await t.api.request(method, path, { token: t.adminToken });
       expect(res.status, `${method} ${path}`).toBe(404);
       expect(res.body).toEqual({ error: 'not found' });

@@ -8,7 +8,7 @@ import { describeEachDriver } from '../helpers/db.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { wsClientPool, type Frame, type WsClient } from '../helpers/wsClient.js';
 
-describeEachDriver('older agents answer in the human\'s thread', (driver) => {
+describeEachDriver("older agents answer in the human's thread", (driver) => {
   let t: TestHub;
   const clients = wsClientPool(() => t.url);
   const connect = clients.connect;
@@ -104,7 +104,9 @@ describeEachDriver('older agents answer in the human\'s thread', (driver) => {
     const humans = await Promise.all([t.createMember(), t.createMember(), t.createMember()]);
     const a = await connect(agent.api_token);
     const sockets = await Promise.all(humans.map((h) => connect(h.token)));
-    const threads = await Promise.all(humans.map(async (h) => (await t.api.post('/api/chat/threads', { peer_id: agent.id }, { token: h.token })).body.id as number));
+    const threads = await Promise.all(
+      humans.map(async (h) => (await t.api.post('/api/chat/threads', { peer_id: agent.id }, { token: h.token })).body.id as number),
+    );
 
     // Every human writes before the agent answers anyone: the last one to write is not everyone's thread.
     humans.forEach((h, i) => sockets[i]!.send({ type: 'CHAT', target_id: agent.id, conversation_id: threads[i], payload: `question ${i}` }));
@@ -112,7 +114,10 @@ describeEachDriver('older agents answer in the human\'s thread', (driver) => {
     humans.forEach((h, i) => streamAnswer(a, agent, h.id, `per-human-${i}`, [`answer `, `${i}`]));
     for (let i = 0; i < humans.length; i++) {
       const frames = await receiveAnswer(sockets[i]!, `per-human-${i}`, 2);
-      expect(frames.every((f) => f.conversation_id === threads[i]), `human ${i}`).toBe(true);
+      expect(
+        frames.every((f) => f.conversation_id === threads[i]),
+        `human ${i}`,
+      ).toBe(true);
       expect(await threadTexts(humans[i]!.token, threads[i]!)).toEqual([`question ${i}`, `answer ${i}`]);
     }
   });
@@ -136,7 +141,11 @@ describeEachDriver('older agents answer in the human\'s thread', (driver) => {
     a.send(legacy(agent, { type: 'CHAT_STREAM', target_id: member.id, payload: 'part two', stream_id: 'long' }));
     a.send(legacy(agent, { type: 'CHAT', target_id: member.id, payload: 'part one, part two', stream_id: 'long' }));
     a.send(legacy(agent, { type: 'CHAT_STREAM_END', target_id: member.id, stream_id: 'long' }));
-    const rest = [await m.next('CHAT_STREAM'), await m.nextWhere((f) => f.type === 'CHAT' && f.sender_id === agent.id, 'the final CHAT'), await m.next('CHAT_STREAM_END')];
+    const rest = [
+      await m.next('CHAT_STREAM'),
+      await m.nextWhere((f) => f.type === 'CHAT' && f.sender_id === agent.id, 'the final CHAT'),
+      await m.next('CHAT_STREAM_END'),
+    ];
     expect(rest.map((f) => f.conversation_id)).toEqual([one, one, one]);
 
     // The next answer goes where the human wrote last.

@@ -90,7 +90,12 @@ describeEachDriver('users', (driver) => {
     expect(hidden.body).toEqual({ error: 'user not found' });
     expect((await t.api.get(`/api/users/${other.id}`, { token: t.adminToken })).status).toBe(200);
     expect((await t.api.get('/api/users/999999', { token: t.adminToken })).status).toBe(404);
-    for (const [id, error] of [['abc', 'id must be a number'], ['-1', 'id must be at least 1'], ['0', 'id must be at least 1'], ['1.5', 'id must be an integer']]) {
+    for (const [id, error] of [
+      ['abc', 'id must be a number'],
+      ['-1', 'id must be at least 1'],
+      ['0', 'id must be at least 1'],
+      ['1.5', 'id must be an integer'],
+    ]) {
       const res = await t.api.get(`/api/users/${id}`, { token: t.adminToken });
       expect(res.status, id).toBe(400);
       expect(res.body).toEqual({ error });

@@ -119,12 +119,18 @@ describe('the dashboard', () => {
       expect(plain.toString('utf8'), accept).toBe(APP_JS);
       if (expected) expect(res.body.byteLength, accept).toBeLessThan(Buffer.byteLength(APP_JS));
     }
-    const etags = await Promise.all(['br', 'gzip', 'identity'].map(async (e) => (await get('/assets/index-abc123.js', { 'Accept-Encoding': e })).headers['etag']));
+    const etags = await Promise.all(
+      ['br', 'gzip', 'identity'].map(async (e) => (await get('/assets/index-abc123.js', { 'Accept-Encoding': e })).headers['etag']),
+    );
     expect(new Set(etags).size).toBe(3);
   });
 
   it('answers HEAD with the headers of GET and no body', async () => {
-    for (const [path, accept] of [['/', 'identity'], ['/chat/5', 'br'], ['/assets/index-abc123.js', 'gzip']] as const) {
+    for (const [path, accept] of [
+      ['/', 'identity'],
+      ['/chat/5', 'br'],
+      ['/assets/index-abc123.js', 'gzip'],
+    ] as const) {
       const got = await get(path, { 'Accept-Encoding': accept });
       const head = await rawRequest(t.url, 'HEAD', path, { 'Accept-Encoding': accept });
       expect(head.status, path).toBe(200);
@@ -172,7 +178,12 @@ describe('the dashboard', () => {
   });
 
   it('answers other methods on the dashboard’s paths with the usual 404', async () => {
-    for (const [method, path] of [['POST', '/'], ['PUT', '/chat/5'], ['DELETE', '/assets/index-abc123.js'], ['PATCH', '/index.html']] as const) {
+    for (const [method, path] of [
+      ['POST', '/'],
+      ['PUT', '/chat/5'],
+      ['DELETE', '/assets/index-abc123.js'],
+      ['PATCH', '/index.html'],
+    ] as const) {
       const res = await t.api.request(method, path, { body: {} });
       expect(res.status, `${method} ${path}`).toBe(404);
       expect(res.body, `${method} ${path}`).toEqual({ error: 'not found' });
@@ -221,7 +232,8 @@ describe('the dashboard', () => {
     await get('/chat/77');
     await get('/assets/missing-91.js');
     const after = await scrape(t);
-    const delta = (labels: Record<string, string | number>) => valueOf(after, 'hub_http_requests_total', labels) - valueOf(before, 'hub_http_requests_total', labels);
+    const delta = (labels: Record<string, string | number>) =>
+      valueOf(after, 'hub_http_requests_total', labels) - valueOf(before, 'hub_http_requests_total', labels);
     expect(delta({ method: 'GET', route: 'dashboard', status: 200 })).toBe(2);
     expect(delta({ method: 'GET', route: 'unmatched', status: 404 })).toBe(1);
     const lines = t.logs.filter((l) => l['msg'] === 'request' && l['method'] === 'GET').map((l) => l['path']);
@@ -272,7 +284,8 @@ describe('a hub with WEB_DIR empty', () => {
 
 describe('a hub serving another dashboard with its own WEB_CSP', () => {
   // The older dashboards run an inline theme script and load web fonts.
-  const POLICY = "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline' https://fonts.googleapis.com; font-src 'self' https://fonts.gstatic.com; connect-src 'self' ws: wss:";
+  const POLICY =
+    "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline' https://fonts.googleapis.com; font-src 'self' https://fonts.gstatic.com; connect-src 'self' ws: wss:";
   let t: TestHub;
   let root: string;
   beforeAll(async () => {

@@ -101,7 +101,8 @@ describeEachDriver('websocket limits', (driver) => {
       // window and wait for its pong, and must still all go out before the close frame.
       const tcp = (client.socket as unknown as { _socket: { pause(): void; resume(): void } })._socket;
       tcp.pause();
-      for (let i = 0; i < total; i++) client.send({ type: 'SYSTEM_LOG', payload: { level: 'INFO', content: `burst ${i} ${'p'.repeat(200)}` }, local_id: `b${i}` });
+      for (let i = 0; i < total; i++)
+        client.send({ type: 'SYSTEM_LOG', payload: { level: 'INFO', content: `burst ${i} ${'p'.repeat(200)}` }, local_id: `b${i}` });
       await hub.hub.pipeline.drain();
       tcp.resume();
       expect(await client.closed(20_000)).toEqual({ code: 4008, reason: 'rate limit exceeded' });
@@ -119,7 +120,11 @@ describeEachDriver('websocket limits', (driver) => {
       const again = await connectWs(hub.url, agent.api_token);
       for (const id of unanswered.slice(0, 150)) again.send({ type: 'SYSTEM_LOG', payload: { level: 'INFO', content: `burst ${id}` }, local_id: id });
       await again.nextWhere((f) => f.type === 'ACK' && f.local_id === unanswered[Math.min(149, unanswered.length - 1)], 'the last resend ACK', 10_000);
-      const after = await hub.hub.store.db.selectFrom('messages').select((eb) => eb.fn.countAll().as('n')).where('sender_id', '=', agent.id).executeTakeFirstOrThrow();
+      const after = await hub.hub.store.db
+        .selectFrom('messages')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('sender_id', '=', agent.id)
+        .executeTakeFirstOrThrow();
       expect(Number(after.n)).toBe(rows.length + Math.min(150, unanswered.length));
       await again.close();
     } finally {

@@ -12,7 +12,7 @@ describeEachDriver('websocket resume', (driver) => {
   const clients = wsClientPool(() => t.url);
   const connect = clients.connect;
   const ids = (frames: Frame[]) => frames.filter((f) => f.id !== undefined).map((f) => f.id!);
-  
+
   beforeAll(async () => {
     t = await startTestHub(driver);
   });
@@ -63,7 +63,12 @@ describeEachDriver('websocket resume', (driver) => {
     const a2 = await connect(agent.api_token, { since });
     await a2.nextWhere((f) => f.payload === 'to agent', 'the chat to the agent');
     await a2.nextWhere((f) => f.id === butlerAnswer.final.id, "Butler's stored answer");
-    expect(a2.received.filter((f) => f.type !== 'PRESENCE').map((f) => f.payload).sort()).toEqual(['to agent', butlerAnswer.text].sort());
+    expect(
+      a2.received
+        .filter((f) => f.type !== 'PRESENCE')
+        .map((f) => f.payload)
+        .sort(),
+    ).toEqual(['to agent', butlerAnswer.text].sort());
     expect(ids(a2.received)).toEqual([...ids(a2.received)].sort((x, y) => x - y));
     expect(ids(m.received)).toEqual([...ids(m.received)].sort((x, y) => x - y));
   });
@@ -90,7 +95,9 @@ describeEachDriver('websocket resume', (driver) => {
     await m.nextWhere((f) => f.payload === `new ${racing - 1}`, 'the last racing message', 20_000);
 
     const got = ids(m.received.filter((f) => f.type === 'CHAT'));
-    const stored = (await t.hub.store.db.selectFrom('messages').select('id').where('target_id', '=', member.id).where('id', '>', since).orderBy('id').execute()).map((r) => r.id);
+    const stored = (
+      await t.hub.store.db.selectFrom('messages').select('id').where('target_id', '=', member.id).where('id', '>', since).orderBy('id').execute()
+    ).map((r) => r.id);
     expect(stored).toHaveLength(backlog + racing);
     expect(got).toEqual(stored);
   });

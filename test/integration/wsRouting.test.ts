@@ -30,10 +30,27 @@ describeEachDriver('websocket routing', (driver) => {
     const tab2 = await connect(member.token);
     const a = await connect(agent.api_token);
 
-    a.send({ type: 'CHAT', payload: 'to both tabs', target_id: member.id, local_id: 'a-1', sender_id: 1, sender_name: 'forged', id: 999, timestamp: '2000-01-01T00:00:00.000Z' });
+    a.send({
+      type: 'CHAT',
+      payload: 'to both tabs',
+      target_id: member.id,
+      local_id: 'a-1',
+      sender_id: 1,
+      sender_name: 'forged',
+      id: 999,
+      timestamp: '2000-01-01T00:00:00.000Z',
+    });
     const [f1, f2, ack] = await Promise.all([tab1.next('CHAT'), tab2.next('CHAT'), a.next('ACK')]);
     expect(f1).toEqual(f2);
-    expect(f1).toMatchObject({ type: 'CHAT', payload: 'to both tabs', sender_id: agent.id, sender_name: agent.username, sender_role: 'AGENT', target_id: member.id, local_id: 'a-1' });
+    expect(f1).toMatchObject({
+      type: 'CHAT',
+      payload: 'to both tabs',
+      sender_id: agent.id,
+      sender_name: agent.username,
+      sender_role: 'AGENT',
+      target_id: member.id,
+      local_id: 'a-1',
+    });
     expect(f1.id).not.toBe(999);
     expect(f1.timestamp).not.toBe('2000-01-01T00:00:00.000Z');
     expect(f1.conversation_id).toEqual(expect.any(Number));
@@ -92,7 +109,11 @@ describeEachDriver('websocket routing', (driver) => {
     expect(listed.body.map((x: { type: string }) => x.type)).toEqual(['SECURITY_ALERT', 'CODE_REVIEW', 'WEATHER_UPDATE', 'SYSTEM_LOG']);
     const status = await t.api.get('/api/users/agents/status', { token: member.token });
     // The latest report, whatever its type, is the agent's last_report.
-    expect(status.body.find((s: { id: number }) => s.id === agent.id)).toMatchObject({ online: true, status: 'ONLINE', last_report: 'Security alert (high): secret in repo' });
+    expect(status.body.find((s: { id: number }) => s.id === agent.id)).toMatchObject({
+      online: true,
+      status: 'ONLINE',
+      last_report: 'Security alert (high): secret in repo',
+    });
   });
 
   it('refreshes last_report and last_seen_at with every report an agent sends, not only SYSTEM_LOG', async () => {
@@ -100,7 +121,10 @@ describeEachDriver('websocket routing', (driver) => {
     const member = await t.createMember();
     const m = await connect(member.token);
     const a = await connect(agent.api_token);
-    await m.nextWhere((f) => f.type === 'PRESENCE' && f.payload.user_id === agent.id && f.payload.last_report === 'websocket_connected', 'the connect PRESENCE');
+    await m.nextWhere(
+      (f) => f.type === 'PRESENCE' && f.payload.user_id === agent.id && f.payload.last_report === 'websocket_connected',
+      'the connect PRESENCE',
+    );
     const presenceAfter = async (type: string, payload: unknown) => {
       a.send({ type, payload, sender_id: 1, sender_name: 'forged', timestamp: '2000-01-01T00:00:00Z' });
       const report = await m.next(type);
@@ -108,14 +132,24 @@ describeEachDriver('websocket routing', (driver) => {
       expect(presence.payload.last_seen_at, type).toBe(report.timestamp);
       return presence.payload.last_report as string;
     };
-    expect(await presenceAfter('WEATHER_UPDATE', { location: 'Oslo', temperature_c: -3.5, conditions: 'light snow', content: 'ignored\nfor the line' })).toBe('Weather in Oslo: -3.5 °C, light snow');
-    expect(await presenceAfter('CODE_REVIEW', { verdict: 'request_changes', content: '2 findings in\n1 file' })).toBe('Code review (request changes): 2 findings in 1 file');
+    expect(await presenceAfter('WEATHER_UPDATE', { location: 'Oslo', temperature_c: -3.5, conditions: 'light snow', content: 'ignored\nfor the line' })).toBe(
+      'Weather in Oslo: -3.5 °C, light snow',
+    );
+    expect(await presenceAfter('CODE_REVIEW', { verdict: 'request_changes', content: '2 findings in\n1 file' })).toBe(
+      'Code review (request changes): 2 findings in 1 file',
+    );
     expect(await presenceAfter('SECURITY_ALERT', 'plain text alert')).toBe('Security alert: plain text alert');
     const weather = await presenceAfter('WEATHER_UPDATE', 'Sunny, 21 °C');
     expect(weather).toBe('Weather: Sunny, 21 °C');
     const listed = (await t.api.get(`/api/users/agents?q=${agent.username}`, { token: member.token })).body[0];
     expect(listed).toMatchObject({ online: true, last_report: 'Weather: Sunny, 21 °C' });
-    const row = await t.hub.store.db.selectFrom('messages').select('created_at').where('sender_id', '=', agent.id).orderBy('id', 'desc').limit(1).executeTakeFirstOrThrow();
+    const row = await t.hub.store.db
+      .selectFrom('messages')
+      .select('created_at')
+      .where('sender_id', '=', agent.id)
+      .orderBy('id', 'desc')
+      .limit(1)
+      .executeTakeFirstOrThrow();
     expect(listed.last_seen_at).toBe(row.created_at);
   });
 
@@ -132,7 +166,15 @@ describeEachDriver('websocket routing', (driver) => {
     expect(copy).toMatchObject({
       type: 'BUTLER_AGENT_MESSAGE',
       id: ack.id,
-      payload: { agent_id: agent.id, type: 'CHAT', sender_id: agent.id, sender_role: 'AGENT', sender_name: agent.username, payload: 'report for Butler', id: ack.id },
+      payload: {
+        agent_id: agent.id,
+        type: 'CHAT',
+        sender_id: agent.id,
+        sender_role: 'AGENT',
+        sender_name: agent.username,
+        payload: 'report for Butler',
+        id: ack.id,
+      },
     });
     // Not a thread between a human and a machine: no conversation.
     expect(copy).not.toHaveProperty('conversation_id');
@@ -249,7 +291,11 @@ describeEachDriver('websocket routing', (driver) => {
       const foreign = await t.api.post('/api/chat/threads', { peer_id: agent.id }, { token: stranger.token });
       a.send({ type: 'CHAT', payload: 'wrong thread', target_id: member.id, conversation_id: foreign.body.id, local_id: 'bad-thread' });
       const error = await a.next('ERROR');
-      expect(error).toEqual({ type: 'ERROR', local_id: 'bad-thread', payload: { code: 'bad_request', message: expect.stringContaining(`conversation ${foreign.body.id}`) } });
+      expect(error).toEqual({
+        type: 'ERROR',
+        local_id: 'bad-thread',
+        payload: { code: 'bad_request', message: expect.stringContaining(`conversation ${foreign.body.id}`) },
+      });
       a.send({ type: 'CHAT', payload: 'no such thread', target_id: member.id, conversation_id: 987654, local_id: 'gone' });
       expect(await a.next('ERROR')).toMatchObject({ local_id: 'gone', payload: { code: 'not_found', message: 'conversation 987654 not found' } });
       const stored = await t.hub.store.db.selectFrom('messages').select('id').where('content', 'in', ['wrong thread', 'no such thread']).execute();

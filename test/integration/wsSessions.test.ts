@@ -36,7 +36,10 @@ describeEachDriver('websocket sessions', (driver) => {
     await fresh.close();
     await t.api.delete(`/api/users/agents/${agent.id}`, { token: t.adminToken });
     expect((await refusedUpgrade(t.url, rotated.body.api_token)).status).toBe(401);
-    expect(await refusedUpgrade(t.url, t.adminToken, { since: 'yesterday' })).toEqual({ status: 400, body: { error: 'since must be a message id (a whole number)' } });
+    expect(await refusedUpgrade(t.url, t.adminToken, { since: 'yesterday' })).toEqual({
+      status: 400,
+      body: { error: 'since must be a message id (a whole number)' },
+    });
   });
 
   it('accepts the credential as a bearer header too', async () => {
@@ -97,7 +100,14 @@ describeEachDriver('websocket sessions', (driver) => {
     const online = await presenceOf(m, agent.id, true);
     expect(online).toMatchObject({
       type: 'PRESENCE',
-      payload: { user_id: agent.id, username: agent.username, status: 'ONLINE', online: true, last_report: 'websocket_connected', last_seen_at: expect.any(String) },
+      payload: {
+        user_id: agent.id,
+        username: agent.username,
+        status: 'ONLINE',
+        online: true,
+        last_report: 'websocket_connected',
+        last_seen_at: expect.any(String),
+      },
     });
     const tab2 = await connect(agent.api_token);
     await tab1.close();
@@ -160,7 +170,11 @@ describeEachDriver('websocket heartbeat', (driver) => {
     // A client that never answers pings and sends nothing looks exactly like a dead peer.
     const silent = await connectWs(t.url, agent.api_token, {}, { autoPong: false });
     await m.nextWhere((f) => f.type === 'PRESENCE' && f.payload.user_id === agent.id && f.payload.online, 'online');
-    const offline = await m.nextWhere((f) => f.type === 'PRESENCE' && f.payload.user_id === agent.id && !f.payload.online, 'offline after the idle timeout', 25_000);
+    const offline = await m.nextWhere(
+      (f) => f.type === 'PRESENCE' && f.payload.user_id === agent.id && !f.payload.online,
+      'offline after the idle timeout',
+      25_000,
+    );
     expect(offline.payload).toMatchObject({ status: 'OFFLINE', last_report: 'websocket_disconnected' });
     await silent.closed(5000);
     // A client that answers pings stays connected through the same silence.

@@ -9,7 +9,15 @@ describeEachDriver('websocket frame validation', (driver) => {
   let t: TestHub;
   const clients = wsClientPool(() => t.url);
   const connect = clients.connect;
-  const storedCount = async () => Number((await t.hub.store.db.selectFrom('messages').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+  const storedCount = async () =>
+    Number(
+      (
+        await t.hub.store.db
+          .selectFrom('messages')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
 
   beforeAll(async () => {
     t = await startTestHub(driver, { WS_MAX_FRAME_BYTES: '4096', WS_RATE_LIMIT: '50', WS_RATE_BURST: '50' });
@@ -28,13 +36,25 @@ describeEachDriver('websocket frame validation', (driver) => {
       [JSON.stringify({ payload: 'x' }), 'invalid_frame', 'type is required'],
       [JSON.stringify({ type: 'SHOUT', payload: 'x', local_id: 'l-shout' }), 'unknown_type', /^unknown frame type "SHOUT"; expected one of CHAT, /],
       [JSON.stringify({ type: 'ACK', payload: 'x' }), 'unknown_type', /^unknown frame type "ACK"/],
-      [JSON.stringify({ type: 'SYSTEM_LOG', payload: { level: 'LOUD', content: 'x' } }), 'invalid_payload', 'payload.level must be one of INFO, WARNING, ERROR, SUCCESS'],
+      [
+        JSON.stringify({ type: 'SYSTEM_LOG', payload: { level: 'LOUD', content: 'x' } }),
+        'invalid_payload',
+        'payload.level must be one of INFO, WARNING, ERROR, SUCCESS',
+      ],
       [JSON.stringify({ type: 'SYSTEM_LOG', payload: 'text' }), 'invalid_payload', 'payload must be a JSON object'],
       [JSON.stringify({ type: 'CHAT', payload: { text: 'x' } }), 'invalid_payload', 'payload must be a string'],
       [JSON.stringify({ type: 'CHAT', payload: 'x', target_id: 'two' }), 'invalid_payload', 'target_id must be a number'],
       [JSON.stringify({ type: 'CHAT_STREAM', payload: 'x' }), 'invalid_payload', 'stream_id is required'],
-      [JSON.stringify({ type: 'WEATHER_UPDATE', payload: { location: 'Oslo', temp: 3 } }), 'invalid_payload', 'payload.temperature_c is required; unknown field: payload.temp'],
-      [JSON.stringify({ type: 'SECURITY_ALERT', payload: { severity: 'urgent', content: 'x' } }), 'invalid_payload', 'payload.severity must be one of low, medium, high, critical'],
+      [
+        JSON.stringify({ type: 'WEATHER_UPDATE', payload: { location: 'Oslo', temp: 3 } }),
+        'invalid_payload',
+        'payload.temperature_c is required; unknown field: payload.temp',
+      ],
+      [
+        JSON.stringify({ type: 'SECURITY_ALERT', payload: { severity: 'urgent', content: 'x' } }),
+        'invalid_payload',
+        'payload.severity must be one of low, medium, high, critical',
+      ],
       [JSON.stringify({ type: 'CODE_REVIEW', payload: { verdict: 'approve' } }), 'invalid_payload', 'payload.content is required'],
       [JSON.stringify({ type: 'CHAT', payload: 'x', local_id: 'a\u0001b' }), 'invalid_payload', 'local_id must not contain control characters'],
       [JSON.stringify({ type: 'CHAT', payload: 'x'.repeat(5000) }), 'frame_too_large', /^frame is \d+ bytes; the limit is 4096$/],

@@ -129,7 +129,9 @@ describe('butler machine transitions (pure)', () => {
   });
 
   it('leaves forgetting an ended conversation to the forget effect', () => {
-    const ended = createActor(conversationMachine, { input: { key: '3:7', asker: { principal: { id: 3, username: 'mia', role: 'MEMBER' }, conversationId: 7 }, ports: fakePorts(), maxQueued: 1, idleMs: 1 } });
+    const ended = createActor(conversationMachine, {
+      input: { key: '3:7', asker: { principal: { id: 3, username: 'mia', role: 'MEMBER' }, conversationId: 7 }, ports: fakePorts(), maxQueued: 1, idleMs: 1 },
+    });
     const [next, actions] = transition(butlerMachine, running(), { type: 'CONVERSATION_ENDED', key: '3:7', actor: ended });
     expect(effectsOf(actions)).toEqual(['forget']);
     expect(next.value).toBe('running');

@@ -73,8 +73,16 @@ describe('reply stream', () => {
     expect(stream.write('defgh')).toBe(false);
     expect(stream.write('more')).toBe(false);
     await stream.finish('note');
-    expect(sent.filter((s) => s.input.type === 'CHAT_STREAM').map((s) => s.input.payload).join('')).toBe('abcde');
-    expect(sent.find((s) => s.input.type === 'CHAT')!.input).toMatchObject({ payload: 'abcde\n\n[The reply was cut off at 5 characters.]\n\nnote', conversation_id: undefined });
+    expect(
+      sent
+        .filter((s) => s.input.type === 'CHAT_STREAM')
+        .map((s) => s.input.payload)
+        .join(''),
+    ).toBe('abcde');
+    expect(sent.find((s) => s.input.type === 'CHAT')!.input).toMatchObject({
+      payload: 'abcde\n\n[The reply was cut off at 5 characters.]\n\nnote',
+      conversation_id: undefined,
+    });
   });
 
   it('ends an empty answer with its note alone, and only once', async () => {

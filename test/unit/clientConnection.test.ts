@@ -24,7 +24,9 @@ function machineWith(probe: ProbeResult = { verdict: 'retry', message: 'the hub 
 
 function start(options: { probe?: ProbeResult; refreshable?: boolean; reconnect?: typeof reconnect | false } = {}) {
   const { machine, effects } = machineWith(options.probe);
-  const actor = createActor(machine, { input: { reconnect: options.reconnect ?? reconnect, refreshable: options.refreshable ?? false, random: () => 0.5 } }).start();
+  const actor = createActor(machine, {
+    input: { reconnect: options.reconnect ?? reconnect, refreshable: options.refreshable ?? false, random: () => 0.5 },
+  }).start();
   return { actor, effects };
 }
 
@@ -56,7 +58,9 @@ describe('decideOnClose', () => {
   });
 
   it('adds the hub’s reason when it says more than the code', () => {
-    expect(decideOnClose(4001, 'the hub was reset', false).why).toContain('(4001, the credential stopped working (token rotated, agent or user deleted, or hub reset): the hub was reset)');
+    expect(decideOnClose(4001, 'the hub was reset', false).why).toContain(
+      '(4001, the credential stopped working (token rotated, agent or user deleted, or hub reset): the hub was reset)',
+    );
   });
 });
 
@@ -164,7 +168,10 @@ describe('client connection machine: behaviour', () => {
     actor.send({ type: 'CONNECT' });
     actor.send({ type: 'CLOSED', code: 1006, reason: '' });
     await vi.waitFor(() => expect(actor.getSnapshot().value).toBe('stopped'));
-    expect(actor.getSnapshot().context).toMatchObject({ status: 'the hub refused the token (invalid token); stopping', stopReason: 'the hub refused the token (invalid token)' });
+    expect(actor.getSnapshot().context).toMatchObject({
+      status: 'the hub refused the token (invalid token); stopping',
+      stopReason: 'the hub refused the token (invalid token)',
+    });
     expect(effects).toEqual(['open', 'stopped']);
   });
 

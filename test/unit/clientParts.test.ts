@@ -13,7 +13,15 @@ import { Outbox, type Receipt } from '../../src/client/outbox.js';
 import type { ChatFrameIn } from '../../src/protocol/serverFrames.js';
 
 const at = '2026-11-21T10:00:00.000Z';
-const chat = (fields: Partial<ChatFrameIn> = {}): ChatFrameIn => ({ type: 'CHAT', sender_id: 2, sender_name: 'bob', sender_role: 'MEMBER', payload: 'hi', timestamp: at, ...fields });
+const chat = (fields: Partial<ChatFrameIn> = {}): ChatFrameIn => ({
+  type: 'CHAT',
+  sender_id: 2,
+  sender_name: 'bob',
+  sender_role: 'MEMBER',
+  payload: 'hi',
+  timestamp: at,
+  ...fields,
+});
 
 describe('resume cursor', () => {
   it('moves forward only, and tells a frame already delivered by its id and type', () => {
@@ -136,7 +144,10 @@ describe('outgoing frames', () => {
 
   it('refuses what the hub would refuse, before queueing it', async () => {
     const { outbox, sender } = outbound({ maxFrameBytes: 64 });
-    await expect(sender.send({ type: 'SYSTEM_LOG', payload: { level: 'LOUD', content: 'x' } } as never)).rejects.toMatchObject({ name: 'FrameRefusedError', code: 'invalid_payload' });
+    await expect(sender.send({ type: 'SYSTEM_LOG', payload: { level: 'LOUD', content: 'x' } } as never)).rejects.toMatchObject({
+      name: 'FrameRefusedError',
+      code: 'invalid_payload',
+    });
     await expect(sender.send({ type: 'CHAT', payload: 'x'.repeat(100) })).rejects.toMatchObject({ code: 'frame_too_large' });
     expect(outbox.size).toBe(0);
   });
@@ -199,7 +210,10 @@ describe('listeners and directives', () => {
     dispatch.dispatch(directive('fail'));
     dispatch.dispatch(chat({ payload: 'plain' }));
     await twoAnswers;
-    expect(Object.fromEntries(answers.map(([to, text]) => [to.stream_id, text]))).toEqual({ 's-uptime': 'done: uptime', 's-fail': 'directive failed: disk full' });
+    expect(Object.fromEntries(answers.map(([to, text]) => [to.stream_id, text]))).toEqual({
+      's-uptime': 'done: uptime',
+      's-fail': 'directive failed: disk full',
+    });
     expect(chats).toEqual(['plain']);
   });
 });

@@ -83,7 +83,14 @@ describe('parseConfig defaults outside production', () => {
   });
 
   it('has WebSocket limits 1048576 / 1000 / 2000 and log level info', () => {
-    expect(config.ws).toEqual({ maxFrameBytes: 1048576, hardFrameBytes: 16777216, rateLimit: 1000, rateBurst: 2000, maxBufferedBytes: 1048576, idleTimeoutSeconds: 60 });
+    expect(config.ws).toEqual({
+      maxFrameBytes: 1048576,
+      hardFrameBytes: 16777216,
+      rateLimit: 1000,
+      rateBurst: 2000,
+      maxBufferedBytes: 1048576,
+      idleTimeoutSeconds: 60,
+    });
     expect(config.logLevel).toBe('info');
   });
 
@@ -116,9 +123,7 @@ describe('parseConfig in production', () => {
       });
 
       it('refuses a blank JWT_SECRET', () => {
-        expect(problemsOf({ ...base, JWT_SECRET: '   ' })).toEqual([
-          'JWT_SECRET of at least 32 characters is required in production',
-        ]);
+        expect(problemsOf({ ...base, JWT_SECRET: '   ' })).toEqual(['JWT_SECRET of at least 32 characters is required in production']);
       });
 
       it('refuses a JWT_SECRET of 31 characters', () => {
@@ -160,9 +165,7 @@ describe('parseConfig in production', () => {
   });
 
   it('still rejects an admin password shorter than 8 characters', () => {
-    expect(problemsOf({ ...PRODUCTION_OK, INITIAL_ADMIN_PASS: 'short' })).toEqual([
-      'INITIAL_ADMIN_PASS must be at least 8 characters',
-    ]);
+    expect(problemsOf({ ...PRODUCTION_OK, INITIAL_ADMIN_PASS: 'short' })).toEqual(['INITIAL_ADMIN_PASS must be at least 8 characters']);
   });
 });
 
@@ -229,11 +232,15 @@ describe('parseConfig WEB_CSP', () => {
   });
 
   it('takes a policy of its own, trimmed', () => {
-    expect(parseConfig({ WEB_CSP: " default-src 'self'; font-src https://fonts.gstatic.com " }).webCsp).toBe("default-src 'self'; font-src https://fonts.gstatic.com");
+    expect(parseConfig({ WEB_CSP: " default-src 'self'; font-src https://fonts.gstatic.com " }).webCsp).toBe(
+      "default-src 'self'; font-src https://fonts.gstatic.com",
+    );
   });
 
   it('refuses a value that is not one header line', () => {
-    expect(problemsOf({ WEB_CSP: "default-src 'self'\nX-Injected: 1" })).toEqual(['WEB_CSP must be one line of printable ASCII (a Content-Security-Policy header value)']);
+    expect(problemsOf({ WEB_CSP: "default-src 'self'\nX-Injected: 1" })).toEqual([
+      'WEB_CSP must be one line of printable ASCII (a Content-Security-Policy header value)',
+    ]);
   });
 });
 
@@ -250,14 +257,8 @@ describe('parseConfig rejects invalid values, naming the variable', () => {
     [{ BUTLER_AGENT_COMMANDS: 'maybe' }, 'BUTLER_AGENT_COMMANDS must be one of approval, allow, deny'],
     [{ CHATPLATFORM_BASE_URL: 'feishu' }, 'CHATPLATFORM_BASE_URL must be a URL (got "feishu")'],
     [{ CHATPLATFORM_TIMEOUT_MS: '0' }, 'CHATPLATFORM_TIMEOUT_MS must be at least 1'],
-    [
-      { WS_RATE_LIMIT: '20', WS_RATE_BURST: '10' },
-      'WS_RATE_BURST must be at least WS_RATE_LIMIT (the bucket must hold one second of traffic)',
-    ],
-    [
-      { INITIAL_ADMIN_USER: 'Butler', INITIAL_ADMIN_PASS: 'long-enough' },
-      'INITIAL_ADMIN_USER cannot be "Butler": that name belongs to the core agent',
-    ],
+    [{ WS_RATE_LIMIT: '20', WS_RATE_BURST: '10' }, 'WS_RATE_BURST must be at least WS_RATE_LIMIT (the bucket must hold one second of traffic)'],
+    [{ INITIAL_ADMIN_USER: 'Butler', INITIAL_ADMIN_PASS: 'long-enough' }, 'INITIAL_ADMIN_USER cannot be "Butler": that name belongs to the core agent'],
     [{ INITIAL_ADMIN_USER: 'u'.repeat(65), INITIAL_ADMIN_PASS: 'long-enough' }, 'INITIAL_ADMIN_USER must be at most 64 characters'],
     [{ SERVER_HOST: '' }, 'SERVER_HOST must not be empty'],
     [{ LOGIN_MAX_FAILURES: '10', LOGIN_MAX_FAILURES_PER_ADDRESS: '5' }, 'LOGIN_MAX_FAILURES_PER_ADDRESS must be at least LOGIN_MAX_FAILURES'],
@@ -270,9 +271,7 @@ describe('parseConfig rejects invalid values, naming the variable', () => {
   }
 
   it('rejects Butler as the admin even when only the user is set (falls back to the dev password)', () => {
-    expect(problemsOf({ INITIAL_ADMIN_USER: 'Butler' })).toEqual([
-      'INITIAL_ADMIN_USER cannot be "Butler": that name belongs to the core agent',
-    ]);
+    expect(problemsOf({ INITIAL_ADMIN_USER: 'Butler' })).toEqual(['INITIAL_ADMIN_USER cannot be "Butler": that name belongs to the core agent']);
   });
 
   it('reports several schema problems together', () => {
@@ -282,7 +281,7 @@ describe('parseConfig rejects invalid values, naming the variable', () => {
     ]);
   });
 
-  it('sets the per-address login budget to three names\' budgets unless given', () => {
+  it("sets the per-address login budget to three names' budgets unless given", () => {
     expect(parseConfig({ LOGIN_MAX_FAILURES: '50' }).auth.loginMaxFailuresPerAddress).toBe(150);
     expect(parseConfig({ LOGIN_MAX_FAILURES: '5', LOGIN_MAX_FAILURES_PER_ADDRESS: '5' }).auth.loginMaxFailuresPerAddress).toBe(5);
   });
@@ -372,12 +371,19 @@ describe('parseConfig rules between variables', () => {
     const open = parseConfig({ ...PRODUCTION_OK, METRICS_TOKEN: undefined });
     expect(open.warnings).toEqual(["METRICS_TOKEN is not set: GET /metrics is open to anyone who can reach the hub's port"]);
     expect(parseConfig({ ...PRODUCTION_OK, METRICS_TOKEN: undefined, METRICS_ENABLED: 'false' }).warnings).toEqual([]);
-    expect(parseConfig({ METRICS_ENABLED: 'true', JWT_SECRET: STRONG_SECRET, INITIAL_ADMIN_USER: 'boss', INITIAL_ADMIN_PASS: 'boss-password' }).warnings).toEqual([]);
+    expect(
+      parseConfig({ METRICS_ENABLED: 'true', JWT_SECRET: STRONG_SECRET, INITIAL_ADMIN_USER: 'boss', INITIAL_ADMIN_PASS: 'boss-password' }).warnings,
+    ).toEqual([]);
   });
 });
 
 describe('parseConfig values', () => {
-  for (const [text, value] of [['true', true], ['1', true], ['false', false], ['0', false]] as const) {
+  for (const [text, value] of [
+    ['true', true],
+    ['1', true],
+    ['false', false],
+    ['0', false],
+  ] as const) {
     it(`reads the boolean ${JSON.stringify(text)} as ${value}`, () => {
       const c = parseConfig({ ALLOW_SELF_REGISTRATION: text, CHATPLATFORM_WS_ENABLED: text });
       expect(c.auth.allowSelfRegistration).toBe(value);
@@ -473,10 +479,7 @@ describe('loadConfig', () => {
 
   it('reads .env from the given folder, and the passed environment wins over it', () => {
     withTempDir((dir) => {
-      writeFileSync(
-        join(dir, '.env'),
-        ['# comment', 'SERVER_PORT=9100', 'LOG_LEVEL=debug', 'JWT_TOKEN_EXPIRATION="2h"', 'BUTLER_MODEL=from-file'].join('\n'),
-      );
+      writeFileSync(join(dir, '.env'), ['# comment', 'SERVER_PORT=9100', 'LOG_LEVEL=debug', 'JWT_TOKEN_EXPIRATION="2h"', 'BUTLER_MODEL=from-file'].join('\n'));
       const c = loadConfig({ LOG_LEVEL: 'warn', BUTLER_MODEL: 'from-env', BUTLER_BASE_URL: 'http://127.0.0.1:1/v1' }, dir);
       expect(c.server.port).toBe(9100);
       expect(c.auth.jwtExpiresInSeconds).toBe(7200);

@@ -2,7 +2,14 @@
 // router, resume replay, CLOSE / SOCKET_CLOSED, and JWT expiry under fake timers; fakes for every port.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createActor, fromPromise, waitFor, type Actor } from 'xstate';
-import { connectionMachine, type ConnectionOutlet, type RouterRef, type Session, type UpgradePort, type ConnectionMeters } from '../../src/actors/connection.js';
+import {
+  connectionMachine,
+  type ConnectionOutlet,
+  type RouterRef,
+  type Session,
+  type UpgradePort,
+  type ConnectionMeters,
+} from '../../src/actors/connection.js';
 import { TokenBucket } from '../../src/ws/tokenBucket.js';
 import type { RouterEvent } from '../../src/actors/router.js';
 import { type HubError } from '../../src/errors.js';

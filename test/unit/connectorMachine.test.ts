@@ -151,7 +151,11 @@ describe('connector machine', () => {
     for (const { state, event, expected } of rows) {
       const candidates = description.transitions.filter((t) => t.from === state && t.event === E[event].type);
       if (expected === null) expect(candidates, `${state} ${event}`).toEqual([]);
-      else expect(candidates.map((c) => c.to), `${state} ${event}`).toContain(expected[0]);
+      else
+        expect(
+          candidates.map((c) => c.to),
+          `${state} ${event}`,
+        ).toContain(expected[0]);
     }
   });
 });

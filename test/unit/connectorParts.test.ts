@@ -38,7 +38,12 @@ describe('inbound filters', () => {
     ['a group message without a mention', settings(), event({ type: 'group' }), 'mention_required'],
     ['a group mention of someone else', settings(), event({ type: 'group', mentions: ['ou_other'] }), 'mention_required'],
     ['a group message when mentions are not required', settings({ mention_required: false }), event({ type: 'group' }), { accepted: true, text: 'hello' }],
-    ['a group message with allow_group_mention off', settings({ allow_group_mention: false }), event({ type: 'group', mentions: [BOT] }), 'allow_group_mention is off'],
+    [
+      'a group message with allow_group_mention off',
+      settings({ allow_group_mention: false }),
+      event({ type: 'group', mentions: [BOT] }),
+      'allow_group_mention is off',
+    ],
     ['a chat outside allowed_chat_ids', settings({ allowed_chat_ids: ['oc_2'] }), event(), 'not in allowed_chat_ids'],
     ['a chat inside allowed_chat_ids', settings({ allowed_chat_ids: ['oc_1'] }), event(), { accepted: true, text: 'hello' }],
     ['a sender outside user_whitelist', settings({ user_whitelist: ['ou_z'] }), event(), 'not in user_whitelist'],
@@ -63,7 +68,10 @@ describe('inbound filters', () => {
 
   it('refuses content that is not the text JSON the platform sends', () => {
     const e = event();
-    expect(filterMessage(settings(), { ...e, message: { ...e.message, content: 'not json' } }, BOT)).toEqual({ accepted: false, reason: 'text message without readable text' });
+    expect(filterMessage(settings(), { ...e, message: { ...e.message, content: 'not json' } }, BOT)).toEqual({
+      accepted: false,
+      reason: 'text message without readable text',
+    });
   });
 
   it('rejects malformed events and ids a log or store could not keep', () => {
@@ -143,7 +151,10 @@ describe('secrets', () => {
   it('sees a masked secret sent back as no change, and real changes as changes', () => {
     const current = { ...DEFAULT_SETTINGS, app_secret: 'abcdefghij', allowed_chat_ids: ['oc_1'] };
     expect(changedSettings(current, { app_secret: 'ab****ij', allowed_chat_ids: ['oc_1'], allow_dm: true })).toEqual({});
-    expect(changedSettings(current, { app_secret: 'new-secret', allowed_chat_ids: ['oc_2'] })).toEqual({ app_secret: 'new-secret', allowed_chat_ids: ['oc_2'] });
+    expect(changedSettings(current, { app_secret: 'new-secret', allowed_chat_ids: ['oc_2'] })).toEqual({
+      app_secret: 'new-secret',
+      allowed_chat_ids: ['oc_2'],
+    });
     expect(changedSettings(current, { app_secret: '' })).toEqual({ app_secret: '' });
   });
 

@@ -98,7 +98,12 @@ describe('conversation actor', () => {
 
   it('goes on with the queue when an answer rejects, and reports it', async () => {
     const ports = new FakePorts();
-    const failing: ConversationPorts = { ...ports, refuse: ports.refuse.bind(ports), failed: ports.failed.bind(ports), answer: () => Promise.reject(new Error('bug')) };
+    const failing: ConversationPorts = {
+      ...ports,
+      refuse: ports.refuse.bind(ports),
+      failed: ports.failed.bind(ports),
+      answer: () => Promise.reject(new Error('bug')),
+    };
     const actor = createActor(conversationMachine, { input: { key: 'k', asker, ports: failing, maxQueued: 2, idleMs: 60_000 } }).start();
     actor.send({ type: 'TURN', turn: message(1) });
     await flush();

@@ -178,11 +178,7 @@ describe('createJwtIssuer', () => {
   });
 
   it('refuses an expired token', () => {
-    const expired = jwt.sign(
-      { username: 'alice', role: 'ADMIN', sub: '7', exp: Math.floor(Date.now() / 1000) - 60 },
-      SECRET,
-      { algorithm: 'HS256' },
-    );
+    const expired = jwt.sign({ username: 'alice', role: 'ADMIN', sub: '7', exp: Math.floor(Date.now() / 1000) - 60 }, SECRET, { algorithm: 'HS256' });
     expect(issuer.verify(expired)).toBeUndefined();
     // The same claims, unexpired, are accepted: it is the expiry that is refused.
     const fresh = jwt.sign({ username: 'alice', role: 'ADMIN', sub: '7', exp: Math.floor(Date.now() / 1000) + 60 }, SECRET, {
@@ -200,9 +196,9 @@ describe('createJwtIssuer', () => {
 
   it('refuses a tampered payload', () => {
     const [header, , signature] = issuer.sign(user).split('.');
-    const payload = Buffer.from(
-      JSON.stringify({ sub: '1', username: 'alice', role: 'ADMIN', exp: Math.floor(Date.now() / 1000) + 3600 }),
-    ).toString('base64url');
+    const payload = Buffer.from(JSON.stringify({ sub: '1', username: 'alice', role: 'ADMIN', exp: Math.floor(Date.now() / 1000) + 3600 })).toString(
+      'base64url',
+    );
     expect(issuer.verify(`${header}.${payload}.${signature}`)).toBeUndefined();
   });
 

@@ -26,17 +26,23 @@ describe('secret patterns', () => {
     expect(found.find((f) => f.rule.id === rule)!.excerpt).toBe(excerpt);
   });
 
-  it.each(['password = "changeme"', 'api_key: "${API_KEY}"', 'secret = "<your secret>"', 'password = process.env.DB_PASSWORD', 'const tokenizer = "whitespace"', 'AKIA_NOT_A_KEY'])(
-    'leaves %s alone',
-    (line) => {
-      expect(findSecrets(line)).toEqual([]);
-    },
-  );
+  it.each([
+    'password = "changeme"',
+    'api_key: "${API_KEY}"',
+    'secret = "<your secret>"',
+    'password = process.env.DB_PASSWORD',
+    'const tokenizer = "whitespace"',
+    'AKIA_NOT_A_KEY',
+  ])('leaves %s alone', (line) => {
+    expect(findSecrets(line)).toEqual([]);
+  });
 });
 
 describe('diff review rules', () => {
   const diff = (file: string, added: string[]) =>
-    [`diff --git a/${file} b/${file}`, `--- a/${file}`, `+++ b/${file}`, `@@ -1,1 +1,${added.length + 1} @@`, ' keep', ...added.map((l) => `+${l}`), ''].join('\n');
+    [`diff --git a/${file} b/${file}`, `--- a/${file}`, `+++ b/${file}`, `@@ -1,1 +1,${added.length + 1} @@`, ' keep', ...added.map((l) => `+${l}`), ''].join(
+      '\n',
+    );
 
   it.each([
     ['a.ts', 'debugger;', 'no-debugger', 'error'],
@@ -68,7 +74,10 @@ describe('npm lockfiles and the audit', () => {
   afterAll(() => rmSync(root, { recursive: true, force: true }));
 
   it('reads v3 packages (nested too) and v1 dependencies', () => {
-    const v3 = { lockfileVersion: 3, packages: { '': { name: 'x' }, 'node_modules/a': { version: '1.0.0' }, 'node_modules/a/node_modules/@s/b': { version: '2.0.0' } } };
+    const v3 = {
+      lockfileVersion: 3,
+      packages: { '': { name: 'x' }, 'node_modules/a': { version: '1.0.0' }, 'node_modules/a/node_modules/@s/b': { version: '2.0.0' } },
+    };
     expect(lockfileEntries(JSON.stringify(v3))).toEqual([
       { name: 'a', version: '1.0.0' },
       { name: '@s/b', version: '2.0.0' },
@@ -82,7 +91,12 @@ describe('npm lockfiles and the audit', () => {
 
   it('reports each vulnerable version once, skips binaries and what is not a lockfile', async () => {
     mkdirSync(join(root, 'svc'));
-    writeFileSync(join(root, 'svc', 'package-lock.json'), JSON.stringify({ packages: { 'node_modules/m': { version: '0.9.0' }, 'node_modules/x/node_modules/m': { version: '0.9.0' }, 'node_modules/n': { version: '2.0.0' } } }));
+    writeFileSync(
+      join(root, 'svc', 'package-lock.json'),
+      JSON.stringify({
+        packages: { 'node_modules/m': { version: '0.9.0' }, 'node_modules/x/node_modules/m': { version: '0.9.0' }, 'node_modules/n': { version: '2.0.0' } },
+      }),
+    );
     writeFileSync(join(root, 'svc', 'blob.bin'), Buffer.from([0, 1, 2, 65, 75, 73, 65]));
     writeFileSync(join(root, 'svc', 'package.json'), '{ "name": "svc" }');
     const { files, findings } = await audit(join(root, 'svc'), [
@@ -90,7 +104,9 @@ describe('npm lockfiles and the audit', () => {
       { id: 'ADV-2', package: 'n', vulnerable: '>=3', severity: 'critical' },
     ]);
     expect(files).toBe(2);
-    expect(findings).toEqual([{ kind: 'vulnerable_dependency', severity: 'medium', file: 'package-lock.json', package: 'm', version: '0.9.0', advisory: 'ADV-1' }]);
+    expect(findings).toEqual([
+      { kind: 'vulnerable_dependency', severity: 'medium', file: 'package-lock.json', package: 'm', version: '0.9.0', advisory: 'ADV-1' },
+    ]);
   });
 });
 
@@ -110,7 +126,10 @@ describe('hub-agent command line', () => {
     [['send'], 'text must not be empty'],
     [['send', '--type', 'SHOUT', 'x'], '--type must be one of CHAT, SYSTEM_LOG'],
     [['tail', '--since=-1'], '--since must be at least 0'],
-    [['tail', '--bogus'], "Unknown option '--bogus'. To specify a positional argument starting with a '-', place it at the end of the command after '--', as in '-- \"--bogus\""],
+    [
+      ['tail', '--bogus'],
+      "Unknown option '--bogus'. To specify a positional argument starting with a '-', place it at the end of the command after '--', as in '-- \"--bogus\"",
+    ],
   ])('%j: %s', (argv, message) => {
     const parsed = parseCommandLine(argv, { HUB_TOKEN: 't' });
     expect(parsed).toMatchObject({ ok: false });
@@ -123,9 +142,15 @@ describe('tail format and echo chunks', () => {
   it.each([
     [{ ...base, type: 'CHAT', id: 9, target_id: 5, payload: 'two\nlines' }, 'T #9 CHAT bot → 5: two ⏎ lines'],
     [{ ...base, type: 'SYSTEM_LOG', id: 10, payload: { level: 'ERROR', content: 'down' } }, 'T #10 SYSTEM_LOG bot ERROR: down'],
-    [{ ...base, type: 'WEATHER_UPDATE', id: 11, payload: { location: 'Oslo', temperature_c: 1, content: 'Oslo: 1 °C' } }, 'T #11 WEATHER_UPDATE bot: Oslo: 1 °C'],
+    [
+      { ...base, type: 'WEATHER_UPDATE', id: 11, payload: { location: 'Oslo', temperature_c: 1, content: 'Oslo: 1 °C' } },
+      'T #11 WEATHER_UPDATE bot: Oslo: 1 °C',
+    ],
     [{ ...base, type: 'CODE_REVIEW', id: 12, payload: 'fine' }, 'T #12 CODE_REVIEW bot: fine'],
-    [{ ...base, type: 'PRESENCE', payload: { user_id: 3, username: 'bot', status: 'ONLINE', online: true, last_seen_at: null, last_report: 'ready' } }, 'T PRESENCE bot ONLINE (ready)'],
+    [
+      { ...base, type: 'PRESENCE', payload: { user_id: 3, username: 'bot', status: 'ONLINE', online: true, last_seen_at: null, last_report: 'ready' } },
+      'T PRESENCE bot ONLINE (ready)',
+    ],
     [{ ...base, type: 'CHAT_STREAM', payload: 'chunk', stream_id: 's' }, undefined],
   ])('%j', (frame, line) => {
     expect(formatFrame(frame as never)).toBe(line);

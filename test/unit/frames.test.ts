@@ -22,7 +22,19 @@ const stored: FrameSource = {
 describe('frames the hub builds', () => {
   it('a stored message keeps the envelope key order and reads as a CHAT', () => {
     const frame = toMessageFrame(stored);
-    expect(Object.keys(frame)).toEqual(['type', 'sender_id', 'sender_name', 'sender_role', 'payload', 'timestamp', 'id', 'local_id', 'conversation_id', 'target_id', 'stream_id']);
+    expect(Object.keys(frame)).toEqual([
+      'type',
+      'sender_id',
+      'sender_name',
+      'sender_role',
+      'payload',
+      'timestamp',
+      'id',
+      'local_id',
+      'conversation_id',
+      'target_id',
+      'stream_id',
+    ]);
     expect(messageFrame.parse(frame)).toEqual(frame);
     expect(serverFrame.parse(JSON.parse(JSON.stringify(frame)))).toEqual(frame);
   });
@@ -45,11 +57,21 @@ describe('frames the hub builds', () => {
     expect(read(ackFrame('l-1', 42, stored.created_at))).toEqual({ type: 'ACK', local_id: 'l-1', id: 42, timestamp: stored.created_at });
     expect(ackFrame('l-1', 42, stored.created_at)).toBe('{"type":"ACK","local_id":"l-1","id":42,"timestamp":"2026-11-21T10:00:00.123Z"}');
     expect(errorFrame('invalid_frame', 'type is required')).toBe('{"type":"ERROR","payload":{"code":"invalid_frame","message":"type is required"}}');
-    expect(read(errorFrame('rate_limited', 'slow down', 'l-2'))).toEqual({ type: 'ERROR', payload: { code: 'rate_limited', message: 'slow down' }, local_id: 'l-2' });
+    expect(read(errorFrame('rate_limited', 'slow down', 'l-2'))).toEqual({
+      type: 'ERROR',
+      payload: { code: 'rate_limited', message: 'slow down' },
+      local_id: 'l-2',
+    });
     const presence = { user_id: 5, username: 'bot', status: 'ONLINE', online: true, last_seen_at: null, last_report: 'websocket_connected' };
     expect(read(presenceFrame(presence, stored.created_at))).toMatchObject({ type: 'PRESENCE', sender_id: 5, sender_name: 'bot', payload: presence });
     const monitor = read(monitorFrame({ ...stored, sender_role: 'BUTLER', local_id: null }));
-    expect(monitor).toMatchObject({ type: 'BUTLER_AGENT_MESSAGE', id: 42, conversation_id: 7, target_id: 5, payload: { agent_id: 5, type: 'CHAT', payload: 'hello', stream_id: 's-1' } });
+    expect(monitor).toMatchObject({
+      type: 'BUTLER_AGENT_MESSAGE',
+      id: 42,
+      conversation_id: 7,
+      target_id: 5,
+      payload: { agent_id: 5, type: 'CHAT', payload: 'hello', stream_id: 's-1' },
+    });
   });
 
   it('lists every type the hub sends once, in the order of the outbound frame counters', () => {

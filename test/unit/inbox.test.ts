@@ -172,8 +172,18 @@ describe('decodeFrame: valid frames', () => {
 
   it.each<[string, Record<string, unknown>]>([
     ['WEATHER_UPDATE', { location: 'Oslo', temperature_c: -3, conditions: 'snow' }],
-    ['CODE_REVIEW', { verdict: 'comment', content: '1 finding', findings: [{ file: 'a.ts', line: 3, severity: 'warning', rule: 'no-console', message: 'console.log left in' }] }],
-    ['SECURITY_ALERT', { severity: 'high', content: '1 secret', findings: [{ kind: 'secret', severity: 'high', rule: 'aws-access-key', file: '.env', line: 1 }] }],
+    [
+      'CODE_REVIEW',
+      {
+        verdict: 'comment',
+        content: '1 finding',
+        findings: [{ file: 'a.ts', line: 3, severity: 'warning', rule: 'no-console', message: 'console.log left in' }],
+      },
+    ],
+    [
+      'SECURITY_ALERT',
+      { severity: 'high', content: '1 secret', findings: [{ kind: 'secret', severity: 'high', rule: 'aws-access-key', file: '.env', line: 1 }] },
+    ],
   ])('parses %s with its object payload or a text payload', (type, payload) => {
     expect(frameOf({ type, payload })).toEqual({ type, payload });
     expect(frameOf({ type, payload: 'sunny' })).toEqual({ type, payload: 'sunny' });

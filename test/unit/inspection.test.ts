@@ -76,7 +76,10 @@ describe('createInspection', () => {
     const inspection = createInspection();
     inspection.add(source('alpha', ['a-1', 'a-2']));
     const remove = inspection.add(source('beta', ['b-1']));
-    expect(inspection.summary({ limit: 1 })).toEqual({ alpha: { count: 2, ids: ['a-1'], token: '[redacted]' }, beta: { count: 1, ids: ['b-1'], token: '[redacted]' } });
+    expect(inspection.summary({ limit: 1 })).toEqual({
+      alpha: { count: 2, ids: ['a-1'], token: '[redacted]' },
+      beta: { count: 1, ids: ['b-1'], token: '[redacted]' },
+    });
     expect(inspection.snapshot('b-1')).toEqual({ id: 'b-1', kind: 'beta', state: 'on', status: 'active', context: { secret: '[redacted]', n: 1 } });
     remove();
     expect(inspection.snapshot('b-1')).toBeUndefined();
@@ -94,7 +97,10 @@ describe('createInspection', () => {
       id: 'bot',
       context: { apiToken: 'sk-live', turns: 0 },
       initial: 'idle',
-      states: { idle: { on: { GO: { target: 'busy.thinking', actions: assign({ turns: ({ context }) => context.turns + 1 }) } } }, busy: { initial: 'thinking', states: { thinking: {} } } },
+      states: {
+        idle: { on: { GO: { target: 'busy.thinking', actions: assign({ turns: ({ context }) => context.turns + 1 }) } } },
+        busy: { initial: 'thinking', states: { thinking: {} } },
+      },
     });
     const actor = createActor(machine).start();
     const inspection = createInspection();
@@ -102,7 +108,13 @@ describe('createInspection', () => {
     inspection.add(actorSource({ name: 'bot-projected', id: 'bot-2', kind: 'bot', actor, project: (c) => ({ turns: c.turns }) }));
     actor.send({ type: 'GO' });
     expect(inspection.summary({ limit: 5 })['bot']).toEqual({ id: 'bot', kind: 'bot', state: 'busy.thinking', status: 'active' });
-    expect(inspection.snapshot('bot')).toEqual({ id: 'bot', kind: 'bot', state: 'busy.thinking', status: 'active', context: { apiToken: '[redacted]', turns: 1 } });
+    expect(inspection.snapshot('bot')).toEqual({
+      id: 'bot',
+      kind: 'bot',
+      state: 'busy.thinking',
+      status: 'active',
+      context: { apiToken: '[redacted]', turns: 1 },
+    });
     expect(inspection.snapshot('bot-2')?.context).toEqual({ turns: 1 });
     actor.stop();
     expect(inspection.snapshot('bot')?.status).toBe('stopped');

@@ -66,7 +66,8 @@ describe('long connection machine: transition table', () => {
 
   it.each(rows)('%j + %j → %j', (from, event, to, expected) => {
     // What a reader saw in each state: loading has reported nothing yet since a stop.
-    const reported: LongConnectionState = from === 'loading' || from === 'stopped' ? 'stopped' : typeof from === 'string' ? (from as LongConnectionState) : 'connected';
+    const reported: LongConnectionState =
+      from === 'loading' || from === 'stopped' ? 'stopped' : typeof from === 'string' ? (from as LongConnectionState) : 'connected';
     const [next, actions] = transition(longConnectionMachine, at(from, { reported }), event);
     expect(next.value).toEqual(to);
     expect(effects(actions)).toEqual(expected);
@@ -88,13 +89,27 @@ describe('long connection machine: transition table', () => {
   });
 
   it('a failure reports why and how long it waits, and arms the backoff timer', () => {
-    const [waiting, actions] = transition(longConnectionMachine, at(CONNECTED, { reported: 'connected' }), { type: 'CONNECTION_LOST', attempt: 1, status: 'reconnecting' });
-    expect(actions.find((a) => a.type === 'report')?.params).toEqual({ state: 'waiting', detail: 'connection lost (reconnecting); reconnecting in 50 ms (attempt 1)' });
+    const [waiting, actions] = transition(longConnectionMachine, at(CONNECTED, { reported: 'connected' }), {
+      type: 'CONNECTION_LOST',
+      attempt: 1,
+      status: 'reconnecting',
+    });
+    expect(actions.find((a) => a.type === 'report')?.params).toEqual({
+      state: 'waiting',
+      detail: 'connection lost (reconnecting); reconnecting in 50 ms (attempt 1)',
+    });
     expect(timers(actions)).toEqual([{ id: 'xstate.after.backoff.longConnection.waiting', delay: 50 }]);
     expect(waiting.context).toMatchObject({ failures: 1, delayMs: 50, reported: 'waiting' });
 
-    const [, failed] = transition(longConnectionMachine, at('connecting', { reported: 'connecting' }), { type: 'CLIENT_FAILED', attempt: 1, message: 'handshake timed out' });
-    expect(failed.find((a) => a.type === 'report')?.params).toEqual({ state: 'waiting', detail: 'long connection failed: handshake timed out; reconnecting in 50 ms (attempt 1)' });
+    const [, failed] = transition(longConnectionMachine, at('connecting', { reported: 'connecting' }), {
+      type: 'CLIENT_FAILED',
+      attempt: 1,
+      message: 'handshake timed out',
+    });
+    expect(failed.find((a) => a.type === 'report')?.params).toEqual({
+      state: 'waiting',
+      detail: 'long connection failed: handshake timed out; reconnecting in 50 ms (attempt 1)',
+    });
   });
 
   it('connected arms the status check every watchMs; leaving it cancels the check', () => {

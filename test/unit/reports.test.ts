@@ -9,7 +9,17 @@ function decode(value: unknown) {
   return decodeFrame(new TextEncoder().encode(JSON.stringify(value)).buffer as ArrayBuffer, false, 1 << 20);
 }
 
-const weather = { location: 'Oslo', temperature_c: -3.5, feels_like_c: -8, conditions: 'light snow', humidity_pct: 80, wind_speed_ms: 4.1, observed_at: '2026-01-05T10:00:00Z', source: 'openweathermap', content: 'Oslo: -3.5 °C, light snow' };
+const weather = {
+  location: 'Oslo',
+  temperature_c: -3.5,
+  feels_like_c: -8,
+  conditions: 'light snow',
+  humidity_pct: 80,
+  wind_speed_ms: 4.1,
+  observed_at: '2026-01-05T10:00:00Z',
+  source: 'openweathermap',
+  content: 'Oslo: -3.5 °C, light snow',
+};
 const review = {
   verdict: 'request_changes',
   content: '2 findings in 1 file',
@@ -26,7 +36,16 @@ const alert = {
   path: '/srv/app',
   findings: [
     { kind: 'secret', severity: 'critical', rule: 'private-key', file: 'deploy/key.pem', line: 1, excerpt: '-----BEGIN RSA PRIVATE KEY-----' },
-    { kind: 'vulnerable_dependency', severity: 'high', file: 'package-lock.json', package: 'lodash', version: '4.17.15', advisory: 'GHSA-p6mc-m468-83gw', title: 'Prototype pollution', fixed_in: '4.17.19' },
+    {
+      kind: 'vulnerable_dependency',
+      severity: 'high',
+      file: 'package-lock.json',
+      package: 'lodash',
+      version: '4.17.15',
+      advisory: 'GHSA-p6mc-m468-83gw',
+      title: 'Prototype pollution',
+      fixed_in: '4.17.19',
+    },
   ],
 };
 
@@ -59,11 +78,27 @@ describe('report payloads', () => {
     ['CODE_REVIEW', { content: 'x' }, 'payload.verdict is required'],
     ['CODE_REVIEW', { verdict: 'lgtm', content: 'x' }, 'payload.verdict must be one of approve, comment, request_changes'],
     ['CODE_REVIEW', { verdict: 'comment', content: 'x', findings: [{ file: 'a', severity: 'warning', rule: 'r' }] }, 'payload.findings.0.message is required'],
-    ['CODE_REVIEW', { verdict: 'comment', content: 'x', findings: [{ file: 'a', line: 0, severity: 'warning', rule: 'r', message: 'm' }] }, 'payload.findings.0.line must be at least 1'],
+    [
+      'CODE_REVIEW',
+      { verdict: 'comment', content: 'x', findings: [{ file: 'a', line: 0, severity: 'warning', rule: 'r', message: 'm' }] },
+      'payload.findings.0.line must be at least 1',
+    ],
     ['SECURITY_ALERT', { content: 'x' }, 'payload.severity is required'],
     ['SECURITY_ALERT', { severity: 'high' }, 'payload.content is required'],
-    ['SECURITY_ALERT', { severity: 'high', content: 'x', findings: [{ kind: 'virus', severity: 'high' }] }, 'payload.findings.0.kind must be one of secret, vulnerable_dependency'],
-    ['SECURITY_ALERT', { severity: 'high', content: 'x', findings: [{ kind: 'vulnerable_dependency', severity: 'high', file: 'package-lock.json', package: 'x', version: '1.0.0' }] }, 'payload.findings.0.advisory is required'],
+    [
+      'SECURITY_ALERT',
+      { severity: 'high', content: 'x', findings: [{ kind: 'virus', severity: 'high' }] },
+      'payload.findings.0.kind must be one of secret, vulnerable_dependency',
+    ],
+    [
+      'SECURITY_ALERT',
+      {
+        severity: 'high',
+        content: 'x',
+        findings: [{ kind: 'vulnerable_dependency', severity: 'high', file: 'package-lock.json', package: 'x', version: '1.0.0' }],
+      },
+      'payload.findings.0.advisory is required',
+    ],
   ])('refuses %s %j with invalid_payload: %s', (type, payload, message) => {
     const result = decode({ type, payload, local_id: 'bad' });
     expect(result).toEqual({ ok: false, code: 'invalid_payload', message, localId: 'bad' });

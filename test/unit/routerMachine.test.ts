@@ -80,7 +80,13 @@ function routable(type: string, sender: Name, target: Name | null): Routable {
 
 function delivery(type: string, sender: Name, target: Name | null, extra: Partial<Delivery> = {}): Delivery {
   const m = routable(type, sender, target);
-  return { type, text: JSON.stringify({ type, sender_id: m.sender_id, target_id: m.target_id, n: nextKey++ }), audience: audienceOf(m), senderId: m.sender_id, ...extra };
+  return {
+    type,
+    text: JSON.stringify({ type, sender_id: m.sender_id, target_id: m.target_id, n: nextKey++ }),
+    audience: audienceOf(m),
+    senderId: m.sender_id,
+    ...extra,
+  };
 }
 
 function deliver(router: RouterActor, ...deliveries: Delivery[]): void {
@@ -234,7 +240,11 @@ describe('router: routing rules', () => {
 
   it('applies every delivery of one DELIVER batch in order', () => {
     const tab = bind(router, users.member);
-    const batch = [delivery('CHAT', 'agent', 'member', { id: 1 }), delivery('SYSTEM_LOG', 'agent', null, { id: 2 }), delivery('CHAT', 'butler', null, { id: 3 })];
+    const batch = [
+      delivery('CHAT', 'agent', 'member', { id: 1 }),
+      delivery('SYSTEM_LOG', 'agent', null, { id: 2 }),
+      delivery('CHAT', 'butler', null, { id: 3 }),
+    ];
     deliver(router, ...batch);
     expect(tab.received).toEqual(batch.map((d) => ({ text: d.text, id: d.id })));
   });
@@ -260,7 +270,7 @@ describe('router: address table and presence', () => {
     router.stop();
   });
 
-  it("reports an agent online on its first endpoint only and offline when its last one unbinds", () => {
+  it('reports an agent online on its first endpoint only and offline when its last one unbinds', () => {
     const a1 = bind(router, users.agent);
     const a2 = bind(router, users.agent);
     expect(presence.events).toEqual(['online:10']);

@@ -31,9 +31,7 @@ describe('formatZodError: strings', () => {
   });
 
   it('says a string is too long', () => {
-    expect(messageFor(registerBody, { username: 'u'.repeat(65), password: PASSWORD })).toBe(
-      'username must be at most 64 characters',
-    );
+    expect(messageFor(registerBody, { username: 'u'.repeat(65), password: PASSWORD })).toBe('username must be at most 64 characters');
   });
 
   it('accepts exactly 64 characters', () => {
@@ -68,12 +66,8 @@ describe('formatZodError: strings', () => {
   });
 
   it('puts the field in front of a custom refinement message', () => {
-    expect(messageFor(registerBody, { username: 'bob\u0007', password: PASSWORD })).toBe(
-      'username must not contain control characters',
-    );
-    expect(messageFor(registerAgentBody, { username: 'agent', api_token: 'has spaces in it!!' })).toBe(
-      'api_token must be printable ASCII without spaces',
-    );
+    expect(messageFor(registerBody, { username: 'bob\u0007', password: PASSWORD })).toBe('username must not contain control characters');
+    expect(messageFor(registerAgentBody, { username: 'agent', api_token: 'has spaces in it!!' })).toBe('api_token must be printable ASCII without spaces');
   });
 
   it('lists the allowed values of an enum', () => {
@@ -121,9 +115,7 @@ describe('formatZodError: query enums', () => {
   });
 
   it('lists the allowed telemetry types', () => {
-    expect(messageFor(listMessagesQuery, { type: 'NOPE' })).toBe(
-      'type must be one of SYSTEM_LOG, WEATHER_UPDATE, CODE_REVIEW, SECURITY_ALERT',
-    );
+    expect(messageFor(listMessagesQuery, { type: 'NOPE' })).toBe('type must be one of SYSTEM_LOG, WEATHER_UPDATE, CODE_REVIEW, SECURITY_ALERT');
   });
 
   it('treats an empty level as absent', () => {

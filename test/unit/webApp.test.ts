@@ -63,7 +63,15 @@ describe('loadWebFiles', () => {
   it('keys files by their /-separated names, with type, cache policy and encodings', async () => {
     const js = 'console.log("dashboard");\n'.repeat(100);
     const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, ...Array.from({ length: 200 }, () => 0)]);
-    const dir = build({ 'index.html': '<!doctype html><p>x</p>', 'assets/index-1.js': js, 'assets/logo-2.png': png, 'robots.txt': 'a', 'data.bin': 'z', '.vite/manifest.json': '{}', '.hidden': 'h' });
+    const dir = build({
+      'index.html': '<!doctype html><p>x</p>',
+      'assets/index-1.js': js,
+      'assets/logo-2.png': png,
+      'robots.txt': 'a',
+      'data.bin': 'z',
+      '.vite/manifest.json': '{}',
+      '.hidden': 'h',
+    });
     const loaded = await loadWebFiles(dir);
     if (loaded.state !== 'loaded') throw new Error(`not loaded: ${loaded.state}`);
     // The build's dot-files (Vite's manifest) are not served.

@@ -33,7 +33,9 @@ const connectorView = connectorFieldsBody.extend({
 });
 const outcome = z.object({ ok: z.boolean(), message: z.string() }).loose();
 const logPage = z.object({
-  items: z.array(z.object({ id: z.string(), level: z.string(), action: z.string(), detail: z.string(), trace_id: z.string().optional(), timestamp: z.string() })),
+  items: z.array(
+    z.object({ id: z.string(), level: z.string(), action: z.string(), detail: z.string(), trace_id: z.string().optional(), timestamp: z.string() }),
+  ),
   cursor: z.string().describe('pass back for the next page; "" on the last page'),
 });
 const conn = (description: string) => ({ 200: { description, schema: connectorView } });

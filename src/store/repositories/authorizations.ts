@@ -24,7 +24,11 @@ export function createAuthorizationsRepo(db: Kysely<Database>) {
     },
 
     async setMessageIds(actionId: string, ids: readonly number[]): Promise<void> {
-      await db.updateTable('authorization_requests').set({ message_ids: JSON.stringify(ids) }).where('action_id', '=', actionId).execute();
+      await db
+        .updateTable('authorization_requests')
+        .set({ message_ids: JSON.stringify(ids) })
+        .where('action_id', '=', actionId)
+        .execute();
     },
 
     /** Moves a PENDING request to `status`; false when it was no longer pending. */
@@ -62,9 +66,17 @@ export function createAuthorizationsRepo(db: Kysely<Database>) {
     /** Rewrites the status inside the stored AUTH_REQUEST rows, so history and resume show the decision. */
     async markMessages(ids: readonly number[], payload: (stored: string) => string): Promise<void> {
       if (ids.length === 0) return;
-      const rows = await db.selectFrom('messages').select(['id', 'payload']).where('id', 'in', [...ids]).execute();
+      const rows = await db
+        .selectFrom('messages')
+        .select(['id', 'payload'])
+        .where('id', 'in', [...ids])
+        .execute();
       for (const row of rows) {
-        await db.updateTable('messages').set({ payload: payload(row.payload) }).where('id', '=', row.id).execute();
+        await db
+          .updateTable('messages')
+          .set({ payload: payload(row.payload) })
+          .where('id', '=', row.id)
+          .execute();
       }
     },
   };

@@ -64,7 +64,11 @@ export function createChatRepo(db: Kysely<Database>) {
 
     /** Rows of the given types stored in one conversation thread, via messages_conversation_idx. */
     async inConversation(conversationId: number, types: readonly string[], page: ChatPage): Promise<MessageRow[]> {
-      let builder = db.selectFrom('messages').selectAll().where('conversation_id', '=', conversationId).where('type', 'in', [...types]);
+      let builder = db
+        .selectFrom('messages')
+        .selectAll()
+        .where('conversation_id', '=', conversationId)
+        .where('type', 'in', [...types]);
       if (page.beforeId !== undefined) builder = builder.where('id', '<', page.beforeId);
       const newestFirst = await builder.orderBy('id', 'desc').limit(page.limit).execute();
       return newestFirst.reverse();

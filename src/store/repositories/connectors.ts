@@ -38,7 +38,11 @@ export function createConnectorsRepo(db: Kysely<Database>) {
             .executeTakeFirst();
           if (!previous) throw new ConnectorVersionConflict(old.id);
         }
-        const created = await trx.insertInto('connectors').values({ ...connector, is_current: 1 }).returningAll().executeTakeFirstOrThrow();
+        const created = await trx
+          .insertInto('connectors')
+          .values({ ...connector, is_current: 1 })
+          .returningAll()
+          .executeTakeFirstOrThrow();
         return { created, previous };
       });
     },

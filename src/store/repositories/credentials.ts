@@ -37,7 +37,11 @@ export function createCredentialsRepo(db: Kysely<Database>) {
     },
     async machinesOf(userIds: readonly number[]): Promise<MachineCredentialRow[]> {
       if (userIds.length === 0) return [];
-      return db.selectFrom('machine_credentials').selectAll().where('user_id', 'in', [...userIds]).execute();
+      return db
+        .selectFrom('machine_credentials')
+        .selectAll()
+        .where('user_id', 'in', [...userIds])
+        .execute();
     },
   };
 }

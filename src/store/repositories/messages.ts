@@ -47,7 +47,9 @@ export function createMessagesRepo(db: Kysely<Database>) {
       else if (query.offset > 0) page = page.offset(query.offset);
       const [rows, count] = await Promise.all([
         page.execute(),
-        dashboardFilter(query).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+        dashboardFilter(query)
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow(),
       ]);
       return { rows, total: Number(count.n) };
     },

@@ -31,7 +31,12 @@ export function createPlatformIdentitiesRepo(db: Kysely<Database>) {
     },
 
     async thread(userId: number, chatId: string): Promise<PlatformThread | undefined> {
-      return db.selectFrom('platform_threads').select(['thread_id', 'user_id', 'chat_id']).where('user_id', '=', userId).where('chat_id', '=', chatId).executeTakeFirst();
+      return db
+        .selectFrom('platform_threads')
+        .select(['thread_id', 'user_id', 'chat_id'])
+        .where('user_id', '=', userId)
+        .where('chat_id', '=', chatId)
+        .executeTakeFirst();
     },
 
     async threadById(threadId: number): Promise<PlatformThread | undefined> {
@@ -50,7 +55,10 @@ export function createPlatformIdentitiesRepo(db: Kysely<Database>) {
     },
 
     async insertThread(thread: PlatformThread, now: string, trx: Kysely<Database> = db): Promise<void> {
-      await trx.insertInto('platform_threads').values({ ...thread, last_message_at: now }).execute();
+      await trx
+        .insertInto('platform_threads')
+        .values({ ...thread, last_message_at: now })
+        .execute();
     },
 
     async touchThread(threadId: number, now: string): Promise<void> {

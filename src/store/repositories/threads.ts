@@ -39,13 +39,7 @@ export function createThreadsRepo(db: Kysely<Database>) {
 
     /** Updates one owner's thread; undefined when no thread of that owner has the id. */
     async update(id: number, ownerId: number, patch: ThreadPatch): Promise<ThreadRow | undefined> {
-      return db
-        .updateTable('conversation_threads')
-        .set(patch)
-        .where('id', '=', id)
-        .where('owner_user_id', '=', ownerId)
-        .returningAll()
-        .executeTakeFirst();
+      return db.updateTable('conversation_threads').set(patch).where('id', '=', id).where('owner_user_id', '=', ownerId).returningAll().executeTakeFirst();
     },
   };
 }

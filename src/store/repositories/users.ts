@@ -33,12 +33,17 @@ export function createUsersRepo(db: Kysely<Database>) {
     async list(query: UserQuery): Promise<{ rows: UserRow[]; total: number }> {
       const [rows, count] = await Promise.all([
         filtered(query).selectAll().orderBy('id').limit(query.limit).offset(query.offset).execute(),
-        filtered(query).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+        filtered(query)
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow(),
       ]);
       return { rows, total: Number(count.n) };
     },
     async count(): Promise<number> {
-      const row = await db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      const row = await db
+        .selectFrom('users')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
       return Number(row.n);
     },
     async update(id: number, patch: UserPatch): Promise<UserRow | undefined> {
@@ -46,11 +51,7 @@ export function createUsersRepo(db: Kysely<Database>) {
     },
     /** Marks every machine offline (after a restart no socket survives) except the in-process ones. */
     async setMachinesOffline(now: string, exceptIds: readonly number[]): Promise<void> {
-      let builder = db
-        .updateTable('users')
-        .set({ status: 'OFFLINE', online: 0, updated_at: now })
-        .where('actor_type', '=', 'SYSTEM')
-        .where('online', '=', 1);
+      let builder = db.updateTable('users').set({ status: 'OFFLINE', online: 0, updated_at: now }).where('actor_type', '=', 'SYSTEM').where('online', '=', 1);
       if (exceptIds.length > 0) builder = builder.where('id', 'not in', [...exceptIds]);
       await builder.execute();
     },

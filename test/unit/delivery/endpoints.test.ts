@@ -26,10 +26,32 @@ class Recorder implements Endpoint {
 }
 
 function chat(sender: Principal, target: Principal, id: number, extra: Partial<Delivery> = {}): Delivery {
-  const source = { id, type: 'CHAT', sender_id: sender.id, sender_name: sender.username, sender_role: sender.role, target_id: target.id, target_role: target.role, payload: 'x', local_id: null, conversation_id: null, stream_id: null, created_at: 't' };
+  const source = {
+    id,
+    type: 'CHAT',
+    sender_id: sender.id,
+    sender_name: sender.username,
+    sender_role: sender.role,
+    target_id: target.id,
+    target_role: target.role,
+    payload: 'x',
+    local_id: null,
+    conversation_id: null,
+    stream_id: null,
+    created_at: 't',
+  };
   const frame = toMessageFrame(source);
   const audience = audienceOf(source);
-  return { type: 'CHAT', text: JSON.stringify(frame), frame, audience, senderId: sender.id, id, monitorText: audience.monitor ? '{"type":"BUTLER_AGENT_MESSAGE"}' : undefined, ...extra };
+  return {
+    type: 'CHAT',
+    text: JSON.stringify(frame),
+    frame,
+    audience,
+    senderId: sender.id,
+    id,
+    monitorText: audience.monitor ? '{"type":"BUTLER_AGENT_MESSAGE"}' : undefined,
+    ...extra,
+  };
 }
 
 describe('router → endpoints', () => {
@@ -45,7 +67,12 @@ describe('router → endpoints', () => {
     const socket = new Recorder(admin);
     start(inHub, socket);
     const d = chat(weather, butler, 5);
-    const presence: Delivery = { type: 'PRESENCE', text: '{"type":"PRESENCE"}', audience: { broadcast: 'humans', echo: false, exceptSender: false, monitor: false }, senderId: weather.id };
+    const presence: Delivery = {
+      type: 'PRESENCE',
+      text: '{"type":"PRESENCE"}',
+      audience: { broadcast: 'humans', echo: false, exceptSender: false, monitor: false },
+      senderId: weather.id,
+    };
     router.send({ type: 'DELIVER', deliveries: [d, presence] });
     expect(inHub.got).toEqual([{ text: d.text, id: 5, frame: d.frame }]);
     expect(inHub.got[0]!.frame).toBe(d.frame);

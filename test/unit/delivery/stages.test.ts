@@ -59,13 +59,24 @@ describe('threads', () => {
   });
 
   it('titles default threads as the older hub did', () => {
-    expect(defaultThreadRequest({ human: alice, machine: weather }, AT)).toEqual({ ownerId: 1, peerId: 10, kind: 'agent_direct', title: 'weather chat', at: AT });
+    expect(defaultThreadRequest({ human: alice, machine: weather }, AT)).toEqual({
+      ownerId: 1,
+      peerId: 10,
+      kind: 'agent_direct',
+      title: 'weather chat',
+      at: AT,
+    });
     expect(defaultThreadRequest({ human: alice, machine: butler }, AT)).toMatchObject({ kind: 'butler_direct', title: 'Butler' });
   });
 
   it('makes the default threads a batch needs in one call, and none it has seen', async () => {
     const store = new FakeStore();
-    const routing = createThreadRouting({ store, threads: { findById: async (id) => store.threads.get(id) }, chat: { latestConversation: async () => undefined }, directory: directoryOf(alice, bob, weather, butler) });
+    const routing = createThreadRouting({
+      store,
+      threads: { findById: async (id) => store.threads.get(id) },
+      chat: { latestConversation: async () => undefined },
+      directory: directoryOf(alice, bob, weather, butler),
+    });
     const items: Item[] = [
       item(alice, { type: 'CHAT', payload: 'a', target_id: weather.id }),
       item(bob, { type: 'CHAT', payload: 'b', target_id: butler.id }),
@@ -88,7 +99,12 @@ describe('threads', () => {
   it("refuses a conversation that is not the pair's", async () => {
     const store = new FakeStore();
     const other = store.addThread(bob.id, weather.id);
-    const routing = createThreadRouting({ store, threads: { findById: async (id) => store.threads.get(id) }, chat: { latestConversation: async () => undefined }, directory: directoryOf() });
+    const routing = createThreadRouting({
+      store,
+      threads: { findById: async (id) => store.threads.get(id) },
+      chat: { latestConversation: async () => undefined },
+      directory: directoryOf(),
+    });
     await expect(routing.conversationOf(item(alice, { type: 'CHAT', payload: 'x', target_id: weather.id, conversation_id: other }), weather)).rejects.toThrow(
       `conversation ${other} is not a conversation between the sender and the target`,
     );
@@ -98,7 +114,13 @@ describe('threads', () => {
     const store = new FakeStore();
     const first = store.addThread(alice.id, weather.id);
     const second = store.addThread(alice.id, weather.id);
-    const routing = createThreadRouting({ store, threads: { findById: async (id) => store.threads.get(id) }, chat: { latestConversation: async () => undefined }, directory: directoryOf(), maxOpenStreams: 1 });
+    const routing = createThreadRouting({
+      store,
+      threads: { findById: async (id) => store.threads.get(id) },
+      chat: { latestConversation: async () => undefined },
+      directory: directoryOf(),
+      maxOpenStreams: 1,
+    });
     const chunk = (stream_id: string) => item(weather, { type: 'CHAT_STREAM', payload: '.', target_id: alice.id, stream_id });
     await routing.conversationOf(item(alice, { type: 'CHAT', payload: 'q', target_id: weather.id, conversation_id: first }), weather);
     await routing.conversationOf(chunk('old'), alice);
@@ -119,7 +141,9 @@ describe('resolve', () => {
     // Telemetry is not a command, whatever its text.
     expect(() => refusePosingAsButler({ sender: weather, input: { type: 'SYSTEM_LOG', payload: '[DIRECTIVE]' } }, undefined)).not.toThrow();
     expect(() => refusePosingAsButler({ sender: weather, input: { type: 'CHAT', payload: 'x', stream_id: 'butler-9' } }, butler)).not.toThrow();
-    expect(() => refusePosingAsButler({ sender: weather, input: { type: 'CHAT', payload: 'x', stream_id: 'butler-9' } }, alice)).toThrow(/belong to Butler's requests/);
+    expect(() => refusePosingAsButler({ sender: weather, input: { type: 'CHAT', payload: 'x', stream_id: 'butler-9' } }, alice)).toThrow(
+      /belong to Butler's requests/,
+    );
   });
 
   it('turns an item into the columns it is stored with', () => {
@@ -153,15 +177,22 @@ describe('resolve', () => {
       },
       threads: { conversationOf: async () => null },
     });
-    expect(await resolve(item(weather, { type: 'SYSTEM_LOG', payload: { level: 'INFO', content: 'x' }, target_id: alice.id }))).toMatchObject({ target_id: alice.id, target_role: 'MEMBER' });
-    await expect(resolve(item(weather, { type: 'SYSTEM_LOG', payload: {}, target_id: 77 }))).rejects.toMatchObject({ kind: 'not_found', message: 'target user 77 not found' });
+    expect(await resolve(item(weather, { type: 'SYSTEM_LOG', payload: { level: 'INFO', content: 'x' }, target_id: alice.id }))).toMatchObject({
+      target_id: alice.id,
+      target_role: 'MEMBER',
+    });
+    await expect(resolve(item(weather, { type: 'SYSTEM_LOG', payload: {}, target_id: 77 }))).rejects.toMatchObject({
+      kind: 'not_found',
+      message: 'target user 77 not found',
+    });
     expect(loads).toEqual([[alice.id], [77]]);
   });
 });
 
 describe('batch', () => {
   const message = (i: MessageItem): Message => toMessage(i, undefined, i.input.conversation_id ?? null);
-  const build = (items: Item[], resolve = async (i: MessageItem) => message(i), touches = createTouchThrottle()) => buildBatch(items, { resolve, touches, logger: silent });
+  const build = (items: Item[], resolve = async (i: MessageItem) => message(i), touches = createTouchThrottle()) =>
+    buildBatch(items, { resolve, touches, logger: silent });
 
   it('touches a thread once a second', () => {
     const touches = createTouchThrottle();
@@ -216,7 +247,10 @@ describe('batch', () => {
   });
 
   it('touches the threads of stored messages, not of relays', async () => {
-    const batch = await build([item(alice, { type: 'CHAT', payload: 'a', conversation_id: 5 }), item(weather, { type: 'CHAT_STREAM', payload: 'b', conversation_id: 6 })]);
+    const batch = await build([
+      item(alice, { type: 'CHAT', payload: 'a', conversation_id: 5 }),
+      item(weather, { type: 'CHAT_STREAM', payload: 'b', conversation_id: 6 }),
+    ]);
     expect(batch.write.threads).toEqual([{ id: 5, at: AT }]);
     expect(needsWrite(batch.write)).toBe(true);
   });
@@ -271,7 +305,11 @@ describe('deliver', () => {
   };
 
   async function batchOf(items: MessageItem[]): Promise<Batch> {
-    return buildBatch(items, { resolve: async (i) => toMessage(i, i.input.target_id === butler.id ? butler : i.input.target_id === weather.id ? weather : undefined, null), touches: createTouchThrottle(), logger: silent });
+    return buildBatch(items, {
+      resolve: async (i) => toMessage(i, i.input.target_id === butler.id ? butler : i.input.target_id === weather.id ? weather : undefined, null),
+      touches: createTouchThrottle(),
+      logger: silent,
+    });
   }
 
   it('gives each message its stored id, serialises its frame once and skips repeats', async () => {
@@ -296,7 +334,12 @@ describe('deliver', () => {
     expect(delivery).toMatchObject({ socketsOnly: true, audience: { target: butler.id, monitor: true } });
     expect(JSON.parse(delivery!.monitorText!)).toMatchObject({ type: 'BUTLER_AGENT_MESSAGE', id: 9, payload: { agent_id: weather.id } });
     const frame: MessageFrame = { type: 'CHAT', sender_id: 1, sender_name: 'a', sender_role: 'MEMBER', payload: 'x', timestamp: AT };
-    const plain = toDelivery({ ...toMessage(item(alice, { type: 'CHAT', payload: 'x' }), undefined, null) }, { echo: false, exceptSender: false, monitor: false, broadcast: 'everyone' }, frame, 'x');
+    const plain = toDelivery(
+      { ...toMessage(item(alice, { type: 'CHAT', payload: 'x' }), undefined, null) },
+      { echo: false, exceptSender: false, monitor: false, broadcast: 'everyone' },
+      frame,
+      'x',
+    );
     expect(plain).not.toHaveProperty('socketsOnly');
     expect(plain).not.toHaveProperty('monitorText');
     expect(plain).not.toHaveProperty('id');

@@ -109,7 +109,10 @@ describe('HTTP handlers (fake services)', () => {
 
   it('answers an actor snapshot, or 404 naming the actor', async () => {
     expect(await app.api.get('/api/admin/actors/router', { token: TOKENS.admin })).toMatchObject({ status: 200, body: { id: 'router' } });
-    expect(await app.api.get('/api/admin/actors/nobody', { token: TOKENS.admin })).toMatchObject({ status: 404, body: { error: expect.stringContaining('actor nobody') } });
+    expect(await app.api.get('/api/admin/actors/nobody', { token: TOKENS.admin })).toMatchObject({
+      status: 404,
+      body: { error: expect.stringContaining('actor nobody') },
+    });
     expect(await app.api.get('/api/admin/actors?user_id=3&limit=2', { token: TOKENS.admin })).toMatchObject({ status: 200 });
     expect(app.callsOf('inspection.summary')).toEqual([[{ userId: 3, limit: 2 }]]);
   });

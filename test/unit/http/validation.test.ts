@@ -46,7 +46,10 @@ describe('HTTP input validation (fake services)', () => {
   describe.each(WITH_BODY)('$method $path body', (route) => {
     it('is refused unless it is a JSON object, and unless it is JSON', async () => {
       for (const body of [[], 'text', 42, null]) {
-        expect(await send(route.method, url(route.path), { body }), JSON.stringify(body)).toMatchObject({ status: 400, body: { error: 'request body must be a JSON object' } });
+        expect(await send(route.method, url(route.path), { body }), JSON.stringify(body)).toMatchObject({
+          status: 400,
+          body: { error: 'request body must be a JSON object' },
+        });
       }
       expect(await send(route.method, url(route.path), { rawBody: '{"level":' })).toMatchObject({ status: 400, body: { error: 'invalid request body' } });
       expect(app.calls).toEqual([]);
@@ -109,7 +112,10 @@ describe('HTTP input validation (fake services)', () => {
     });
     expect(await send('POST', '/api/messages', { body: { level: 'INFO' } })).toMatchObject({ status: 400, body: { error: 'content is required' } });
     expect(await send('POST', '/api/messages', { body: { type: 'SYSTEM_LOG' } })).toMatchObject({ status: 400, body: { error: 'payload is required' } });
-    expect(await send('POST', '/api/chat/auth/response', { body: { approved: true } })).toMatchObject({ status: 400, body: { error: 'action_id is required' } });
+    expect(await send('POST', '/api/chat/auth/response', { body: { approved: true } })).toMatchObject({
+      status: 400,
+      body: { error: 'action_id is required' },
+    });
     expect(app.calls).toEqual([]);
   });
 

@@ -7,7 +7,20 @@ import { createStore } from '../../../web/src/lib/store.js';
 import { createAgents } from '../../../web/src/state/agents.js';
 
 const user = (id: number, username: string, role = 'AGENT'): UserView =>
-  ({ id, username, role, actor_type: 'agent', agent_kind: null, runtime_kind: null, description: null, created_at: 't', status: 'OFFLINE', online: false, last_seen_at: null, last_report: null }) as unknown as UserView;
+  ({
+    id,
+    username,
+    role,
+    actor_type: 'agent',
+    agent_kind: null,
+    runtime_kind: null,
+    description: null,
+    created_at: 't',
+    status: 'OFFLINE',
+    online: false,
+    last_seen_at: null,
+    last_report: null,
+  }) as unknown as UserView;
 
 function presence(userId: number, report: string, online = true): ServerFrame {
   return {
@@ -30,7 +43,10 @@ function fakes(agents: UserView[]) {
     },
   } as unknown as RestClient;
   const connections = createStore(0);
-  const live = { client: { on: (_t: string, h: (f: ServerFrame) => void) => ((onPresence = h), () => (onPresence = undefined)) }, connections } as unknown as Live;
+  const live = {
+    client: { on: (_t: string, h: (f: ServerFrame) => void) => ((onPresence = h), () => (onPresence = undefined)) },
+    connections,
+  } as unknown as Live;
   return { api, live, roster, connections, send: (f: ServerFrame) => onPresence?.(f) };
 }
 

@@ -6,7 +6,16 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatMessageView } from '../../../src/protocol/objects.js';
 import type { ServerFrame } from '../../../src/protocol/serverFrames.js';
-import { chatReducer, conversationOf, firstMessageKey, initialChatState, parseAuthCard, unreadByPeer, type ChatEvent, type ChatState } from '../../../web/src/state/chat.js';
+import {
+  chatReducer,
+  conversationOf,
+  firstMessageKey,
+  initialChatState,
+  parseAuthCard,
+  unreadByPeer,
+  type ChatEvent,
+  type ChatState,
+} from '../../../web/src/state/chat.js';
 
 const ME = 7;
 const BUTLER = 2;
@@ -18,11 +27,32 @@ const run = (events: ChatEvent[], state: ChatState = initialChatState(ME)) => ev
 const frame = (f: Partial<ServerFrame> & { type: ServerFrame['type'] }): ChatEvent => ({ type: 'frame', frame: { timestamp: T, ...f } as ServerFrame });
 const fromButler = { sender_id: BUTLER, sender_name: 'Butler', sender_role: 'BUTLER', target_id: ME };
 const fromMe = { sender_id: ME, sender_name: 'ada', sender_role: 'MEMBER', target_id: BUTLER };
-const send = (localId: string, text = 'hello', conversationId = 1, peerId = BUTLER): ChatEvent => ({ type: 'send', localId, conversationId, peerId, text, sender: me, timestamp: T });
+const send = (localId: string, text = 'hello', conversationId = 1, peerId = BUTLER): ChatEvent => ({
+  type: 'send',
+  localId,
+  conversationId,
+  peerId,
+  text,
+  sender: me,
+  timestamp: T,
+});
 const items = (state: ChatState, conversation = 1) => conversationOf(state, conversation).items;
 
 function row(id: number, extra: Partial<ChatMessageView> = {}): ChatMessageView {
-  return { id, local_id: null, conversation_id: 1, sender_id: BUTLER, sender_name: 'Butler', sender_role: 'BUTLER', receiver_id: ME, target_id: ME, type: 'CHAT', payload: `message ${id}`, timestamp: T, ...extra };
+  return {
+    id,
+    local_id: null,
+    conversation_id: 1,
+    sender_id: BUTLER,
+    sender_name: 'Butler',
+    sender_role: 'BUTLER',
+    receiver_id: ME,
+    target_id: ME,
+    type: 'CHAT',
+    payload: `message ${id}`,
+    timestamp: T,
+    ...extra,
+  };
 }
 
 describe('chat reducer: own messages', () => {
@@ -41,19 +71,33 @@ describe('chat reducer: own messages', () => {
       [41, 'confirmed'],
       [42, 'confirmed'],
     ]);
-    const echoes = [frame({ type: 'CHAT', ...fromMe, id: 41, local_id: 'a', conversation_id: 1, payload: 'hello' }), { type: 'confirmed', localId: 'a', id: 41, timestamp: T } as ChatEvent];
+    const echoes = [
+      frame({ type: 'CHAT', ...fromMe, id: 41, local_id: 'a', conversation_id: 1, payload: 'hello' }),
+      { type: 'confirmed', localId: 'a', id: 41, timestamp: T } as ChatEvent,
+    ];
     state = run(echoes, state);
     expect(items(state)).toHaveLength(2);
     expect(items(state)[0]!.key).toBe('l:a');
   });
 
   it('marks a refused send failed with the reason; retry sends it again under a new local_id; discard removes it', () => {
-    let state = run([send('x', 'first'), send('y', 'second'), frame({ type: 'ERROR', local_id: 'x', payload: { code: 'forbidden', message: 'not your conversation' } } as never), { type: 'failed', localId: 'y', error: 'too large' }]);
+    let state = run([
+      send('x', 'first'),
+      send('y', 'second'),
+      frame({ type: 'ERROR', local_id: 'x', payload: { code: 'forbidden', message: 'not your conversation' } } as never),
+      { type: 'failed', localId: 'y', error: 'too large' },
+    ]);
     expect(items(state).map((i) => [i.status, i.error])).toEqual([
       ['failed', 'not your conversation'],
       ['failed', 'too large'],
     ]);
-    state = run([{ type: 'retry', localId: 'x', newLocalId: 'x2', timestamp: T }, { type: 'discard', localId: 'y' }], state);
+    state = run(
+      [
+        { type: 'retry', localId: 'x', newLocalId: 'x2', timestamp: T },
+        { type: 'discard', localId: 'y' },
+      ],
+      state,
+    );
     expect(items(state)).toEqual([expect.objectContaining({ key: 'l:x', local_id: 'x2', status: 'pending', error: undefined })]);
     state = run([frame({ type: 'CHAT', ...fromMe, id: 50, local_id: 'x2', conversation_id: 1, payload: 'first' })], state);
     expect(items(state)).toEqual([expect.objectContaining({ key: 'l:x', id: 50, status: 'confirmed' })]);
@@ -68,7 +112,14 @@ describe('chat reducer: own messages', () => {
     expect(items(state, 9)).toEqual([expect.objectContaining({ key: 'l:f1', id: 60, status: 'confirmed', conversation_id: 9 })]);
     expect(state.peers.get(9)).toBe(BUTLER);
 
-    state = run([send('f2', 'again', first), { type: 'confirmed', localId: 'f2', id: 61, timestamp: T }, frame({ type: 'CHAT', ...fromMe, id: 61, local_id: 'f2', conversation_id: 9, payload: 'again' })], state);
+    state = run(
+      [
+        send('f2', 'again', first),
+        { type: 'confirmed', localId: 'f2', id: 61, timestamp: T },
+        frame({ type: 'CHAT', ...fromMe, id: 61, local_id: 'f2', conversation_id: 9, payload: 'again' }),
+      ],
+      state,
+    );
     expect(items(state, first)).toEqual([]);
     expect(items(state, 9).map((i) => [i.key, i.id])).toEqual([
       ['l:f1', 60],
@@ -94,7 +145,8 @@ describe('chat reducer: own messages', () => {
 });
 
 describe('chat reducer: streams', () => {
-  const chunk = (payload: string, streamId = 's1', conversation_id = 1) => frame({ type: 'CHAT_STREAM', ...fromButler, conversation_id, stream_id: streamId, payload });
+  const chunk = (payload: string, streamId = 's1', conversation_id = 1) =>
+    frame({ type: 'CHAT_STREAM', ...fromButler, conversation_id, stream_id: streamId, payload });
 
   it('grows a streamed reply chunk by chunk, then replaces it with the stored final text', () => {
     let state = run([chunk('Hello '), chunk('from ')]);
@@ -108,7 +160,21 @@ describe('chat reducer: streams', () => {
   });
 
   it('keeps streams apart by stream_id and sender', () => {
-    const state = run([chunk('a', 's1'), frame({ type: 'CHAT_STREAM', sender_id: AGENT, sender_name: 'echo', sender_role: 'AGENT', target_id: ME, conversation_id: 1, stream_id: 's1', payload: 'b' }), chunk('c', 's2'), chunk('a2', 's1')]);
+    const state = run([
+      chunk('a', 's1'),
+      frame({
+        type: 'CHAT_STREAM',
+        sender_id: AGENT,
+        sender_name: 'echo',
+        sender_role: 'AGENT',
+        target_id: ME,
+        conversation_id: 1,
+        stream_id: 's1',
+        payload: 'b',
+      }),
+      chunk('c', 's2'),
+      chunk('a2', 's1'),
+    ]);
     expect(items(state).map((i) => [i.sender_id, i.stream_id, i.text])).toEqual([
       [BUTLER, 's1', 'aa2'],
       [AGENT, 's1', 'b'],
@@ -132,9 +198,37 @@ describe('chat reducer: conversations and unread marks', () => {
         frame({ type: 'CHAT', ...fromButler, id: 1, conversation_id: 1, payload: 'seen' }),
         frame({ type: 'CHAT', ...fromButler, id: 2, conversation_id: 2, payload: 'elsewhere' }),
         // A stream counts once, when its final text is stored.
-        frame({ type: 'CHAT_STREAM', sender_id: AGENT, sender_name: 'echo', sender_role: 'AGENT', target_id: ME, conversation_id: 3, stream_id: 'e', payload: 'a ' }),
-        frame({ type: 'CHAT_STREAM', sender_id: AGENT, sender_name: 'echo', sender_role: 'AGENT', target_id: ME, conversation_id: 3, stream_id: 'e', payload: 'b' }),
-        frame({ type: 'CHAT', sender_id: AGENT, sender_name: 'echo', sender_role: 'AGENT', target_id: ME, id: 3, conversation_id: 3, stream_id: 'e', payload: 'a b' }),
+        frame({
+          type: 'CHAT_STREAM',
+          sender_id: AGENT,
+          sender_name: 'echo',
+          sender_role: 'AGENT',
+          target_id: ME,
+          conversation_id: 3,
+          stream_id: 'e',
+          payload: 'a ',
+        }),
+        frame({
+          type: 'CHAT_STREAM',
+          sender_id: AGENT,
+          sender_name: 'echo',
+          sender_role: 'AGENT',
+          target_id: ME,
+          conversation_id: 3,
+          stream_id: 'e',
+          payload: 'b',
+        }),
+        frame({
+          type: 'CHAT',
+          sender_id: AGENT,
+          sender_name: 'echo',
+          sender_role: 'AGENT',
+          target_id: ME,
+          id: 3,
+          conversation_id: 3,
+          stream_id: 'e',
+          payload: 'a b',
+        }),
         // A replayed frame (resume after a gap) is no new message.
         frame({ type: 'CHAT', ...fromButler, id: 2, conversation_id: 2, payload: 'elsewhere' }),
         // Chat outside any conversation of ours is left out.
@@ -162,7 +256,10 @@ describe('chat reducer: conversations and unread marks', () => {
 describe('chat reducer: history', () => {
   it('merges a page with what arrived live, in id order, without duplicates, and pages back', () => {
     let state = run([frame({ type: 'CHAT', ...fromButler, id: 5, conversation_id: 1, payload: 'live' }), send('mine')]);
-    state = run([{ type: 'history', conversationId: 1, peerId: BUTLER, messages: [row(3), row(4), row(5, { payload: 'live' })], limit: 3, older: false }], state);
+    state = run(
+      [{ type: 'history', conversationId: 1, peerId: BUTLER, messages: [row(3), row(4), row(5, { payload: 'live' })], limit: 3, older: false }],
+      state,
+    );
     expect(items(state).map((i) => i.id ?? i.key)).toEqual([3, 4, 5, 'l:mine']);
     expect(conversationOf(state, 1)).toMatchObject({ loaded: true, hasOlder: true });
     expect(state.peers.get(1)).toBe(BUTLER);
@@ -175,7 +272,17 @@ describe('chat reducer: history', () => {
   });
 
   it('confirms a pending send when its stored row comes back in a history page', () => {
-    const state = run([send('slow', 'hello'), { type: 'history', conversationId: 1, peerId: BUTLER, messages: [row(9, { ...fromMe, receiver_id: BUTLER, local_id: 'slow', payload: 'hello' })], limit: 50, older: false }]);
+    const state = run([
+      send('slow', 'hello'),
+      {
+        type: 'history',
+        conversationId: 1,
+        peerId: BUTLER,
+        messages: [row(9, { ...fromMe, receiver_id: BUTLER, local_id: 'slow', payload: 'hello' })],
+        limit: 50,
+        older: false,
+      },
+    ]);
     expect(items(state)).toEqual([expect.objectContaining({ key: 'l:slow', id: 9, status: 'confirmed' })]);
   });
 });
@@ -189,12 +296,36 @@ describe('chat reducer: authorization requests', () => {
     expect(state.unread.get(1)).toBe(1);
     state = run([frame({ type: 'AUTH_STATUS_UPDATE', ...fromButler, payload: { action_id: 'act-1', status: 'APPROVED' } } as never)], state);
     expect(items(state)[0]!.auth!.status).toBe('APPROVED');
-    state = run([{ type: 'history', conversationId: 1, peerId: BUTLER, messages: [row(20, { type: 'AUTH_REQUEST', payload: JSON.stringify(payload) })], limit: 50, older: false }], state);
+    state = run(
+      [
+        {
+          type: 'history',
+          conversationId: 1,
+          peerId: BUTLER,
+          messages: [row(20, { type: 'AUTH_REQUEST', payload: JSON.stringify(payload) })],
+          limit: 50,
+          older: false,
+        },
+      ],
+      state,
+    );
     expect(items(state)[0]!.auth!.status).toBe('APPROVED');
   });
 
-  it('reads the stored row\'s JSON text, and leaves text that is not a request as text', () => {
-    const state = run([{ type: 'history', conversationId: 1, peerId: BUTLER, messages: [row(1, { type: 'AUTH_REQUEST', payload: JSON.stringify({ ...payload, status: 'REJECTED' }) }), row(2, { type: 'AUTH_REQUEST', payload: 'not json' })], limit: 50, older: false }]);
+  it("reads the stored row's JSON text, and leaves text that is not a request as text", () => {
+    const state = run([
+      {
+        type: 'history',
+        conversationId: 1,
+        peerId: BUTLER,
+        messages: [
+          row(1, { type: 'AUTH_REQUEST', payload: JSON.stringify({ ...payload, status: 'REJECTED' }) }),
+          row(2, { type: 'AUTH_REQUEST', payload: 'not json' }),
+        ],
+        limit: 50,
+        older: false,
+      },
+    ]);
     expect(items(state).map((i) => [i.type, i.auth?.status, i.text])).toEqual([
       ['AUTH_REQUEST', 'REJECTED', expect.any(String)],
       ['CHAT', undefined, 'not json'],

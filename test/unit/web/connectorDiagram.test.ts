@@ -3,7 +3,16 @@
 // laptop and one for a phone), and what is highlighted and said for each state.
 import { describe, expect, it } from 'vitest';
 import { allowedActions, ConnectorStates, describeMachine } from '../../../src/connector/machine.js';
-import { describeOutcome, highlightFor, humanize, layoutMachine, outcomesFrom, ranks, type DiagramLayout, type NodeBox } from '../../../web/src/pages/connector/diagram.js';
+import {
+  describeOutcome,
+  highlightFor,
+  humanize,
+  layoutMachine,
+  outcomesFrom,
+  ranks,
+  type DiagramLayout,
+  type NodeBox,
+} from '../../../web/src/pages/connector/diagram.js';
 
 const machine = describeMachine();
 
@@ -67,7 +76,13 @@ describe('lifecycle layout', () => {
       expect(edge(key).label.lines).toEqual(['UPDATE', 'if changes credentials']);
     }
     // The longer arc runs deeper, so the two never cross.
-    const depth = (key: string) => Math.max(...edge(key).path.match(/-?\d+(\.\d+)?/g)!.map(Number).filter((_, i) => i % 2 === 1));
+    const depth = (key: string) =>
+      Math.max(
+        ...edge(key)
+          .path.match(/-?\d+(\.\d+)?/g)!
+          .map(Number)
+          .filter((_, i) => i % 2 === 1),
+      );
     expect(depth('disabled->draft')).toBeGreaterThan(depth('enabled->draft'));
   });
 
@@ -148,9 +163,24 @@ describe('highlight and words', () => {
     );
     expect(said).toEqual({
       draft: ['verify: → verified', 'update: stays draft', 'test_message: stays draft'],
-      verified: ['verify: stays verified', 'update: → draft if changes credentials, otherwise stays verified', 'enable: → enabled', 'test_message: stays verified'],
-      enabled: ['verify: stays enabled', 'update: → draft if changes credentials, otherwise stays enabled', 'disable: → disabled', 'test_message: stays enabled'],
-      disabled: ['verify: stays disabled', 'update: → draft if changes credentials, otherwise stays disabled', 'enable: → enabled', 'test_message: stays disabled'],
+      verified: [
+        'verify: stays verified',
+        'update: → draft if changes credentials, otherwise stays verified',
+        'enable: → enabled',
+        'test_message: stays verified',
+      ],
+      enabled: [
+        'verify: stays enabled',
+        'update: → draft if changes credentials, otherwise stays enabled',
+        'disable: → disabled',
+        'test_message: stays enabled',
+      ],
+      disabled: [
+        'verify: stays disabled',
+        'update: → draft if changes credentials, otherwise stays disabled',
+        'enable: → enabled',
+        'test_message: stays disabled',
+      ],
     });
   });
 

@@ -4,7 +4,16 @@
 // the reasons a button is off.
 import { describe, expect, it } from 'vitest';
 import type { ConnectorView } from '../../../src/protocol/connector.js';
-import { bodyOf, changesCredentials, formFromView, parseList, rebase, saveConsequence, validate, type FormValues } from '../../../web/src/pages/connector/form.js';
+import {
+  bodyOf,
+  changesCredentials,
+  formFromView,
+  parseList,
+  rebase,
+  saveConsequence,
+  validate,
+  type FormValues,
+} from '../../../web/src/pages/connector/form.js';
 import { whyNot } from '../../../web/src/pages/connector/hints.js';
 import { appendOlder, mergeNewest } from '../../../web/src/pages/connector/logPages.js';
 
@@ -53,7 +62,10 @@ describe('settings form body', () => {
 
   it('sends only the fields that changed, trimmed and typed', () => {
     const v = view();
-    const body = bodyOf(v, edit(v, { connector_name: '  Ops 2 ', allow_dm: false, rate_limit_per_minute: '30', allowed_chat_ids: 'oc_a\n oc_b, oc_c\n\n', user_whitelist: '' }));
+    const body = bodyOf(
+      v,
+      edit(v, { connector_name: '  Ops 2 ', allow_dm: false, rate_limit_per_minute: '30', allowed_chat_ids: 'oc_a\n oc_b, oc_c\n\n', user_whitelist: '' }),
+    );
     expect(body).toEqual({ connector_name: 'Ops 2', allow_dm: false, rate_limit_per_minute: 30, allowed_chat_ids: ['oc_a', 'oc_b', 'oc_c'] });
     // The same list written differently is no change.
     expect(bodyOf(v, edit(v, { allowed_chat_ids: 'oc_a, oc_b' }))).toEqual({});
@@ -68,9 +80,27 @@ describe('settings form body', () => {
   });
 
   it('sends every field when creating (id 0), secrets only when typed', () => {
-    const defaults = view({ id: 0, app_id: '', app_secret: '', has_app_secret: false, encrypt_key: '', has_encrypt_key: false, allowed_chat_ids: [], state: 'draft', allowed_actions: [] });
+    const defaults = view({
+      id: 0,
+      app_id: '',
+      app_secret: '',
+      has_app_secret: false,
+      encrypt_key: '',
+      has_encrypt_key: false,
+      allowed_chat_ids: [],
+      state: 'draft',
+      allowed_actions: [],
+    });
     const body = bodyOf(defaults, edit(defaults, { app_id: 'cli_x', app_secret: { mode: 'replace', value: 's3cret-value' } }));
-    expect(body).toMatchObject({ connector_name: 'Ops', app_id: 'cli_x', app_secret: 's3cret-value', allow_dm: true, rate_limit_per_minute: 20, allowed_chat_ids: [], callback_url: '' });
+    expect(body).toMatchObject({
+      connector_name: 'Ops',
+      app_id: 'cli_x',
+      app_secret: 's3cret-value',
+      allow_dm: true,
+      rate_limit_per_minute: 20,
+      allowed_chat_ids: [],
+      callback_url: '',
+    });
     expect(body).not.toHaveProperty('encrypt_key');
   });
 
@@ -115,7 +145,12 @@ describe('conflict', () => {
     const fresh = view({ version: 4, connector_name: 'Renamed elsewhere', prefix_command: '/hub', rate_limit_per_minute: 50 });
     const mine = edit(base, { rate_limit_per_minute: '25', app_secret: { mode: 'replace', value: 'typed' } });
     const merged = rebase(base, fresh, mine);
-    expect(merged).toMatchObject({ connector_name: 'Renamed elsewhere', prefix_command: '/hub', rate_limit_per_minute: '25', app_secret: { mode: 'replace', value: 'typed' } });
+    expect(merged).toMatchObject({
+      connector_name: 'Renamed elsewhere',
+      prefix_command: '/hub',
+      rate_limit_per_minute: '25',
+      app_secret: { mode: 'replace', value: 'typed' },
+    });
     // Against the newer copy, the body holds only the admin's own edits.
     expect(bodyOf(fresh, merged)).toEqual({ rate_limit_per_minute: 25, app_secret: 'typed' });
   });

@@ -5,28 +5,86 @@ import { describe, expect, it } from 'vitest';
 import { countNewerThan, mergeRows, rowOfFrame, rowOfMessage, type FeedRow } from '../../../web/src/state/feedRows.js';
 
 function row(id: number, content = `row ${id}`): FeedRow {
-  return { id, type: 'SYSTEM_LOG', sender_id: 3, sender_name: 'agent', sender_role: 'AGENT', timestamp: '2026-01-05T10:00:00.000Z', level: 'INFO', content, payload: { level: 'INFO', content }, haystack: content };
+  return {
+    id,
+    type: 'SYSTEM_LOG',
+    sender_id: 3,
+    sender_name: 'agent',
+    sender_role: 'AGENT',
+    timestamp: '2026-01-05T10:00:00.000Z',
+    level: 'INFO',
+    content,
+    payload: { level: 'INFO', content },
+    haystack: content,
+  };
 }
 const ids = (rows: readonly FeedRow[]) => rows.map((r) => r.id);
 
 describe('feed rows', () => {
   it('reads a live SYSTEM_LOG and a report as the hub stores them', () => {
-    const log = rowOfFrame({ id: 7, type: 'SYSTEM_LOG', sender_id: 3, sender_name: 'Bot', sender_role: 'AGENT', timestamp: 't', payload: { level: 'ERROR', content: 'Disk full' } } as ServerFrame);
+    const log = rowOfFrame({
+      id: 7,
+      type: 'SYSTEM_LOG',
+      sender_id: 3,
+      sender_name: 'Bot',
+      sender_role: 'AGENT',
+      timestamp: 't',
+      payload: { level: 'ERROR', content: 'Disk full' },
+    } as ServerFrame);
     expect(log).toMatchObject({ id: 7, level: 'ERROR', content: 'Disk full', haystack: 'bot\nsystem_log\ndisk full' });
-    const weather = rowOfFrame({ id: 8, type: 'WEATHER_UPDATE', sender_id: 3, sender_name: 'w', sender_role: 'AGENT', timestamp: 't', payload: { location: 'Oslo', temperature_c: 2 } } as ServerFrame);
+    const weather = rowOfFrame({
+      id: 8,
+      type: 'WEATHER_UPDATE',
+      sender_id: 3,
+      sender_name: 'w',
+      sender_role: 'AGENT',
+      timestamp: 't',
+      payload: { location: 'Oslo', temperature_c: 2 },
+    } as ServerFrame);
     expect(weather).toMatchObject({ level: 'INFO', content: '{"location":"Oslo","temperature_c":2}' });
-    const text = rowOfFrame({ id: 9, type: 'CODE_REVIEW', sender_id: 3, sender_name: 'r', sender_role: 'AGENT', timestamp: 't', payload: 'looks fine' } as ServerFrame);
+    const text = rowOfFrame({
+      id: 9,
+      type: 'CODE_REVIEW',
+      sender_id: 3,
+      sender_name: 'r',
+      sender_role: 'AGENT',
+      timestamp: 't',
+      payload: 'looks fine',
+    } as ServerFrame);
     expect(text).toMatchObject({ level: 'INFO', content: 'looks fine' });
   });
 
   it('skips chat, presence and frames without a stored id', () => {
-    expect(rowOfFrame({ id: 1, type: 'CHAT', sender_id: 3, sender_name: 'a', sender_role: 'AGENT', timestamp: 't', payload: 'hi' } as ServerFrame)).toBeUndefined();
-    expect(rowOfFrame({ type: 'SYSTEM_LOG', sender_id: 3, sender_name: 'a', sender_role: 'AGENT', timestamp: 't', payload: { level: 'INFO', content: 'x' } } as ServerFrame)).toBeUndefined();
+    expect(
+      rowOfFrame({ id: 1, type: 'CHAT', sender_id: 3, sender_name: 'a', sender_role: 'AGENT', timestamp: 't', payload: 'hi' } as ServerFrame),
+    ).toBeUndefined();
+    expect(
+      rowOfFrame({
+        type: 'SYSTEM_LOG',
+        sender_id: 3,
+        sender_name: 'a',
+        sender_role: 'AGENT',
+        timestamp: 't',
+        payload: { level: 'INFO', content: 'x' },
+      } as ServerFrame),
+    ).toBeUndefined();
     expect(rowOfMessage({ id: 1, type: 'CHAT' } as MessageView)).toBeUndefined();
   });
 
   it('keeps a stored message’s level, content and target', () => {
-    const view: MessageView = { id: 4, sender_id: 3, sender_name: 'a', sender_role: 'AGENT', target_id: 1, type: 'SECURITY_ALERT', payload: { severity: 'low', content: 'ok' }, timestamp: 't', agent_id: 'a', level: 'INFO', content: 'ok' };
+    const view: MessageView = {
+      id: 4,
+      sender_id: 3,
+      sender_name: 'a',
+      sender_role: 'AGENT',
+      target_id: 1,
+      type: 'SECURITY_ALERT',
+      payload: { severity: 'low', content: 'ok' },
+      timestamp: 't',
+      agent_id: 'a',
+      level: 'INFO',
+      content: 'ok',
+    };
     expect(rowOfMessage(view)).toMatchObject({ id: 4, target_id: 1, level: 'INFO', content: 'ok' });
   });
 

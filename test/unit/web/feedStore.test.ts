@@ -6,10 +6,29 @@ import type { Live } from '../../../web/src/lib/live.js';
 import { createFeed, PAGE_SIZE } from '../../../web/src/state/feed.js';
 
 function frame(id: number): ServerFrame {
-  return { id, type: 'SYSTEM_LOG', sender_id: 3, sender_name: 'a', sender_role: 'AGENT', timestamp: 't', payload: { level: 'INFO', content: `live ${id}` } } as ServerFrame;
+  return {
+    id,
+    type: 'SYSTEM_LOG',
+    sender_id: 3,
+    sender_name: 'a',
+    sender_role: 'AGENT',
+    timestamp: 't',
+    payload: { level: 'INFO', content: `live ${id}` },
+  } as ServerFrame;
 }
 function stored(id: number): MessageView {
-  return { id, type: 'SYSTEM_LOG', sender_id: 3, sender_name: 'a', sender_role: 'AGENT', timestamp: 't', payload: { level: 'INFO', content: `stored ${id}` }, agent_id: 'a', level: 'INFO', content: `stored ${id}` };
+  return {
+    id,
+    type: 'SYSTEM_LOG',
+    sender_id: 3,
+    sender_name: 'a',
+    sender_role: 'AGENT',
+    timestamp: 't',
+    payload: { level: 'INFO', content: `stored ${id}` },
+    agent_id: 'a',
+    level: 'INFO',
+    content: `stored ${id}`,
+  };
 }
 
 /** A hub holding messages 1..count; `list` answers like GET /api/messages (newest first, before_id). */

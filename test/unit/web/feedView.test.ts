@@ -6,7 +6,18 @@ import { describeRow, feedTime, findingsLine, weatherLine } from '../../../web/s
 import type { FeedRow, FeedType } from '../../../web/src/state/feedRows.js';
 
 function row(id: number, fields: Partial<FeedRow> = {}): FeedRow {
-  const r = { id, type: 'SYSTEM_LOG' as FeedType, sender_id: 3, sender_name: 'alpha', sender_role: 'AGENT', timestamp: 't', level: 'INFO', content: `row ${id}`, payload: {}, ...fields };
+  const r = {
+    id,
+    type: 'SYSTEM_LOG' as FeedType,
+    sender_id: 3,
+    sender_name: 'alpha',
+    sender_role: 'AGENT',
+    timestamp: 't',
+    level: 'INFO',
+    content: `row ${id}`,
+    payload: {},
+    ...fields,
+  };
   return { ...r, haystack: `${r.sender_name}\n${r.type}\n${r.content}`.toLowerCase() };
 }
 
@@ -61,14 +72,31 @@ describe('feed row look', () => {
   });
 
   it('shows a review’s verdict and findings', () => {
-    const payload = { verdict: 'request_changes', content: 'Two problems', files_reviewed: 3, findings: [{ severity: 'error' }, { severity: 'info' }, { severity: 'error' }] };
-    expect(describeRow(row(1, { type: 'CODE_REVIEW', payload }))).toEqual({ tone: 'warn', badge: 'changes requested', summary: 'Two problems · 3 findings (2 error, 1 info) · 3 files' });
-    expect(describeRow(row(1, { type: 'CODE_REVIEW', payload: { verdict: 'approve', content: 'Fine' } }))).toEqual({ tone: 'ok', badge: 'approved', summary: 'Fine · no findings' });
+    const payload = {
+      verdict: 'request_changes',
+      content: 'Two problems',
+      files_reviewed: 3,
+      findings: [{ severity: 'error' }, { severity: 'info' }, { severity: 'error' }],
+    };
+    expect(describeRow(row(1, { type: 'CODE_REVIEW', payload }))).toEqual({
+      tone: 'warn',
+      badge: 'changes requested',
+      summary: 'Two problems · 3 findings (2 error, 1 info) · 3 files',
+    });
+    expect(describeRow(row(1, { type: 'CODE_REVIEW', payload: { verdict: 'approve', content: 'Fine' } }))).toEqual({
+      tone: 'ok',
+      badge: 'approved',
+      summary: 'Fine · no findings',
+    });
   });
 
   it('shows an alert’s severity', () => {
     const payload = { severity: 'critical', content: '1 secret', path: '/srv', findings: [{ severity: 'critical' }, { severity: 'low' }] };
-    expect(describeRow(row(1, { type: 'SECURITY_ALERT', payload }))).toEqual({ tone: 'bad', badge: 'critical', summary: '1 secret · 2 findings (1 critical, 1 low) · /srv' });
+    expect(describeRow(row(1, { type: 'SECURITY_ALERT', payload }))).toEqual({
+      tone: 'bad',
+      badge: 'critical',
+      summary: '1 secret · 2 findings (1 critical, 1 low) · /srv',
+    });
     expect(describeRow(row(1, { type: 'SECURITY_ALERT', payload: { severity: 'medium', content: 'x' } })).tone).toBe('warn');
   });
 

@@ -6,11 +6,22 @@ import { countPresence, matchesAgent, sortAgents } from '../../../web/src/pages/
 
 const ME = 1;
 const AGENT = 5;
-const chat = (id: number, sender: number, target: number, payload = `m${id}`, type = 'CHAT'): ChatLike => ({ id, type, sender_id: sender, target_id: target, payload, timestamp: `2026-01-01T00:00:${String(id).padStart(2, '0')}.000Z` });
+const chat = (id: number, sender: number, target: number, payload = `m${id}`, type = 'CHAT'): ChatLike => ({
+  id,
+  type,
+  sender_id: sender,
+  target_id: target,
+  payload,
+  timestamp: `2026-01-01T00:00:${String(id).padStart(2, '0')}.000Z`,
+});
 
 describe('waiting for an answer', () => {
   it('is the oldest of my messages after the peer’s last reply', () => {
-    expect(waitingIn([chat(1, ME, AGENT), chat(2, AGENT, ME), chat(3, ME, AGENT), chat(4, ME, AGENT)], ME, AGENT)).toMatchObject({ peerId: AGENT, id: 3, text: 'm3' });
+    expect(waitingIn([chat(1, ME, AGENT), chat(2, AGENT, ME), chat(3, ME, AGENT), chat(4, ME, AGENT)], ME, AGENT)).toMatchObject({
+      peerId: AGENT,
+      id: 3,
+      text: 'm3',
+    });
   });
 
   it('is nothing when the peer spoke last, or nothing was said', () => {
@@ -40,7 +51,16 @@ describe('waiting for an answer', () => {
 });
 
 describe('agents on the overview', () => {
-  const agent = (username: string, online: boolean, last_seen_at: string | null = null, status = online ? 'ONLINE' : 'OFFLINE') => ({ username, online, status, last_seen_at, agent_kind: 'echo', runtime_kind: null, description: null, last_report: `report of ${username}` });
+  const agent = (username: string, online: boolean, last_seen_at: string | null = null, status = online ? 'ONLINE' : 'OFFLINE') => ({
+    username,
+    online,
+    status,
+    last_seen_at,
+    agent_kind: 'echo',
+    runtime_kind: null,
+    description: null,
+    last_report: `report of ${username}`,
+  });
 
   it('lists online agents first, then the most recently seen', () => {
     const sorted = sortAgents([agent('d', false, '2026-01-01'), agent('b', true), agent('c', false, '2026-02-01'), agent('a', true), agent('e', false)]);
@@ -48,7 +68,16 @@ describe('agents on the overview', () => {
   });
 
   it('counts by presence and by status value', () => {
-    expect(countPresence([agent('a', true), agent('b', false), agent('c', true, null, 'BUSY')])).toEqual({ total: 3, online: 2, offline: 1, byStatus: [['BUSY', 1], ['OFFLINE', 1], ['ONLINE', 1]] });
+    expect(countPresence([agent('a', true), agent('b', false), agent('c', true, null, 'BUSY')])).toEqual({
+      total: 3,
+      online: 2,
+      offline: 1,
+      byStatus: [
+        ['BUSY', 1],
+        ['OFFLINE', 1],
+        ['ONLINE', 1],
+      ],
+    });
   });
 
   it('searches every word in name, kind, status and report', () => {

@@ -45,7 +45,14 @@ export function Layout({ children }: { children: ReactNode }) {
         Skip to content
       </a>
       <header className="topbar">
-        <button ref={menuButton} type="button" className="btn btn-ghost menu-button" aria-expanded={menuOpen} aria-controls="nav" onClick={() => setMenuOpen((o) => !o)}>
+        <button
+          ref={menuButton}
+          type="button"
+          className="btn btn-ghost menu-button"
+          aria-expanded={menuOpen}
+          aria-controls="nav"
+          onClick={() => setMenuOpen((o) => !o)}
+        >
           <span aria-hidden>☰</span>
           <span className="sr-only">Menu</span>
         </button>
@@ -62,7 +69,12 @@ export function Layout({ children }: { children: ReactNode }) {
         <ul>
           {pages.map((p) => (
             <li key={p.href}>
-              <Link href={p.href} className={isActive(p.href, location) ? 'active' : ''} aria-current={isActive(p.href, location) ? 'page' : undefined} onClick={() => setMenuOpen(false)}>
+              <Link
+                href={p.href}
+                className={isActive(p.href, location) ? 'active' : ''}
+                aria-current={isActive(p.href, location) ? 'page' : undefined}
+                onClick={() => setMenuOpen(false)}
+              >
                 {p.label}
                 {p.href === '/approvals' && waiting > 0 ? <PendingCount count={waiting} /> : null}
               </Link>

@@ -7,7 +7,13 @@ type ButtonProps = ButtonHTMLAttributes<HTMLButtonElement> & { variant?: 'primar
 
 export function Button({ variant = 'secondary', busy, disabled, children, className, ...rest }: ButtonProps) {
   return (
-    <button type="button" {...rest} className={`btn btn-${variant}${className ? ` ${className}` : ''}`} disabled={disabled || busy} aria-busy={busy || undefined}>
+    <button
+      type="button"
+      {...rest}
+      className={`btn btn-${variant}${className ? ` ${className}` : ''}`}
+      disabled={disabled || busy}
+      aria-busy={busy || undefined}
+    >
       {busy ? <span className="spinner" aria-hidden /> : null}
       {children}
     </button>

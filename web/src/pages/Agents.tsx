@@ -96,7 +96,9 @@ export default function Agents() {
         onCancel={() => setPending(null)}
       >
         {pending?.action === 'rotate' ? (
-          <p>The current token stops working at once and the agent’s open connections are closed. A new token is shown once; the agent needs it to connect again.</p>
+          <p>
+            The current token stops working at once and the agent’s open connections are closed. A new token is shown once; the agent needs it to connect again.
+          </p>
         ) : (
           <p>The agent can no longer connect: its token stops working and its open connections are closed. This cannot be undone.</p>
         )}

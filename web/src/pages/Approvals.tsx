@@ -38,7 +38,13 @@ export default function Approvals() {
       <p className="approvals-intro">Butler asks before it sends an agent a command. Approve what you expect; reject anything you did not ask for.</p>
       <div className="approvals-filters" role="group" aria-label="Show requests">
         {FILTERS.map((f) => (
-          <Button key={f.value} className="btn-small" variant={f.value === status ? 'primary' : 'secondary'} aria-pressed={f.value === status} onClick={() => navigate(`/approvals?status=${f.value.toLowerCase()}`)}>
+          <Button
+            key={f.value}
+            className="btn-small"
+            variant={f.value === status ? 'primary' : 'secondary'}
+            aria-pressed={f.value === status}
+            onClick={() => navigate(`/approvals?status=${f.value.toLowerCase()}`)}
+          >
             {f.label}
           </Button>
         ))}
@@ -117,7 +123,13 @@ function RequestCard({ request: r, person }: { request: AuthorizationView; perso
           </>
         ) : null}
       </p>
-      {status === 'PENDING' ? mayAnswer ? <AuthActions actionId={r.action_id} agentName={r.target_agent_name} /> : <p className="muted">Waiting for the user it was sent to.</p> : null}
+      {status === 'PENDING' ? (
+        mayAnswer ? (
+          <AuthActions actionId={r.action_id} agentName={r.target_agent_name} />
+        ) : (
+          <p className="muted">Waiting for the user it was sent to.</p>
+        )
+      ) : null}
     </article>
   );
 }

@@ -53,8 +53,7 @@ export default function Chat() {
     if (loaded) main = <Missing text="There is no agent with this id. Pick someone from the list." />;
     else if (agentsError) main = <Failed error={agentsError} retry={() => void agents.reload()} />;
     else main = <Loading what="agents" />;
-  }
-  else if (thread) {
+  } else if (thread) {
     main = (
       <Fragment key={thread.id}>
         <ThreadHeader peer={peer} thread={thread} onChanged={threads.put} />
@@ -69,8 +68,8 @@ export default function Chat() {
         <Conversation key="first" peer={peer} threadId={undefined} />
       </>
     );
-  }
-  else if (threads.list && threads.list.every((t) => t.archived_at)) main = <Missing text={`Every thread with ${peerLabel(peer)} is archived. Start a new one, or show the archived ones.`} />;
+  } else if (threads.list && threads.list.every((t) => t.archived_at))
+    main = <Missing text={`Every thread with ${peerLabel(peer)} is archived. Start a new one, or show the archived ones.`} />;
   else if (threads.error) main = <Failed error={threads.error} retry={threads.reload} />;
   else main = <Loading what="the conversation" />;
 

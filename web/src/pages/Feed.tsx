@@ -25,7 +25,11 @@ export default function Feed() {
   const filters = useMemo<FeedFilters>(() => ({ ...fromUrl, text: query }), [fromUrl, query]);
   const matching = useMemo(() => applyFilters(rows, filters), [rows, filters]);
 
-  const setFilters = useCallback((next: Partial<FeedFilters>) => setParams(searchOfFilters({ ...filtersFromSearch(new URLSearchParams(window.location.search)), ...next }), { replace: true }), [setParams]);
+  const setFilters = useCallback(
+    (next: Partial<FeedFilters>) =>
+      setParams(searchOfFilters({ ...filtersFromSearch(new URLSearchParams(window.location.search)), ...next }), { replace: true }),
+    [setParams],
+  );
   useEffect(() => {
     if (fromUrl.text !== query) setFilters({ text: query });
   }, [query, fromUrl.text, setFilters]);
@@ -97,7 +101,16 @@ export default function Feed() {
           Clear
         </Button>
       </form>
-      <FeedList rows={matching} history={history} historyError={historyError} filtered={filtered} filterKey={filterKey} loadOlder={loadOlder} clearFilters={clear} maxRows={MAX_ROWS} />
+      <FeedList
+        rows={matching}
+        history={history}
+        historyError={historyError}
+        filtered={filtered}
+        filterKey={filterKey}
+        loadOlder={loadOlder}
+        clearFilters={clear}
+        maxRows={MAX_ROWS}
+      />
     </div>
   );
 }

@@ -55,7 +55,14 @@ export function Login() {
         </label>
         <label>
           Password
-          <input name="password" type="password" autoComplete={mode === 'signin' ? 'current-password' : 'new-password'} required value={password} onChange={(e) => setPassword(e.target.value)} />
+          <input
+            name="password"
+            type="password"
+            autoComplete={mode === 'signin' ? 'current-password' : 'new-password'}
+            required
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+          />
         </label>
         <ErrorNote error={error} />
         <Button type="submit" variant="primary" busy={busy}>

@@ -48,7 +48,10 @@ export default function Monitor() {
           </section>
         ) : agentId === undefined ? (
           <section className="card mon-none">
-            <Empty>Pick an agent to watch its conversation with Butler. Directives (commands Butler sends once a human approves them) stand out from the questions and answers.</Empty>
+            <Empty>
+              Pick an agent to watch its conversation with Butler. Directives (commands Butler sends once a human approves them) stand out from the questions
+              and answers.
+            </Empty>
           </section>
         ) : notAgent ? (
           <section className="card">

@@ -42,7 +42,10 @@ export function createApprovals(api: RestClient, live: Live): Approvals {
   async function reload() {
     try {
       // The recent ones too: a decision made during a gap in the connection reaches the chat cards.
-      const [waiting, recent] = await Promise.all([api.chat.authRequests({ status: 'PENDING', limit: PENDING_LIMIT }), api.chat.authRequests({ limit: PENDING_LIMIT })]);
+      const [waiting, recent] = await Promise.all([
+        api.chat.authRequests({ status: 'PENDING', limit: PENDING_LIMIT }),
+        api.chat.authRequests({ limit: PENDING_LIMIT }),
+      ]);
       state.set((prev) => {
         const decided = new Map(prev.decided);
         for (const r of recent) if (r.status !== 'PENDING') decided.set(r.action_id, r.status);
@@ -59,7 +62,11 @@ export function createApprovals(api: RestClient, live: Live): Approvals {
   const offs = [
     live.client.on('AUTH_REQUEST', (frame) => {
       if (frame.payload.status !== 'PENDING') return;
-      state.set((prev) => (prev.pending.has(frame.payload.action_id) || prev.decided.has(frame.payload.action_id) ? prev : { ...prev, pending: new Set(prev.pending).add(frame.payload.action_id) }));
+      state.set((prev) =>
+        prev.pending.has(frame.payload.action_id) || prev.decided.has(frame.payload.action_id)
+          ? prev
+          : { ...prev, pending: new Set(prev.pending).add(frame.payload.action_id) },
+      );
     }),
     live.client.on('AUTH_STATUS_UPDATE', (frame) => decide(frame.payload.action_id, frame.payload.status)),
     live.connections.subscribe(() => void reload()),

@@ -166,7 +166,11 @@ function mergeStored(conversation: Conversation, item: ChatItem, me: number): { 
   if (same >= 0) {
     const existing = items[same]!;
     // A stored row only changes its authorization status; keep the newer status if the frame was first.
-    const merged: ChatItem = { ...item, key: existing.key, auth: item.auth && existing.auth ? { ...item.auth, status: newerStatus(existing.auth.status, item.auth.status) } : item.auth };
+    const merged: ChatItem = {
+      ...item,
+      key: existing.key,
+      auth: item.auth && existing.auth ? { ...item.auth, status: newerStatus(existing.auth.status, item.auth.status) } : item.auth,
+    };
     if (!merged.auth) delete merged.auth;
     return { conversation: { ...conversation, items: items.map((i, n) => (n === same ? merged : i)) }, added: false };
   }
@@ -337,7 +341,10 @@ function onStreamEnd(state: ChatState, frame: Extract<ServerFrame, { type: 'CHAT
   const index = conversation?.items.findIndex((i) => i.stream_id === frame.stream_id && i.sender_id === frame.sender_id && i.status === 'streaming') ?? -1;
   if (!conversation || index < 0) return state;
   // The final CHAT normally came first; without it, what streamed is all there is.
-  return setConversation(state, conversationId, { ...conversation, items: conversation.items.map((i, n) => (n === index ? { ...i, status: 'confirmed' } : i)) });
+  return setConversation(state, conversationId, {
+    ...conversation,
+    items: conversation.items.map((i, n) => (n === index ? { ...i, status: 'confirmed' } : i)),
+  });
 }
 
 function authStatus(state: ChatState, actionId: string, status: string): ChatState {

@@ -68,7 +68,10 @@ export function createMonitor(api: RestClient, live: Live): Monitor {
         (rows) => {
           const full = rows.length === HISTORY_PAGE;
           update(agentId, (c) => ({
-            entries: mergeEntries(c.entries, rows.map((row) => fromHistory(agentId, row))),
+            entries: mergeEntries(
+              c.entries,
+              rows.map((row) => fromHistory(agentId, row)),
+            ),
             loaded: true,
             // A full newest page says more may exist, unless older pages were read already.
             older: which === 'older' ? full : c.loaded ? c.older : c.older || full,

@@ -47,7 +47,14 @@ export interface MonitorPayload {
 
 const DIRECTIVE = '[DIRECTIVE]';
 
-function entry(agentId: number, id: number | undefined, sender: { id: number; name: string; role: string }, raw: string, timestamp: string, streamId: string | undefined): MonitorEntry {
+function entry(
+  agentId: number,
+  id: number | undefined,
+  sender: { id: number; name: string; role: string },
+  raw: string,
+  timestamp: string,
+  streamId: string | undefined,
+): MonitorEntry {
   const directive = sender.role === 'BUTLER' && raw.startsWith(DIRECTIVE);
   const kind: EntryKind = directive ? 'directive' : sender.role === 'BUTLER' ? 'butler' : 'agent';
   const text = directive ? raw.slice(DIRECTIVE.length).trim() : raw;

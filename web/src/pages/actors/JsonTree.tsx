@@ -40,7 +40,10 @@ const Node = memo(function Node({ name, value, depth, openDepth }: { name: strin
     <li>
       <details open={depth < openDepth}>
         <summary>
-          {key} <span className="json-count">{array ? `[${entries.length} item${entries.length === 1 ? '' : 's'}]` : `{${entries.length} key${entries.length === 1 ? '' : 's'}}`}</span>
+          {key}{' '}
+          <span className="json-count">
+            {array ? `[${entries.length} item${entries.length === 1 ? '' : 's'}]` : `{${entries.length} key${entries.length === 1 ? '' : 's'}}`}
+          </span>
         </summary>
         <ul>
           {entries.map(([k, v]) => (

@@ -36,7 +36,13 @@ export function RefreshControls({ updatedAt, busy, paused, hidden, intervalMs, o
         {busy ? <span className="spinner" aria-hidden /> : null}
         {sinceText(updatedAt, now)}
       </span>
-      {paused ? <Badge tone="warn">paused</Badge> : hidden ? <Badge>paused while hidden</Badge> : <span className="muted ac-refresh-every">every {intervalMs / 1000} s</span>}
+      {paused ? (
+        <Badge tone="warn">paused</Badge>
+      ) : hidden ? (
+        <Badge>paused while hidden</Badge>
+      ) : (
+        <span className="muted ac-refresh-every">every {intervalMs / 1000} s</span>
+      )}
       <Button className="btn-small" aria-pressed={paused} onClick={() => onPause(!paused)}>
         {paused ? 'Resume' : 'Pause'}
       </Button>

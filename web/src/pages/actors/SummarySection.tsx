@@ -119,7 +119,13 @@ function Items({ name, items, total }: { name: string; items: unknown[]; total: 
             <tr key={typeof row['id'] === 'string' ? row['id'] : i}>
               {columns.map((c) => (
                 <td key={c} className={typeof row[c] === 'number' ? 'ac-num' : undefined}>
-                  {c === 'id' && isActorId(row[c]) ? <ActorLink id={row[c]} /> : c === 'state' && typeof row[c] === 'string' ? <Badge tone="info">{row[c]}</Badge> : cellText(row[c])}
+                  {c === 'id' && isActorId(row[c]) ? (
+                    <ActorLink id={row[c]} />
+                  ) : c === 'state' && typeof row[c] === 'string' ? (
+                    <Badge tone="info">{row[c]}</Badge>
+                  ) : (
+                    cellText(row[c])
+                  )}
                 </td>
               ))}
             </tr>
@@ -135,7 +141,11 @@ export function SummarySection({ name, value }: { name: string; value: unknown }
   const { id, kind: _kind, state, status, items, ...rest } = section;
   const facts = Object.entries(rest);
   return (
-    <section className={`card actor-section${Array.isArray(items) ? ' actor-section-wide' : ''}`} aria-labelledby={`section-${name}`} data-testid={`section-${name}`}>
+    <section
+      className={`card actor-section${Array.isArray(items) ? ' actor-section-wide' : ''}`}
+      aria-labelledby={`section-${name}`}
+      data-testid={`section-${name}`}
+    >
       <div className="card-head">
         <h2 id={`section-${name}`} className="ac-section-title">
           {titleOf(name)}

@@ -105,7 +105,9 @@ function AgentRow({ agent, onRotate, onDelete }: { agent: UserView; onRotate(a: 
             <span className={`ag-dot${agent.online ? ' on' : ''}`} aria-hidden />
             {agent.online ? 'online' : 'offline'}
           </Badge>
-          {agent.status && agent.status !== 'ONLINE' && agent.status !== 'OFFLINE' ? <span className="muted agent-status"> {agent.status.toLowerCase()}</span> : null}
+          {agent.status && agent.status !== 'ONLINE' && agent.status !== 'OFFLINE' ? (
+            <span className="muted agent-status"> {agent.status.toLowerCase()}</span>
+          ) : null}
           {agent.last_report ? (
             <div className="muted agent-report" title={agent.last_report}>
               {agent.last_report}

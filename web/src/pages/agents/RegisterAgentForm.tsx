@@ -46,20 +46,45 @@ export function RegisterAgentForm({ onRegistered, onClose }: { onRegistered(agen
       <form className="agent-form" onSubmit={(e) => void submit(e)} aria-label="Register an agent">
         <label>
           Username
-          <input name="username" required autoFocus maxLength={64} autoComplete="off" spellCheck={false} value={fields.username} onChange={set('username')} placeholder="e.g. build-runner" />
+          <input
+            name="username"
+            required
+            autoFocus
+            maxLength={64}
+            autoComplete="off"
+            spellCheck={false}
+            value={fields.username}
+            onChange={set('username')}
+            placeholder="e.g. build-runner"
+          />
         </label>
         <label>
           <span>
             Description <span className="ag-optional">optional</span>
           </span>
-          <textarea name="description" rows={2} maxLength={1024} value={fields.description} onChange={set('description')} placeholder="What it does, where it runs" />
+          <textarea
+            name="description"
+            rows={2}
+            maxLength={1024}
+            value={fields.description}
+            onChange={set('description')}
+            placeholder="What it does, where it runs"
+          />
         </label>
         <div className="field-row">
           <label>
             <span>
               Kind <span className="ag-optional">optional</span>
             </span>
-            <input name="agent_kind" list={kinds} maxLength={64} autoComplete="off" value={fields.agent_kind} onChange={set('agent_kind')} placeholder="echo, weather, …" />
+            <input
+              name="agent_kind"
+              list={kinds}
+              maxLength={64}
+              autoComplete="off"
+              value={fields.agent_kind}
+              onChange={set('agent_kind')}
+              placeholder="echo, weather, …"
+            />
             <datalist id={kinds}>
               {KNOWN_KINDS.map((k) => (
                 <option key={k} value={k} />
@@ -70,7 +95,14 @@ export function RegisterAgentForm({ onRegistered, onClose }: { onRegistered(agen
             <span>
               Runtime <span className="ag-optional">optional</span>
             </span>
-            <input name="runtime_kind" maxLength={64} autoComplete="off" value={fields.runtime_kind} onChange={set('runtime_kind')} placeholder="node, python, …" />
+            <input
+              name="runtime_kind"
+              maxLength={64}
+              autoComplete="off"
+              value={fields.runtime_kind}
+              onChange={set('runtime_kind')}
+              placeholder="node, python, …"
+            />
           </label>
         </div>
         <details className="ag-own-token">
@@ -79,7 +111,15 @@ export function RegisterAgentForm({ onRegistered, onClose }: { onRegistered(agen
             <span>
               Token <span className="ag-optional">16–256 printable characters, no spaces; leave empty to have one generated</span>
             </span>
-            <input name="api_token" type="password" autoComplete="new-password" spellCheck={false} maxLength={256} value={fields.api_token} onChange={set('api_token')} />
+            <input
+              name="api_token"
+              type="password"
+              autoComplete="new-password"
+              spellCheck={false}
+              maxLength={256}
+              value={fields.api_token}
+              onChange={set('api_token')}
+            />
           </label>
         </details>
         <ErrorNote error={error} />

@@ -17,7 +17,14 @@ export function usePeople(ids: readonly number[]): (id: number | null) => string
     if (user.role !== 'ADMIN' || key === '') return;
     let live = true;
     const ids = key.split(',').map(Number);
-    void Promise.all(ids.map((id) => api.users.get(id).then((u) => [id, u.username] as const, () => [id, `user #${id}`] as const))).then((pairs) => {
+    void Promise.all(
+      ids.map((id) =>
+        api.users.get(id).then(
+          (u) => [id, u.username] as const,
+          () => [id, `user #${id}`] as const,
+        ),
+      ),
+    ).then((pairs) => {
       if (live) setRead((prev) => new Map([...prev, ...pairs]));
     });
     return () => {

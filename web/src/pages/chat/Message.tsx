@@ -16,7 +16,13 @@ interface Props {
 
 export const Message = memo(function Message({ item, mine, onRetry, onDiscard }: Props) {
   return (
-    <article className={`msg ${mine ? 'msg-mine' : 'msg-theirs'}`} data-testid="message" data-status={item.status} data-mine={mine || undefined} aria-label={`${mine ? 'You' : item.sender_name}`}>
+    <article
+      className={`msg ${mine ? 'msg-mine' : 'msg-theirs'}`}
+      data-testid="message"
+      data-status={item.status}
+      data-mine={mine || undefined}
+      aria-label={`${mine ? 'You' : item.sender_name}`}
+    >
       <header className="msg-head">
         <span className="msg-author">{mine ? 'You' : item.sender_name}</span>
         <Time iso={item.timestamp} />

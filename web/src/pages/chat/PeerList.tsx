@@ -45,7 +45,14 @@ export function PeerList({ selectedId, onPick }: { selectedId: number; onPick():
           <label className="sr-only" htmlFor="peer-filter">
             Filter agents
           </label>
-          <input id="peer-filter" type="search" className="chat-filter" placeholder="Filter agents" value={filter} onChange={(e) => setFilter(e.target.value)} />
+          <input
+            id="peer-filter"
+            type="search"
+            className="chat-filter"
+            placeholder="Filter agents"
+            value={filter}
+            onChange={(e) => setFilter(e.target.value)}
+          />
         </>
       ) : null}
       {loaded && peers.length === 1 ? <p className="chat-hint">No agents are registered yet; an admin adds them on the Agents page.</p> : null}
@@ -56,7 +63,13 @@ export function PeerList({ selectedId, onPick }: { selectedId: number; onPick():
           const selected = p.id === selectedId;
           return (
             <li key={p.id}>
-              <Link href={`/chat/${p.id}`} className={`chat-row${selected ? ' selected' : ''}`} aria-current={selected ? 'page' : undefined} onClick={onPick} data-testid="peer">
+              <Link
+                href={`/chat/${p.id}`}
+                className={`chat-row${selected ? ' selected' : ''}`}
+                aria-current={selected ? 'page' : undefined}
+                onClick={onPick}
+                data-testid="peer"
+              >
                 <span className={`presence ${p.online ? 'presence-on' : 'presence-off'}`} title={p.online ? 'Online' : 'Offline'} aria-hidden />
                 <span className="chat-row-main">
                   <span className="chat-row-title">{peerLabel(p)}</span>

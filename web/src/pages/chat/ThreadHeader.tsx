@@ -51,7 +51,15 @@ export function ThreadHeader({ peer, thread, onChanged }: Props) {
               <label className="sr-only" htmlFor="thread-rename">
                 Thread title
               </label>
-              <input id="thread-rename" value={title} maxLength={200} required onChange={(e) => setTitle(e.target.value)} onKeyDown={(e) => e.key === 'Escape' && setRenaming(false)} autoFocus />
+              <input
+                id="thread-rename"
+                value={title}
+                maxLength={200}
+                required
+                onChange={(e) => setTitle(e.target.value)}
+                onKeyDown={(e) => e.key === 'Escape' && setRenaming(false)}
+                autoFocus
+              />
               <Button type="submit" variant="primary" className="btn-small" busy={busy === 'rename'}>
                 Save
               </Button>
@@ -81,7 +89,12 @@ export function ThreadHeader({ peer, thread, onChanged }: Props) {
           >
             Rename
           </Button>
-          <Button className="btn-small" variant="ghost" busy={busy === 'pin'} onClick={() => void change('pin', { is_pinned: !thread.is_pinned }, thread.is_pinned ? 'Unpinned' : 'Pinned')}>
+          <Button
+            className="btn-small"
+            variant="ghost"
+            busy={busy === 'pin'}
+            onClick={() => void change('pin', { is_pinned: !thread.is_pinned }, thread.is_pinned ? 'Unpinned' : 'Pinned')}
+          >
             {thread.is_pinned ? 'Unpin' : 'Pin'}
           </Button>
           <Button

@@ -95,7 +95,13 @@ export function ThreadList({ peerId, peerName, threads, error, selectedId, onRel
             const selected = t.id === selectedId;
             return (
               <li key={t.id}>
-                <Link href={`/chat/${peerId}/${t.id}`} className={`chat-row${selected ? ' selected' : ''}`} aria-current={selected ? 'page' : undefined} onClick={onPick} data-testid="thread">
+                <Link
+                  href={`/chat/${peerId}/${t.id}`}
+                  className={`chat-row${selected ? ' selected' : ''}`}
+                  aria-current={selected ? 'page' : undefined}
+                  onClick={onPick}
+                  data-testid="thread"
+                >
                   <span className="chat-row-main">
                     <span className="chat-row-title">
                       {t.is_pinned ? (

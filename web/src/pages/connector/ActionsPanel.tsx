@@ -31,7 +31,13 @@ export function ActionsPanel({ view, unsaved, onDone }: Props) {
   const allowed = (a: ConnectorAction) => view.allowed_actions.includes(a);
   const off = (a: ConnectorAction) => !allowed(a) || busy !== undefined;
 
-  async function run<T>(action: NonNullable<typeof busy>, call: () => Promise<T>, done: (value: T) => void, failed: (err: unknown) => void, after: { enabled?: boolean; traceId?: (value: T) => string | undefined } = {}) {
+  async function run<T>(
+    action: NonNullable<typeof busy>,
+    call: () => Promise<T>,
+    done: (value: T) => void,
+    failed: (err: unknown) => void,
+    after: { enabled?: boolean; traceId?: (value: T) => string | undefined } = {},
+  ) {
     setBusy(action);
     let value: T | undefined;
     try {
@@ -83,7 +89,9 @@ export function ActionsPanel({ view, unsaved, onDone }: Props) {
 
       <section className="cx-action" aria-labelledby="cx-verify-title">
         <h3 id="cx-verify-title">Verify credentials</h3>
-        <p className="muted">Asks the platform whether the app ID and secret are accepted. Last verified: <Time iso={view.last_verified_at} />.</p>
+        <p className="muted">
+          Asks the platform whether the app ID and secret are accepted. Last verified: <Time iso={view.last_verified_at} />.
+        </p>
         <ActionButton action="verify" view={view} busy={busy === 'verify'} disabled={off('verify')} onClick={() => void verify()}>
           Verify
         </ActionButton>
@@ -125,7 +133,13 @@ export function ActionsPanel({ view, unsaved, onDone }: Props) {
           </small>
           <label htmlFor="cx-test-text">
             Text
-            <textarea id="cx-test-text" rows={2} value={text} placeholder="default: a test message with its trace ID" onChange={(e) => setText(e.target.value)} />
+            <textarea
+              id="cx-test-text"
+              rows={2}
+              value={text}
+              placeholder="default: a test message with its trace ID"
+              onChange={(e) => setText(e.target.value)}
+            />
           </label>
           <ActionButton action="test_message" view={view} type="submit" busy={busy === 'test_message'} disabled={off('test_message')}>
             Send test message
@@ -154,7 +168,15 @@ function ActionButton({ action, view, busy, disabled, variant, type = 'button', 
   const hintId = `cx-why-${action}`;
   return (
     <span className="cx-action-button">
-      <Button type={type} variant={variant} busy={busy} disabled={disabled} onClick={onClick} aria-describedby={reason ? hintId : undefined} data-action={action}>
+      <Button
+        type={type}
+        variant={variant}
+        busy={busy}
+        disabled={disabled}
+        onClick={onClick}
+        aria-describedby={reason ? hintId : undefined}
+        data-action={action}
+      >
         {children}
       </Button>
       {reason ? (

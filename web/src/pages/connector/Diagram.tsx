@@ -39,7 +39,17 @@ export function LifecycleDiagram({ machine, current, allowed, compact }: Props) 
         </desc>
         <defs>
           {(['idle', 'active'] as const).map((kind) => (
-            <marker key={kind} id={`${id}-arrow-${kind}`} viewBox="0 0 10 10" refX="9" refY="5" markerWidth="8" markerHeight="8" markerUnits="userSpaceOnUse" orient="auto-start-reverse">
+            <marker
+              key={kind}
+              id={`${id}-arrow-${kind}`}
+              viewBox="0 0 10 10"
+              refX="9"
+              refY="5"
+              markerWidth="8"
+              markerHeight="8"
+              markerUnits="userSpaceOnUse"
+              orient="auto-start-reverse"
+            >
               <path d="M 0 0 L 10 5 L 0 10 z" className={`cx-arrow cx-arrow-${kind}`} />
             </marker>
           ))}

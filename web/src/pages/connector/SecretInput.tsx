@@ -25,7 +25,8 @@ export function SecretInput({ id, label, help, isSet, removable, edit, error, di
   const typing = !isSet || edit.mode === 'replace';
   const value = edit.mode === 'replace' ? edit.value : '';
   const helpId = `${id}-help`;
-  const status = edit.mode === 'clear' ? 'will be removed' : edit.mode === 'replace' && value.trim() !== '' ? (isSet ? 'will be replaced' : 'will be set') : undefined;
+  const status =
+    edit.mode === 'clear' ? 'will be removed' : edit.mode === 'replace' && value.trim() !== '' ? (isSet ? 'will be replaced' : 'will be set') : undefined;
 
   function replace() {
     onChange({ mode: 'replace', value: '' });
@@ -57,7 +58,13 @@ export function SecretInput({ id, label, help, isSet, removable, edit, error, di
             aria-invalid={error ? true : undefined}
             onChange={(e) => onChange(e.target.value === '' && !isSet ? { mode: 'keep' } : { mode: 'replace', value: e.target.value })}
           />
-          <Button className="btn-small" onClick={() => setShown((s) => !s)} aria-pressed={shown} disabled={disabled} aria-label={`${shown ? 'Hide' : 'Show'} ${label.toLowerCase()}`}>
+          <Button
+            className="btn-small"
+            onClick={() => setShown((s) => !s)}
+            aria-pressed={shown}
+            disabled={disabled}
+            aria-label={`${shown ? 'Hide' : 'Show'} ${label.toLowerCase()}`}
+          >
             {shown ? 'Hide' : 'Show'}
           </Button>
           {isSet ? (

@@ -13,7 +13,8 @@ import { FieldNotes } from './FieldNotes';
 import { SecretInput } from './SecretInput';
 import type { ConnectorForm } from './useConnectorForm';
 
-const CONFLICT = 'Someone else changed the connector meanwhile. The form now shows the latest version with your unsaved changes on top: check them and save again.';
+const CONFLICT =
+  'Someone else changed the connector meanwhile. The form now shows the latest version with your unsaved changes on top: check them and save again.';
 
 interface Props {
   form: ConnectorForm;
@@ -94,7 +95,11 @@ export function SettingsForm({ form, onChanged }: Props) {
     onChange: (e: ChangeEvent<HTMLInputElement | HTMLTextAreaElement>) => set(field, e.target.value),
   });
 
-  const text = (field: 'connector_name' | 'app_id' | 'prefix_command' | 'callback_url', help: string, extra: { placeholder?: string; type?: string; autoComplete?: string } = {}) => (
+  const text = (
+    field: 'connector_name' | 'app_id' | 'prefix_command' | 'callback_url',
+    help: string,
+    extra: { placeholder?: string; type?: string; autoComplete?: string } = {},
+  ) => (
     <Field id={`cx-${field}`} label={FIELD_LABELS[field]} help={help} error={errors[field]}>
       <input {...editable(field)} type={extra.type ?? 'text'} placeholder={extra.placeholder} autoComplete={extra.autoComplete ?? 'off'} />
     </Field>
@@ -103,7 +108,14 @@ export function SettingsForm({ form, onChanged }: Props) {
   const check = (field: 'allow_dm' | 'allow_group_mention' | 'mention_required' | 'ignore_bot_messages', help: string) => (
     <div className="cx-check">
       <label className="check" htmlFor={`cx-${field}`}>
-        <input id={`cx-${field}`} type="checkbox" checked={values[field]} disabled={saving} aria-describedby={`cx-${field}-help`} onChange={(e) => set(field, e.target.checked)} />
+        <input
+          id={`cx-${field}`}
+          type="checkbox"
+          checked={values[field]}
+          disabled={saving}
+          aria-describedby={`cx-${field}-help`}
+          onChange={(e) => set(field, e.target.checked)}
+        />
         {FIELD_LABELS[field]}
       </label>
       <FieldNotes id={`cx-${field}`} help={help} />
@@ -133,7 +145,11 @@ export function SettingsForm({ form, onChanged }: Props) {
   return (
     <Card title={creating ? 'New connector' : 'Settings'} className="cx-settings">
       <form onSubmit={submit} noValidate aria-label="Connector settings">
-        {creating ? <p className="notice">No connector exists yet. Fill in the app's credentials from the platform's developer console and create it; it starts as a draft.</p> : null}
+        {creating ? (
+          <p className="notice">
+            No connector exists yet. Fill in the app's credentials from the platform's developer console and create it; it starts as a draft.
+          </p>
+        ) : null}
         <fieldset>
           <legend>Credentials</legend>
           {text('connector_name', 'Shown here and in the log.')}
@@ -154,7 +170,12 @@ export function SettingsForm({ form, onChanged }: Props) {
         </fieldset>
         <fieldset>
           <legend>Delivery</legend>
-          <Field id="cx-rate_limit_per_minute" label={FIELD_LABELS.rate_limit_per_minute} help="Most answers sent to the platform per minute (1–6000)." error={errors.rate_limit_per_minute}>
+          <Field
+            id="cx-rate_limit_per_minute"
+            label={FIELD_LABELS.rate_limit_per_minute}
+            help="Most answers sent to the platform per minute (1–6000)."
+            error={errors.rate_limit_per_minute}
+          >
             <input
               id="cx-rate_limit_per_minute"
               type="number"
@@ -169,10 +190,14 @@ export function SettingsForm({ form, onChanged }: Props) {
               onChange={(e) => set('rate_limit_per_minute', e.target.value)}
             />
           </Field>
-          {text('callback_url', 'The event callback address configured for the app on the platform, kept for reference (the hub receives events over its long connection).', {
-            type: 'url',
-            placeholder: 'https://…',
-          })}
+          {text(
+            'callback_url',
+            'The event callback address configured for the app on the platform, kept for reference (the hub receives events over its long connection).',
+            {
+              type: 'url',
+              placeholder: 'https://…',
+            },
+          )}
         </fieldset>
 
         {consequence ? (
@@ -202,12 +227,26 @@ export function SettingsForm({ form, onChanged }: Props) {
               {refusal}
             </small>
           ) : null}
-          <Button type="submit" variant="primary" busy={saving} disabled={!dirty || refusal !== undefined} aria-describedby={refusal ? 'cx-why-update' : undefined}>
+          <Button
+            type="submit"
+            variant="primary"
+            busy={saving}
+            disabled={!dirty || refusal !== undefined}
+            aria-describedby={refusal ? 'cx-why-update' : undefined}
+          >
             {creating ? 'Create connector' : 'Save changes'}
           </Button>
         </div>
       </form>
-      <ConfirmDialog open={confirming} title="Send the connector back to draft?" confirmLabel="Save and go back to draft" danger={base.state === 'enabled'} busy={saving} onConfirm={() => void save(true)} onCancel={() => setConfirming(false)}>
+      <ConfirmDialog
+        open={confirming}
+        title="Send the connector back to draft?"
+        confirmLabel="Save and go back to draft"
+        danger={base.state === 'enabled'}
+        busy={saving}
+        onConfirm={() => void save(true)}
+        onCancel={() => setConfirming(false)}
+      >
         <p>{consequence}</p>
         <p className="muted">Changed: {form.changed.map((f) => FIELD_LABELS[f]).join(', ')}</p>
       </ConfirmDialog>

@@ -189,7 +189,15 @@ export function layoutMachine(machine: MachineInput, options: LayoutOptions = {}
     const row = Math.floor(i / columns);
     const col = row % 2 === 0 ? i % columns : columns - 1 - (i % columns);
     cells.set(state, { row, col });
-    return { state, x: col * (NODE_W + metrics.gapX), y: row * (height + metrics.gapY), width: NODE_W, height, loops: loops.get(state)!, loopLines: loopLines.get(state)! };
+    return {
+      state,
+      x: col * (NODE_W + metrics.gapX),
+      y: row * (height + metrics.gapY),
+      width: NODE_W,
+      height,
+      loops: loops.get(state)!,
+      loopLines: loopLines.get(state)!,
+    };
   });
   const byState = new Map(nodes.map((n) => [n.state, n]));
   const mid: Point = {
@@ -234,10 +242,30 @@ export function layoutMachine(machine: MachineInput, options: LayoutOptions = {}
     label: { x: start.x + (initial.x - start.x) / 2, y: start.y - LABEL_GAP, anchor: 'middle', lines: createLines },
   });
 
-  return { viewBox: bounds(nodes, edges, start, metrics), notes, lineHeight: metrics.lineH, nameBaseline: 21, listBaseline: NAME_H + metrics.lineH, nodes, edges, start };
+  return {
+    viewBox: bounds(nodes, edges, start, metrics),
+    notes,
+    lineHeight: metrics.lineH,
+    nameBaseline: 21,
+    listBaseline: NAME_H + metrics.lineH,
+    nodes,
+    edges,
+    start,
+  };
 }
 
-function straightEdge(key: string, fromState: string, toState: string, from: NodeBox, to: NodeBox, paired: boolean, lines: string[], events: string[], mid: Point, metrics: Metrics): DiagramEdge {
+function straightEdge(
+  key: string,
+  fromState: string,
+  toState: string,
+  from: NodeBox,
+  to: NodeBox,
+  paired: boolean,
+  lines: string[],
+  events: string[],
+  mid: Point,
+  metrics: Metrics,
+): DiagramEdge {
   const a = center(from);
   const b = center(to);
   const len = Math.hypot(b.x - a.x, b.y - a.y) || 1;
@@ -255,7 +283,15 @@ function straightEdge(key: string, fromState: string, toState: string, from: Nod
   // A lone edge puts its label on the side away from the middle of the picture, where there is room.
   let side = n;
   if (!paired && (m.x - mid.x) * n.x + (m.y - mid.y) * n.y < 0) side = { x: -n.x, y: -n.y };
-  return { key, from: fromState, to: toState, events, kind: 'straight', path: `M ${fmt(head)} L ${fmt(tail)}`, label: placeLabel(m, side, lines, metrics.lineH) };
+  return {
+    key,
+    from: fromState,
+    to: toState,
+    events,
+    kind: 'straight',
+    path: `M ${fmt(head)} L ${fmt(tail)}`,
+    label: placeLabel(m, side, lines, metrics.lineH),
+  };
 }
 
 /** A label beside point `m`, pushed out along `side` (a unit vector), anchored so it grows away. */
@@ -277,7 +313,10 @@ function placeLabel(m: Point, side: Point, lines: string[], lineH: number): Edge
  * so that no two arcs on the same side share a level where they overlap, and where several arcs
  * meet one state they are spread along its edge, nested so they never cross.
  */
-function routeArcs(arcs: Array<{ key: string; from: NodeBox; to: NodeBox; below: boolean; span: number; labels: string[][]; events: string[] }>, metrics: Metrics): DiagramEdge[] {
+function routeArcs(
+  arcs: Array<{ key: string; from: NodeBox; to: NodeBox; below: boolean; span: number; labels: string[][]; events: string[] }>,
+  metrics: Metrics,
+): DiagramEdge[] {
   const level = new Map<string, number>();
   const sorted = [...arcs].sort((a, b) => a.span - b.span);
   for (const arc of sorted) {
@@ -410,16 +449,20 @@ export interface ActionOutcome {
 export function outcomesFrom(machine: MachineInput, current: string, allowed: readonly string[]): ActionOutcome[] {
   return allowed.map((action) => {
     const event = ACTION_EVENTS[action as ConnectorAction] ?? action.toUpperCase();
-    const outcomes = machine.transitions.filter((t) => t.from === current && t.event === event).map((t) => (t.guard ? { to: t.to, guard: t.guard } : { to: t.to }));
+    const outcomes = machine.transitions
+      .filter((t) => t.from === current && t.event === event)
+      .map((t) => (t.guard ? { to: t.to, guard: t.guard } : { to: t.to }));
     return { action, event, outcomes };
   });
 }
 
 /** "stays draft" / "→ verified" / "→ draft if changes credentials, otherwise stays enabled". */
 export function describeOutcome(current: string, o: ActionOutcome): string {
-  const parts = [...o.outcomes].sort((a, b) => Number(!a.guard) - Number(!b.guard)).map((t) => {
-    const where = t.to === current ? `stays ${current}` : `→ ${t.to}`;
-    return t.guard ? `${where} if ${humanize(t.guard)}` : o.outcomes.length > 1 ? `otherwise ${where}` : where;
-  });
+  const parts = [...o.outcomes]
+    .sort((a, b) => Number(!a.guard) - Number(!b.guard))
+    .map((t) => {
+      const where = t.to === current ? `stays ${current}` : `→ ${t.to}`;
+      return t.guard ? `${where} if ${humanize(t.guard)}` : o.outcomes.length > 1 ? `otherwise ${where}` : where;
+    });
   return parts.length > 0 ? parts.join(', ') : 'not possible';
 }

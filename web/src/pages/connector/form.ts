@@ -2,7 +2,14 @@
 // request body a save sends (only what changed; secrets only when replaced or removed), checks with
 // the hub's own field schemas before sending, and carrying unsaved edits over a newer copy after a
 // conflict. Pure, so it is tested without a browser.
-import { connectorFieldsBody, CredentialFields, SecretFields, type ConnectorFieldsInput, type ConnectorView, type SecretField } from '../../../../src/protocol/connector.js';
+import {
+  connectorFieldsBody,
+  CredentialFields,
+  SecretFields,
+  type ConnectorFieldsInput,
+  type ConnectorView,
+  type SecretField,
+} from '../../../../src/protocol/connector.js';
 import { formatZodError } from '../../../../src/protocol/validation.js';
 
 /** What the admin wants done with a secret: nothing, a new value, or removing it. */
@@ -97,7 +104,10 @@ export function changesCredentials(body: ConnectorFieldsInput): boolean {
  */
 export function saveConsequence(view: ConnectorView, body: ConnectorFieldsInput): string | undefined {
   if (view.id === 0 || view.state === 'draft' || !changesCredentials(body)) return undefined;
-  const stops = view.state === 'enabled' ? ' It stops receiving and sending messages until it is verified and enabled again.' : ' It must be verified again before it can be enabled.';
+  const stops =
+    view.state === 'enabled'
+      ? ' It stops receiving and sending messages until it is verified and enabled again.'
+      : ' It must be verified again before it can be enabled.';
   return `Saving changes the credentials, so the connector goes back from ${view.state} to draft.${stops}`;
 }
 

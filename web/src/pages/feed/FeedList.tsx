@@ -124,11 +124,25 @@ export function FeedList({ rows, history, historyError, filtered, filterKey, loa
             {items.map((item) => {
               const row = shown[item.index];
               return (
-                <div key={item.key} data-index={item.index} ref={virtualizer.measureElement} className="feed-slot" style={{ transform: `translateY(${item.start}px)` }}>
+                <div
+                  key={item.key}
+                  data-index={item.index}
+                  ref={virtualizer.measureElement}
+                  className="feed-slot"
+                  style={{ transform: `translateY(${item.start}px)` }}
+                >
                   {row ? (
                     <Row row={row} open={expanded.has(row.id)} toggle={toggle} />
                   ) : (
-                    <End count={shown.length} history={history} error={historyError} filtered={filtered} load={() => ((budget.current = AUTO_PAGES), loadOlder())} clear={clearFilters} maxRows={maxRows} />
+                    <End
+                      count={shown.length}
+                      history={history}
+                      error={historyError}
+                      filtered={filtered}
+                      load={() => ((budget.current = AUTO_PAGES), loadOlder())}
+                      clear={clearFilters}
+                      maxRows={maxRows}
+                    />
                   )}
                 </div>
               );
@@ -158,7 +172,23 @@ const Row = memo(function Row({ row, open, toggle }: { row: FeedRow; open: boole
   );
 });
 
-function End({ count, history, error, filtered, load, clear, maxRows }: { count: number; history: HistoryStatus; error: unknown; filtered: boolean; load(): void; clear(): void; maxRows: number }) {
+function End({
+  count,
+  history,
+  error,
+  filtered,
+  load,
+  clear,
+  maxRows,
+}: {
+  count: number;
+  history: HistoryStatus;
+  error: unknown;
+  filtered: boolean;
+  load(): void;
+  clear(): void;
+  maxRows: number;
+}) {
   let body;
   if (history === 'loading' || history === 'idle') {
     body = (

@@ -46,7 +46,8 @@ function Weather({ w }: { w: WeatherUpdatePayload }) {
 }
 
 const where = (file: string, line?: number) => (line === undefined ? file : `${file}:${line}`);
-const more = (total: number) => (total > MAX_FINDINGS ? <p className="muted">…and {plural(total - MAX_FINDINGS, 'more finding')}, in the raw payload below.</p> : null);
+const more = (total: number) =>
+  total > MAX_FINDINGS ? <p className="muted">…and {plural(total - MAX_FINDINGS, 'more finding')}, in the raw payload below.</p> : null;
 
 function Review({ r }: { r: CodeReviewPayload }) {
   const verdict = VERDICTS[r.verdict];

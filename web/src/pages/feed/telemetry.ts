@@ -21,7 +21,9 @@ export const TYPE_LABELS: Record<FeedType, string> = {
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export function weatherOf(payload: unknown): WeatherUpdatePayload | undefined {
-  return isObject(payload) && typeof payload['location'] === 'string' && typeof payload['temperature_c'] === 'number' ? (payload as unknown as WeatherUpdatePayload) : undefined;
+  return isObject(payload) && typeof payload['location'] === 'string' && typeof payload['temperature_c'] === 'number'
+    ? (payload as unknown as WeatherUpdatePayload)
+    : undefined;
 }
 
 export function reviewOf(payload: unknown): CodeReviewPayload | undefined {

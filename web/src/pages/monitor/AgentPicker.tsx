@@ -54,7 +54,11 @@ export function AgentPicker({ agents, selected, conversations, unseen }: Props) 
                   <span className="mon-picker-name">
                     {agent.username}
                     <span className="sr-only">{agent.online ? ', online' : ', offline'}</span>
-                    {last ? <span className="mon-picker-last">{last.kind === 'agent' ? 'answered' : 'Butler wrote'} {new Date(last.timestamp).toLocaleTimeString()}</span> : null}
+                    {last ? (
+                      <span className="mon-picker-last">
+                        {last.kind === 'agent' ? 'answered' : 'Butler wrote'} {new Date(last.timestamp).toLocaleTimeString()}
+                      </span>
+                    ) : null}
                   </span>
                   {count > 0 ? (
                     <span className="badge badge-accent" data-testid="unseen">

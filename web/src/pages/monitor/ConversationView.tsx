@@ -62,8 +62,8 @@ export function ConversationView({ agentId, agent, conversation = EMPTY_CONVERSA
           {!loaded && loading ? <Loading what="the conversation" /> : null}
           {loaded && entries.length === 0 ? (
             <Empty>
-              Butler and {name} have not talked yet. Their messages appear here as they are sent: Butler’s questions, the commands it sends once a human approves them, and
-              the agent’s answers.
+              Butler and {name} have not talked yet. Their messages appear here as they are sent: Butler’s questions, the commands it sends once a human
+              approves them, and the agent’s answers.
             </Empty>
           ) : null}
           {entries.map((entry) => {

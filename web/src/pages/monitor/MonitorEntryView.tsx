@@ -6,7 +6,15 @@ import type { MonitorEntry } from '../../state/monitorEntries';
 
 const timeOf = (iso: string) => new Date(iso).toLocaleTimeString();
 
-export const MonitorEntryView = memo(function MonitorEntryView({ entry, agentName, answers }: { entry: MonitorEntry; agentName: string; answers?: MonitorEntry | undefined }) {
+export const MonitorEntryView = memo(function MonitorEntryView({
+  entry,
+  agentName,
+  answers,
+}: {
+  entry: MonitorEntry;
+  agentName: string;
+  answers?: MonitorEntry | undefined;
+}) {
   const badge =
     entry.kind === 'directive' ? (
       <Badge tone="warn">Directive</Badge>

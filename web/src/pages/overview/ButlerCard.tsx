@@ -32,7 +32,11 @@ export function ButlerCard({ butler, admin }: { butler: UserView | undefined; ad
             <dt>Pending approvals</dt>
             <dd data-testid="pending-approvals">
               {count === undefined ? (
-                pending.error ? '—' : '…'
+                pending.error ? (
+                  '—'
+                ) : (
+                  '…'
+                )
               ) : (
                 <Link href="/approvals">
                   {count >= PENDING_LIMIT ? `${PENDING_LIMIT}+` : count}
@@ -80,7 +84,8 @@ function ButlerActivity() {
         ) : actor.data ? (
           <>
             <span>
-              {actor.data.state}: {number('conversations') ?? 0} conversation{number('conversations') === 1 ? '' : 's'}, {number('open_agent_requests') ?? 0} agent request
+              {actor.data.state}: {number('conversations') ?? 0} conversation{number('conversations') === 1 ? '' : 's'}, {number('open_agent_requests') ?? 0}{' '}
+              agent request
               {number('open_agent_requests') === 1 ? '' : 's'} open
             </span>
             <Button className="btn-small" variant="ghost" busy={actor.loading} onClick={() => void actor.reload()}>

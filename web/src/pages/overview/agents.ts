@@ -39,6 +39,9 @@ export function countPresence(agents: Iterable<AgentLike>): PresenceCounts {
 export function matchesAgent(agent: AgentLike, query: string): boolean {
   const words = query.toLowerCase().split(/\s+/).filter(Boolean);
   if (words.length === 0) return true;
-  const text = [agent.username, agent.agent_kind, agent.runtime_kind, agent.status, agent.description, agent.last_report].filter(Boolean).join('\n').toLowerCase();
+  const text = [agent.username, agent.agent_kind, agent.runtime_kind, agent.status, agent.description, agent.last_report]
+    .filter(Boolean)
+    .join('\n')
+    .toLowerCase();
   return words.every((w) => text.includes(w));
 }
