@@ -152,7 +152,7 @@ export const butlerMachine = butlerSetup.createMachine({
   },
 });
 
-interface Adoption {
+export interface Adoption {
   key: string;
   actor: ConversationActor;
 }
