@@ -1,7 +1,9 @@
 // Configuration: parsed once from the environment (plus `.env`) into a frozen, typed object by one
 // zod schema: each variable, then the rules between variables (`superRefine`), then the `Config`.
 // Nothing is parsed at import time; tests call `parseConfig` with a plain object.
+import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseDotenv } from 'dotenv';
@@ -88,6 +90,18 @@ const envSchema = z.object({
   METRICS_TOKEN: optionalString,
   // Not `unsetIfEmpty`: `WEB_DIR=` is how a hub is told to serve no dashboard.
   WEB_DIR: z.string().optional(),
+  // Cluster mode: set, it joins the other nodes on this Redis (PostgreSQL only).
+  REDIS_URL: optionalString,
+  NODE_ID: z.preprocess(
+    unsetIfEmpty,
+    z
+      .string()
+      .trim()
+      .max(64)
+      .regex(/^[A-Za-z0-9._:-]+$/, 'must be letters, digits and . _ : -')
+      .optional(),
+  ),
+  CLUSTER_NODE_TTL: z.string().default('10s'),
   // A header value: one line of printable text (a line break would end the header).
   WEB_CSP: z.preprocess(
     unsetIfEmpty,
@@ -149,6 +163,14 @@ export interface ButlerConfig {
   readonly agentCommands: 'approval' | 'allow' | 'deny';
 }
 
+export interface ClusterConfig {
+  readonly redisUrl: string;
+  /** Names this node in logs, metrics and inspection (NODE_ID; default host-pid-random). */
+  readonly nodeId: string;
+  /** A node silent for this long no longer counts: its sockets go offline unless held elsewhere. */
+  readonly nodeTtlMs: number;
+}
+
 export interface Config {
   readonly env: string;
   readonly isProduction: boolean;
@@ -198,6 +220,8 @@ export interface Config {
     /** Bearer token a scraper must send to GET /metrics; unset: the endpoint is open. */
     readonly token: string | undefined;
   };
+  /** Cluster mode (REDIS_URL set): this node's name and how long a silent node's sockets still count. */
+  readonly cluster: ClusterConfig | undefined;
   /** Folder of the built dashboard, served at `/`; undefined: `WEB_DIR=` (empty), no dashboard. */
   readonly webDir: string | undefined;
   /** Content-Security-Policy header of the dashboard's HTML pages. */
@@ -236,6 +260,7 @@ function derive(e: Env) {
     butlerStreamIdle: parseDurationSeconds(e.BUTLER_STREAM_IDLE_TIMEOUT),
     butlerAuth: parseDurationSeconds(e.BUTLER_AUTH_TIMEOUT),
     butlerAgentReply: parseDurationSeconds(e.BUTLER_AGENT_REPLY_TIMEOUT),
+    clusterNodeTtl: parseDurationSeconds(e.CLUSTER_NODE_TTL),
   };
   return { ...e, isProduction, admin, loginMaxFailuresPerAddress, hardFrameBytes, databaseUrl: e.DATABASE_URL ?? e.DB_DSN, seconds };
 }
@@ -251,6 +276,14 @@ function checkRules(s: Settings, ctx: z.RefinementCtx): void {
   const problem = (variable: keyof Env, message: string) => ctx.addIssue({ code: 'custom', path: [variable], message });
 
   if (s.DB_DRIVER !== 'sqlite' && !s.databaseUrl) problem('DATABASE_URL', 'DATABASE_URL (or DB_DSN) is required when DB_DRIVER=postgres');
+  if (s.REDIS_URL !== undefined) {
+    // Every node must read and write one store; a SQLite file belongs to one process on one machine.
+    if (s.DB_DRIVER === 'sqlite') problem('REDIS_URL', 'REDIS_URL (cluster mode) needs DB_DRIVER=postgres: nodes cannot share a SQLite file');
+    if (!/^rediss?:\/\//.test(s.REDIS_URL) || !URL.canParse(s.REDIS_URL))
+      problem('REDIS_URL', `REDIS_URL must be a redis:// or rediss:// URL (got "${redactUrl(s.REDIS_URL)}")`);
+  }
+  if (s.seconds.clusterNodeTtl === undefined || s.seconds.clusterNodeTtl < 2)
+    problem('CLUSTER_NODE_TTL', `CLUSTER_NODE_TTL must be a duration of at least 2s, such as 10s (got "${s.CLUSTER_NODE_TTL}")`);
   if (s.seconds.loginFailureWindow === undefined) {
     problem('LOGIN_FAILURE_WINDOW', `LOGIN_FAILURE_WINDOW must be a duration such as 15m or 900 (got "${s.LOGIN_FAILURE_WINDOW}")`);
   }
@@ -370,6 +403,7 @@ function build(s: Settings, cwd: string): Config {
       idleTimeoutSeconds: s.WS_IDLE_TIMEOUT,
     },
     metrics: { enabled: s.METRICS_ENABLED, token: s.METRICS_TOKEN },
+    cluster: s.REDIS_URL === undefined ? undefined : { redisUrl: s.REDIS_URL, nodeId: s.NODE_ID ?? defaultNodeId(), nodeTtlMs: ms(s.seconds.clusterNodeTtl) },
     webDir: s.WEB_DIR === undefined ? defaultWebDir(cwd) : s.WEB_DIR.trim() === '' ? undefined : resolve(cwd, s.WEB_DIR.trim()),
     webCsp: s.WEB_CSP ?? DEFAULT_WEB_CSP,
     warnings: warningsOf(s),
@@ -411,6 +445,24 @@ function defaultWebDir(cwd: string): string {
     const parent = dirname(dir);
     if (parent === dir) return resolve(cwd, 'dist', 'web');
     dir = parent;
+  }
+}
+
+/** A node's default name: its host, its pid and a random suffix (two nodes on one host never share it). */
+function defaultNodeId(): string {
+  return `${hostname()
+    .replace(/[^A-Za-z0-9._-]/g, '-')
+    .slice(0, 40)}-${process.pid}-${randomBytes(3).toString('hex')}`;
+}
+
+/** A URL without its password, for a message that may be logged. */
+function redactUrl(text: string): string {
+  try {
+    const url = new URL(text);
+    if (url.password) url.password = '***';
+    return url.toString();
+  } catch {
+    return text.replace(/:[^:@/]*@/, ':***@');
   }
 }
 

@@ -503,3 +503,33 @@ describe('loadConfig', () => {
     });
   });
 });
+
+describe('cluster settings', () => {
+  const pg = { DB_DRIVER: 'postgres', DATABASE_URL: 'postgres://127.0.0.1/test', JWT_SECRET: 'x'.repeat(32) };
+  it('are off without REDIS_URL', () => {
+    expect(parseConfig({ ...pg }).cluster).toBeUndefined();
+  });
+  it('turn on with REDIS_URL, with a default node id and a 10 s node TTL', () => {
+    const config = parseConfig({ ...pg, REDIS_URL: 'redis://127.0.0.1:6379' });
+    expect(config.cluster).toMatchObject({ redisUrl: 'redis://127.0.0.1:6379', nodeTtlMs: 10_000 });
+    expect(config.cluster!.nodeId).toMatch(new RegExp(`-${process.pid}-[0-9a-f]{6}$`));
+    expect(parseConfig({ ...pg, REDIS_URL: 'redis://127.0.0.1:6379', NODE_ID: 'node-a', CLUSTER_NODE_TTL: '3s' }).cluster).toMatchObject({
+      nodeId: 'node-a',
+      nodeTtlMs: 3000,
+    });
+  });
+  it('refuse a SQLite store, a URL that is not Redis (without echoing its password) and a TTL under 2 s', () => {
+    expect(() => parseConfig({ REDIS_URL: 'redis://127.0.0.1:6379', JWT_SECRET: 'x'.repeat(32) })).toThrow(/needs DB_DRIVER=postgres/);
+    const bad = (() => {
+      try {
+        parseConfig({ ...pg, REDIS_URL: 'http://user:hunter2@host:1' });
+      } catch (err) {
+        return String(err);
+      }
+    })();
+    expect(bad).toMatch(/REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL/);
+    expect(bad).not.toContain('hunter2');
+    expect(() => parseConfig({ ...pg, REDIS_URL: 'redis://127.0.0.1', CLUSTER_NODE_TTL: '1s' })).toThrow(/CLUSTER_NODE_TTL must be a duration of at least 2s/);
+    expect(() => parseConfig({ ...pg, REDIS_URL: 'redis://127.0.0.1', NODE_ID: 'a b' })).toThrow(/NODE_ID/);
+  });
+});
