@@ -61,6 +61,7 @@ export async function attachCluster(options: ClusterAttachOptions) {
     async onAcquired(epoch) {
       log.info({ epoch }, 'this node leads: it runs Butler, authorization expiry and the chat-platform connection');
       await butler.lead();
+      await endOrphanedStreams();
       await connector.start();
     },
     onLost(reason) {
@@ -70,7 +71,25 @@ export async function attachCluster(options: ClusterAttachOptions) {
     },
   });
 
+  /** Answers the previous leader was streaming when it stopped: ended with what they said and a note. */
+  async function endOrphanedStreams(): Promise<void> {
+    let orphans: Awaited<ReturnType<ClusterNode['takeOrphanedStreams']>> = [];
+    try {
+      orphans = await node.takeOrphanedStreams();
+    } catch (err) {
+      return log.warn({ err }, "could not read the previous leader's open streams");
+    }
+    for (const o of orphans) {
+      const envelope = { target_id: o.targetId, conversation_id: o.conversationId ?? undefined, stream_id: o.streamId };
+      const note = '[This answer was cut off: the hub node writing it stopped. Please ask again.]';
+      core.pipeline.submit(butler.principal, { type: 'CHAT', payload: o.text ? `${o.text}\n\n${note}` : note, ...envelope });
+      core.pipeline.submit(butler.principal, { type: 'CHAT_STREAM_END', payload: '', ...envelope });
+    }
+    if (orphans.length > 0) log.warn({ streams: orphans.length }, "ended the answers the previous leader was streaming when it stopped");
+  }
+
   await node.attach({
+    butlerId: butler.principal.id,
     deliver: (deliveries) => core.router.send({ type: 'DELIVER', deliveries }),
     round: (fn) => core.sendBatch.run(fn),
     presence: (userId, patch) => core.pipeline.presence(userId, patch),
