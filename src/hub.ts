@@ -21,7 +21,6 @@ import { createAuth } from './root/auth.js';
 import { createCore, type RouterActor } from './root/core.js';
 import { createHttpEdge, createHubInspection, createWsEdge } from './root/edges.js';
 import { createBootstrap, createButlerFeature, createConnectorFeature, createServices } from './root/features.js';
-import { attachCluster, createClusterStage } from './root/cluster.js';
 import { createRepos, migrateStore } from './root/storage.js';
 import type { Lease } from './cluster/lease.js';
 import { createShutdown } from './shutdown.js';
@@ -124,14 +123,28 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     const migrations = await migrateStore({ store, logger, migrationsDir: options.migrationsDir });
     const repos = createRepos({ store });
 
-    const cluster = config.cluster ? await createClusterStage({ config: { ...config, cluster: config.cluster }, repos, clock, logger, metrics }) : undefined;
+    // Loaded only in cluster mode: a single node never loads ioredis.
+    const clusterStage = config.cluster ? await import('./root/cluster.js') : undefined;
+    const cluster =
+      config.cluster && clusterStage
+        ? await clusterStage.createClusterStage({ config: { ...config, cluster: config.cluster }, repos, clock, logger, metrics })
+        : undefined;
     if (cluster) shutdown.add('close the cluster link', () => cluster.node.close());
     const core = createCore({ store, repos, clock, logger, metrics, wsMeter, cluster: cluster?.node });
     shutdown.add('close sockets with 1001', () => core.router.send({ type: 'SHUTDOWN' }));
     shutdown.add('commit everything queued', () => core.pipeline.drain());
     shutdown.add('stop the router', () => core.router.stop());
 
-    const auth = createAuth({ config, store, repos, clock, sessions: core.sessions, jwtSecret, passwordCost: options.passwordCost });
+    const auth = createAuth({
+      config,
+      store,
+      repos,
+      clock,
+      sessions: core.sessions,
+      jwtSecret,
+      passwordCost: options.passwordCost,
+      redis: cluster?.node.link.commands,
+    });
 
     const connector = createConnectorFeature({ config, store, repos, core, clock, logger, metrics, jwtSecret });
     shutdown.add('stop platform events', () => connector.stop());
@@ -186,7 +199,16 @@ export async function startHub(options: HubOptions): Promise<Hub> {
 
     const inspection = createHubInspection({ core, ws, butler, connector });
     if (cluster) {
-      lease = await attachCluster({ config: { ...config, cluster: config.cluster! }, ...cluster, core, butler, connector, inspection, clock, logger });
+      lease = await clusterStage!.attachCluster({
+        config: { ...config, cluster: config.cluster! },
+        ...cluster,
+        core,
+        butler,
+        connector,
+        inspection,
+        clock,
+        logger,
+      });
       const held = lease;
       shutdown.add('release the lease', () => held.stop());
       shutdown.add('leave the cluster', () => cluster.node.leave());
@@ -203,7 +225,8 @@ export async function startHub(options: HubOptions): Promise<Hub> {
         store,
         migrations,
         stopping: () => shutdown.begun,
-        degraded: () => (cluster && !cluster.node.link.up ? `redis unreachable (${cluster.node.link.reason ?? 'reconnecting'}): serving this node's sockets only` : undefined),
+        degraded: () =>
+          cluster && !cluster.node.link.up ? `redis unreachable (${cluster.node.link.reason ?? 'reconnecting'}): serving this node's sockets only` : undefined,
         logger,
       }),
       inspection,

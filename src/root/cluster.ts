@@ -85,7 +85,7 @@ export async function attachCluster(options: ClusterAttachOptions) {
       core.pipeline.submit(butler.principal, { type: 'CHAT', payload: o.text ? `${o.text}\n\n${note}` : note, ...envelope });
       core.pipeline.submit(butler.principal, { type: 'CHAT_STREAM_END', payload: '', ...envelope });
     }
-    if (orphans.length > 0) log.warn({ streams: orphans.length }, "ended the answers the previous leader was streaming when it stopped");
+    if (orphans.length > 0) log.warn({ streams: orphans.length }, 'ended the answers the previous leader was streaming when it stopped');
   }
 
   await node.attach({
