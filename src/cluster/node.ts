@@ -49,6 +49,8 @@ export interface ClusterParts {
   closeAll(code: number, reason: string): void;
   /** Another node decided an authorization request (the leader acts on it). */
   decided(actionId: string): void;
+  /** A connector changed through another node (the leader reloads it). */
+  connectorChanged(): void;
   /** The ids restarted (development reset on another node). */
   reset(): void;
   /** Whether this node holds the singletons' lease. */
@@ -187,6 +189,9 @@ export async function createClusterNode(deps: ClusterNodeDeps) {
         return p.closeAll(message.code, message.reason);
       case 'decided':
         if (p.isLeader()) p.decided(message.actionId);
+        return;
+      case 'connector-changed':
+        if (p.isLeader()) p.connectorChanged();
         return;
       case 'reset':
         gate.restart(0);
@@ -364,6 +369,9 @@ export async function createClusterNode(deps: ClusterNodeDeps) {
     },
     decided(actionId: string): void {
       void publish('control', channels.control, JSON.stringify({ kind: 'decided', node: nodeId, actionId } satisfies ControlMessage));
+    },
+    connectorChanged(): void {
+      void publish('control', channels.control, JSON.stringify({ kind: 'connector-changed', node: nodeId } satisfies ControlMessage));
     },
     reset(): void {
       gate.restart(0);
