@@ -2,7 +2,7 @@
 // any node, and survives its node's kill -9: another node takes the lease within 10 s, a pending
 // authorization approved afterwards still runs its command, and an answer that was streaming when
 // the leader died is ended with what it had said and a note.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { askButler, BUTLER_ID, nextAnswer } from '../helpers/butler.js';
 import { startCluster, type ClusterNode, type TestCluster } from '../helpers/cluster.js';
 import { startFakeModel, type FakeModel } from '../helpers/fakeModel.js';
@@ -33,7 +33,7 @@ async function leaderAmong(c: TestCluster, among: ClusterNode[], timeoutMs = 10_
 
 const isDirective = (f: Frame) => f.type === 'CHAT' && f.sender_id === BUTLER_ID && typeof f.payload === 'string' && f.payload.startsWith('[DIRECTIVE]');
 
-describe('Butler across nodes [postgres + redis]', () => {
+describe.skipIf(!inject('pgUrl'))('Butler across nodes [postgres + redis]', () => {
   let c: TestCluster;
   let model: FakeModel;
   const sockets: WsClient[] = [];
