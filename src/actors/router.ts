@@ -50,6 +50,15 @@ const tracksPresence = (user: Principal) => user.role === 'AGENT';
 
 const NO_METER: DeliveryMeter = { sent: () => undefined };
 
+/** The frame object of a serialised message frame (a frame from another node carries only its text). */
+function parseFrame(text: string): MessageFrame | undefined {
+  try {
+    return JSON.parse(text) as MessageFrame;
+  } catch {
+    return undefined;
+  }
+}
+
 function deliverOne(table: AddressTable, d: Delivery, meter: DeliveryMeter): number {
   const a = d.audience;
   let sent = 0;
@@ -57,7 +66,7 @@ function deliverOne(table: AddressTable, d: Delivery, meter: DeliveryMeter): num
   const send = (e: Endpoint) => {
     if (d.socketsOnly && e.inHub) return;
     // A frame from another node arrives as text only; an endpoint inside the hub reads the object.
-    if (e.inHub && frame === undefined && d.type !== 'PRESENCE') frame = JSON.parse(d.text) as MessageFrame;
+    if (e.inHub && frame === undefined && d.type !== 'PRESENCE') frame = parseFrame(d.text);
     e.deliver(d.text, d.id, frame);
     sent++;
   };

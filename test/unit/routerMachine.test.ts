@@ -7,6 +7,7 @@ import { routerMachine, type RouterEvent } from '../../src/actors/router.js';
 import type { Role } from '../../src/protocol/roles.js';
 import type { Delivery, Endpoint, PresencePort, Principal, Routable } from '../../src/delivery/types.js';
 import { CloseCode } from '../../src/protocol/errors.js';
+import type { MessageFrame } from '../../src/protocol/frames.js';
 
 // ---- fakes -------------------------------------------------------------------------------------
 
@@ -319,6 +320,22 @@ describe('router: address table and presence', () => {
     expect(summary(router)).toMatchObject({ endpoints: 6, inHub: 1 });
     router.send({ type: 'CLOSE_ALL', code: 4001, reason: 'reset' });
     expect(inHub.closes).toEqual([]);
+  });
+
+  it('hands an in-hub endpoint the frame object, parsed once from the text when it came from another node', () => {
+    const frames: unknown[] = [];
+    const butler: Endpoint = { key: nextKey++, user: users.butler, inHub: true, deliver: (_text, _id, frame) => void frames.push(frame), close() {} };
+    router.send({ type: 'BIND', endpoint: butler });
+    const local = { type: 'CHAT', payload: 'local' } as unknown as MessageFrame;
+    deliver(router, delivery('CHAT', 'member', 'butler', { frame: local }));
+    const remote = delivery('CHAT', 'member', 'butler');
+    deliver(router, remote);
+    expect(frames[0]).toBe(local);
+    expect(frames[1]).toEqual(JSON.parse(remote.text));
+    // A text that is not JSON reaches it without a frame instead of failing the router.
+    deliver(router, delivery('CHAT', 'member', 'butler', { text: 'not json' }));
+    expect(frames[2]).toBeUndefined();
+    expect(router.getSnapshot().status).toBe('active');
   });
 
   it('binds an endpoint once: a repeated BIND changes nothing', () => {
