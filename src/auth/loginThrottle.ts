@@ -8,7 +8,7 @@
 // On Redis, each budget has an in-memory insurance limiter: while Redis is unreachable logins keep
 // working, throttled per node, rather than failing or going unthrottled.
 import type { Redis } from 'ioredis';
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, RLWrapperTimeouts, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { Errors } from '../errors.js';
 
 export interface LoginThrottleOptions {
@@ -19,36 +19,33 @@ export interface LoginThrottleOptions {
   windowSeconds: number;
   /** Cluster mode: the budgets live on this Redis, shared by every node. */
   redis?: Redis;
-  /** Prefix of the budgets' keys on Redis (the cluster's name, say "hub:"); default "hub:". */
+  /** Prefix of the budgets' keys on Redis (the cluster's name and a colon, say); default "hub:". */
   keyPrefix?: string;
+  /** A Redis call slower than this is answered by the insurance limiter instead (default 500 ms). */
+  redisTimeoutMs?: number;
 }
 
 export function createLoginThrottle(options: LoginThrottleOptions) {
   const { redis } = options;
-  const limiter = (points: number, budget: string): { limiter: RateLimiterAbstract; insurance?: RateLimiterMemory } => {
+  const limiter = (points: number, budget: string): RateLimiterAbstract => {
     const shape = { points, duration: options.windowSeconds, blockDuration: options.windowSeconds };
-    if (!redis) return { limiter: new RateLimiterMemory(shape) };
-    const insurance = new RateLimiterMemory(shape);
+    if (!redis) return new RateLimiterMemory(shape);
     const shared = new RateLimiterRedis({
       ...shape,
       storeClient: redis,
       keyPrefix: `${options.keyPrefix ?? 'hub:'}login-failures:${budget}`,
-      // Without this, commands would wait in ioredis's offline queue while Redis is down.
+      // Not queued in ioredis's offline queue while Redis is away: answered by the insurance at once.
       rejectIfRedisNotReady: true,
-      insuranceLimiter: insurance,
+      insuranceLimiter: new RateLimiterMemory(shape),
     });
-    return { limiter: shared, insurance };
+    // A call already sent when Redis stalls or dies (and a delete, which skips the readiness
+    // check) gives up after the timeout and goes to the same insurance limiter.
+    return new RLWrapperTimeouts({ limiter: shared, timeoutMs: options.redisTimeoutMs ?? 500, blockDuration: options.windowSeconds });
   };
   const budgets = [
-    { ...limiter(options.maxFailures, 'name'), max: options.maxFailures, keyOf: (address: string, username: string) => `${address}|${username}` },
-    { ...limiter(options.maxFailuresPerAddress, 'address'), max: options.maxFailuresPerAddress, keyOf: (address: string) => address },
+    { limiter: limiter(options.maxFailures, 'name'), max: options.maxFailures, keyOf: (address: string, username: string) => `${address}|${username}` },
+    { limiter: limiter(options.maxFailuresPerAddress, 'address'), max: options.maxFailuresPerAddress, keyOf: (address: string) => address },
   ] as const;
-  // The Redis store's delete does not fall back to the insurance limiter while Redis is not ready
-  // (it would wait in the offline queue), so forgetting goes where the failures were counted.
-  const forget = async (budget: (typeof budgets)[number], key: string) => {
-    if (budget.insurance && redis?.status !== 'ready') await budget.insurance.delete(key);
-    else await budget.limiter.delete(key);
-  };
   const [perName] = budgets;
   const refusal = (msBeforeNext: number) => {
     const seconds = Math.max(1, Math.ceil(msBeforeNext / 1000));
@@ -80,7 +77,7 @@ export function createLoginThrottle(options: LoginThrottleOptions) {
      * must not refill the address's budget for guessing the others.
      */
     async succeeded(address: string, username: string): Promise<void> {
-      await forget(perName, perName.keyOf(address, username));
+      await perName.limiter.delete(perName.keyOf(address, username));
     },
   };
 }
