@@ -27,24 +27,26 @@ export interface LoginThrottleOptions {
 
 export function createLoginThrottle(options: LoginThrottleOptions) {
   const { redis } = options;
-  const limiter = (points: number, budget: string): RateLimiterAbstract => {
+  const limiter = (points: number, budget: string): { limiter: RateLimiterAbstract; insurance?: RateLimiterMemory } => {
     const shape = { points, duration: options.windowSeconds, blockDuration: options.windowSeconds };
-    if (!redis) return new RateLimiterMemory(shape);
+    if (!redis) return { limiter: new RateLimiterMemory(shape) };
+    const insurance = new RateLimiterMemory(shape);
     const shared = new RateLimiterRedis({
       ...shape,
       storeClient: redis,
       keyPrefix: `${options.keyPrefix ?? 'hub:'}login-failures:${budget}`,
       // Not queued in ioredis's offline queue while Redis is away: answered by the insurance at once.
       rejectIfRedisNotReady: true,
-      insuranceLimiter: new RateLimiterMemory(shape),
+      insuranceLimiter: insurance,
     });
-    // A call already sent when Redis stalls or dies (and a delete, which skips the readiness
-    // check) gives up after the timeout and goes to the same insurance limiter.
-    return new RLWrapperTimeouts({ limiter: shared, timeoutMs: options.redisTimeoutMs ?? 500, blockDuration: options.windowSeconds });
+    // A call already sent when Redis stalls or dies gives up after the timeout and goes to the
+    // same insurance limiter.
+    const timed = new RLWrapperTimeouts({ limiter: shared, timeoutMs: options.redisTimeoutMs ?? 500, blockDuration: options.windowSeconds });
+    return { limiter: timed, insurance };
   };
   const budgets = [
-    { limiter: limiter(options.maxFailures, 'name'), max: options.maxFailures, keyOf: (address: string, username: string) => `${address}|${username}` },
-    { limiter: limiter(options.maxFailuresPerAddress, 'address'), max: options.maxFailuresPerAddress, keyOf: (address: string) => address },
+    { ...limiter(options.maxFailures, 'name'), max: options.maxFailures, keyOf: (address: string, username: string) => `${address}|${username}` },
+    { ...limiter(options.maxFailuresPerAddress, 'address'), max: options.maxFailuresPerAddress, keyOf: (address: string) => address },
   ] as const;
   const [perName] = budgets;
   const refusal = (msBeforeNext: number) => {
@@ -77,7 +79,11 @@ export function createLoginThrottle(options: LoginThrottleOptions) {
      * must not refill the address's budget for guessing the others.
      */
     async succeeded(address: string, username: string): Promise<void> {
-      await perName.limiter.delete(perName.keyOf(address, username));
+      const key = perName.keyOf(address, username);
+      // The Redis store's delete skips its readiness check (it would wait out the timeout on every
+      // login while Redis is away): forget where the failures were counted meanwhile.
+      if (perName.insurance && redis?.status !== 'ready') await perName.insurance.delete(key);
+      else await perName.limiter.delete(key);
     },
   };
 }
