@@ -8,7 +8,7 @@
 // On Redis, each budget has an in-memory insurance limiter: while Redis is unreachable logins keep
 // working, throttled per node, rather than failing or going unthrottled.
 import type { Redis } from 'ioredis';
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, RLWrapperTimeouts, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { Errors } from '../errors.js';
 
 export interface LoginThrottleOptions {
@@ -19,8 +19,10 @@ export interface LoginThrottleOptions {
   windowSeconds: number;
   /** Cluster mode: the budgets live on this Redis, shared by every node. */
   redis?: Redis;
-  /** Prefix of the budgets' keys on Redis (the cluster's name, say "hub:"); default "hub:". */
+  /** Prefix of the budgets' keys on Redis (the cluster's name and a colon, say); default "hub:". */
   keyPrefix?: string;
+  /** A Redis call slower than this is answered by the insurance limiter instead (default 500 ms). */
+  redisTimeoutMs?: number;
 }
 
 export function createLoginThrottle(options: LoginThrottleOptions) {
@@ -33,22 +35,19 @@ export function createLoginThrottle(options: LoginThrottleOptions) {
       ...shape,
       storeClient: redis,
       keyPrefix: `${options.keyPrefix ?? 'hub:'}login-failures:${budget}`,
-      // Without this, commands would wait in ioredis's offline queue while Redis is down.
+      // Not queued in ioredis's offline queue while Redis is away: answered by the insurance at once.
       rejectIfRedisNotReady: true,
       insuranceLimiter: insurance,
     });
-    return { limiter: shared, insurance };
+    // A call already sent when Redis stalls or dies gives up after the timeout and goes to the
+    // same insurance limiter.
+    const timed = new RLWrapperTimeouts({ limiter: shared, timeoutMs: options.redisTimeoutMs ?? 500, blockDuration: options.windowSeconds });
+    return { limiter: timed, insurance };
   };
   const budgets = [
     { ...limiter(options.maxFailures, 'name'), max: options.maxFailures, keyOf: (address: string, username: string) => `${address}|${username}` },
     { ...limiter(options.maxFailuresPerAddress, 'address'), max: options.maxFailuresPerAddress, keyOf: (address: string) => address },
   ] as const;
-  // The Redis store's delete does not fall back to the insurance limiter while Redis is not ready
-  // (it would wait in the offline queue), so forgetting goes where the failures were counted.
-  const forget = async (budget: (typeof budgets)[number], key: string) => {
-    if (budget.insurance && redis?.status !== 'ready') await budget.insurance.delete(key);
-    else await budget.limiter.delete(key);
-  };
   const [perName] = budgets;
   const refusal = (msBeforeNext: number) => {
     const seconds = Math.max(1, Math.ceil(msBeforeNext / 1000));
@@ -58,29 +57,34 @@ export function createLoginThrottle(options: LoginThrottleOptions) {
   return {
     /** Throws 429 while this address may not try this name, or may not try at all. */
     async check(address: string, username: string): Promise<void> {
+      // Both budgets at once: on Redis each is a round trip.
+      const states = await Promise.all(budgets.map((budget) => budget.limiter.get(budget.keyOf(address, username))));
       let waitMs = 0;
-      for (const budget of budgets) {
-        const state = await budget.limiter.get(budget.keyOf(address, username));
-        if (state && state.consumedPoints >= budget.max) waitMs = Math.max(waitMs, state.msBeforeNext);
-      }
+      states.forEach((state, i) => {
+        if (state && state.consumedPoints >= budgets[i]!.max) waitMs = Math.max(waitMs, state.msBeforeNext);
+      });
       if (waitMs > 0) throw refusal(waitMs);
     },
     async failed(address: string, username: string): Promise<void> {
-      for (const budget of budgets) {
-        try {
-          await budget.limiter.consume(budget.keyOf(address, username));
-        } catch (err) {
-          if (err instanceof RateLimiterRes) continue; // already at the limit; `check` refuses the next try
-          throw err;
-        }
-      }
+      await Promise.all(
+        budgets.map((budget) =>
+          budget.limiter.consume(budget.keyOf(address, username)).catch((err: unknown) => {
+            if (err instanceof RateLimiterRes) return; // already at the limit; `check` refuses the next try
+            throw err;
+          }),
+        ),
+      );
     },
     /**
      * Forgets the pair's failures only: a success on one name (the sprayer's own account, say)
      * must not refill the address's budget for guessing the others.
      */
     async succeeded(address: string, username: string): Promise<void> {
-      await forget(perName, perName.keyOf(address, username));
+      const key = perName.keyOf(address, username);
+      // The Redis store's delete skips its readiness check (it would wait out the timeout on every
+      // login while Redis is away): forget where the failures were counted meanwhile.
+      if (perName.insurance && redis?.status !== 'ready') await perName.insurance.delete(key);
+      else await perName.limiter.delete(key);
     },
   };
 }

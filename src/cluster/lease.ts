@@ -11,7 +11,9 @@
 // - Redis carries signals only; losing it must not elect a second leader.
 //
 // Each holder's epoch (cluster_leases.epoch) is raised on every acquisition, so epochs strictly
-// increase across takeovers; a write fenced with an older epoch is refused.
+// increase across takeovers; a write fenced with an older epoch is refused. The fence matters:
+// between a holder's session ending and the holder noticing (its next check, at most checkMs +
+// checkTimeoutMs later) a peer may already hold the lease, and both believe they lead.
 import { createHash } from 'node:crypto';
 import { sql, type QueryExecutorProvider } from 'kysely';
 import pg from 'pg';
@@ -76,6 +78,7 @@ export function createLease(options: LeaseOptions) {
   let started = false;
   let stopped = false;
   let attempt: Promise<void> | undefined;
+  let lastTrouble: string | undefined;
 
   const schedule = (fn: () => void, delayMs: number) => {
     clearTimeout(timer);
@@ -113,6 +116,7 @@ export function createLease(options: LeaseOptions) {
     const c = await connect();
     const { rows } = await c.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1::bigint) AS ok', [key]);
     if (gen !== generation || stopped) return;
+    lastTrouble = undefined;
     if (!rows[0]!.ok) {
       schedule(compete, retryMs);
       return;
@@ -185,7 +189,9 @@ export function createLease(options: LeaseOptions) {
       // A node that has just lost the lease steps back for a while, so a healthy peer takes it first.
       schedule(compete, 2 * retryMs);
     } else {
-      log.debug({ reason }, 'lease connection failed; trying again');
+      // Said once per kind of trouble, not once a second while it lasts.
+      if (reason !== lastTrouble) log.warn({ reason, nodeId }, 'cannot compete for the lease; trying again every retry period');
+      lastTrouble = reason;
       schedule(compete, retryMs);
     }
   }

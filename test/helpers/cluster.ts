@@ -302,6 +302,9 @@ export interface PrivateRedis {
   stop(signal?: NodeJS.Signals): Promise<void>;
   /** Stops it if running, then starts it again, empty, on the same port. */
   restart(): Promise<void>;
+  /** Stalls it (SIGSTOP): connections stay open, nothing is answered until `thaw`. */
+  freeze(): void;
+  thaw(): void;
 }
 
 /** A private redis-server on a free port, with no persistence, so a test may stop and restart it. */
@@ -336,6 +339,7 @@ export async function startRedis(): Promise<PrivateRedis> {
     const c = child;
     if (!c) return;
     const done = exit;
+    c.kill('SIGCONT'); // a frozen server would not act on SIGTERM
     c.kill(signal);
     await done;
   };
@@ -350,6 +354,12 @@ export async function startRedis(): Promise<PrivateRedis> {
     async restart() {
       await stop();
       await start();
+    },
+    freeze() {
+      child?.kill('SIGSTOP');
+    },
+    thaw() {
+      child?.kill('SIGCONT');
     },
   };
 }

@@ -156,6 +156,21 @@ describe.skipIf(!inject('pgUrl'))('cluster lease [postgres]', () => {
     expect([...ks.flatMap((k) => k.acquired)].sort((a, b) => a - b)).toEqual([epoch, taken.epoch, again.epoch]);
   });
 
+  it('steps down when its epoch is raised under it (superseded), and competes again', async () => {
+    freshName();
+    const a = keeper('n1');
+    const first = nextHolder([a]);
+    a.lease.start();
+    const { epoch } = await first;
+    const lost = once(a.events, 'lost');
+    const again = nextHolder([a]);
+    await admin.query('UPDATE cluster_leases SET epoch = epoch + 1 WHERE name = $1', [leaseName]);
+    const [reason] = (await lost) as [string];
+    expect(reason).toBe(`superseded: the lease's epoch is now ${epoch + 1}`);
+    // Alone, it takes the lease back, above the raised epoch.
+    expect((await again).epoch).toBe(epoch + 2);
+  });
+
   it('fences: a write checked with a deposed epoch is refused inside its transaction', async () => {
     freshName();
     const a = keeper('n1');

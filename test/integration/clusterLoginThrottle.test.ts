@@ -9,6 +9,9 @@ import { createLoginThrottle } from '../../src/auth/loginThrottle.js';
 import { HubError } from '../../src/errors.js';
 import { SHARED_REDIS_URL, startRedis } from '../helpers/cluster.js';
 
+/** The next `name` event (events.once would reject on the connection errors that come with it). */
+const event = (client: Redis, name: string) => new Promise<void>((resolve) => client.once(name, () => resolve()));
+
 const OPTIONS = { maxFailures: 3, maxFailuresPerAddress: 5, windowSeconds: 60 };
 
 describe('login throttle on Redis', () => {
@@ -80,7 +83,10 @@ describe('login throttle on Redis', () => {
     await expect(refused).rejects.toBeInstanceOf(HubError);
     await refusal(refused);
     await throttle.check('10.0.0.1', 'bob');
+    // A login that succeeds meanwhile does not wait for Redis.
+    const started = Date.now();
     await throttle.succeeded('10.0.0.1', 'alice');
+    expect(Date.now() - started).toBeLessThan(200);
     await throttle.check('10.0.0.1', 'alice');
     expect(down.status).not.toBe('ready');
   });
@@ -94,7 +100,7 @@ describe('login throttle on Redis', () => {
       await throttle.failed('10.0.0.1', 'alice');
       await throttle.failed('10.0.0.1', 'alice');
       await server.stop('SIGKILL');
-      await once(client, 'close');
+      if (client.status === 'ready') await event(client, 'close');
       // Redis is gone with its two failures; the node counts on its own (three more are allowed).
       for (let i = 0; i < 2; i += 1) {
         await throttle.check('10.0.0.1', 'alice');
@@ -105,7 +111,7 @@ describe('login throttle on Redis', () => {
       await refusal(throttle.check('10.0.0.1', 'alice'));
 
       await server.restart();
-      await once(client, 'ready');
+      if (client.status !== 'ready') await event(client, 'ready');
       // Back on the (empty) shared store: counted there again.
       const sharedPrefix = prefix();
       const otherClient = redis(server.url);
@@ -114,6 +120,31 @@ describe('login throttle on Redis', () => {
       const mine = createLoginThrottle({ ...OPTIONS, redis: client, keyPrefix: sharedPrefix });
       for (let i = 0; i < 3; i += 1) await mine.failed('10.0.0.9', 'bob');
       await refusal(other.check('10.0.0.9', 'bob'));
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('answers from the node’s own count when Redis stalls with calls in flight', async () => {
+    const server = await startRedis();
+    try {
+      const client = redis(server.url);
+      await client.ping();
+      const throttle = createLoginThrottle({ ...OPTIONS, redis: client, keyPrefix: prefix(), redisTimeoutMs: 100 });
+      // Redis keeps its connections but answers nothing.
+      server.freeze();
+      expect(client.status).toBe('ready');
+      const started = Date.now();
+      await throttle.check('10.0.0.1', 'alice');
+      for (let i = 0; i < 3; i += 1) await throttle.failed('10.0.0.1', 'alice');
+      await refusal(throttle.check('10.0.0.1', 'alice'));
+      await throttle.succeeded('10.0.0.1', 'alice');
+      await throttle.check('10.0.0.1', 'alice');
+      // Twelve calls, each given up after 100 ms, while Redis never answered.
+      expect(client.status).toBe('ready');
+      expect(Date.now() - started).toBeLessThan(5000);
+      server.thaw();
+      await client.ping();
     } finally {
       await server.stop();
     }
