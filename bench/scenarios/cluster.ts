@@ -107,7 +107,11 @@ export default defineScenario({
       const bestAlone = maxSustained(alone.result.rows)?.messageRate ?? null;
       const bestTwo = maxSustained(both.result.rows)?.messageRate ?? null;
       const fanBest = highestKeptUp(fan.rows);
-      problems.push(...seriesProblems(alone.result).map((p) => `single: ${p}`), ...seriesProblems(both.result), ...seriesProblems(fan).map((p) => `fan-out: ${p}`));
+      problems.push(
+        ...seriesProblems(alone.result).map((p) => `single: ${p}`),
+        ...seriesProblems(both.result),
+        ...seriesProblems(fan).map((p) => `fan-out: ${p}`),
+      );
       const ratio = bestAlone && bestTwo ? bestTwo / bestAlone : null;
       const busUs = (both.cpuMsPerMessage - alone.cpuMsPerMessage) * 1000;
       return {
@@ -141,4 +145,3 @@ export default defineScenario({
     }
   },
 });
-
