@@ -11,7 +11,8 @@ export interface Output {
   progress(line: string): void;
 }
 
-const column = (values: Array<string | number | null | undefined>) => values.map((v) => (v === null || v === undefined || v === '' ? '-' : String(v))).join('\t');
+const column = (values: Array<string | number | null | undefined>) =>
+  values.map((v) => (v === null || v === undefined || v === '' ? '-' : String(v))).join('\t');
 
 function printList<T>(out: Output, json: boolean, items: T[], line: (item: T) => string): void {
   if (json) out.stdout(JSON.stringify(items));

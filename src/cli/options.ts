@@ -114,7 +114,9 @@ export function createProgram(version: string, chosen: (invocation: Invocation) 
     .argument('<name>', 'the agent user name')
     .option('--kind <kind>', 'agent_kind (default generic)')
     .option('--description <text>', 'what it does')
-    .action((name: string, o: { kind?: string; description?: string }) => chosen({ command: 'agents register', name, kind: o.kind, description: o.description }));
+    .action((name: string, o: { kind?: string; description?: string }) =>
+      chosen({ command: 'agents register', name, kind: o.kind, description: o.description }),
+    );
   agents
     .command('rotate')
     .description('give an agent a new api_token (printed); the old one stops working')

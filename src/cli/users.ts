@@ -30,7 +30,8 @@ export async function userIdOf(rest: RestClient, ref: UserRef): Promise<number> 
     if (person) return person.id;
   } catch (err) {
     // Only admins list people; anyone else may still name them by id.
-    if (err instanceof HubRequestError && err.status === 403) throw new NotFoundError(`no agent named "${ref}" (people are found by name with an admin token only; use their id)`);
+    if (err instanceof HubRequestError && err.status === 403)
+      throw new NotFoundError(`no agent named "${ref}" (people are found by name with an admin token only; use their id)`);
     throw err;
   }
   throw new NotFoundError(`no user named "${ref}"`);

@@ -53,4 +53,3 @@ export function startProcess(command: string, args: string[], options: SpawnOpti
   };
   return run;
 }
-

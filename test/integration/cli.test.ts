@@ -98,7 +98,7 @@ describe('hub-agent CLI', () => {
     expect(again.stderr).toEqual([`hub-agent: no agent named "${name}"`]);
   });
 
-  it('users create and list (admin); a member is refused with the hub\'s reason', async () => {
+  it("users create and list (admin); a member is refused with the hub's reason", async () => {
     const env = { HUB_URL: t.url, HUB_TOKEN: t.adminToken };
     const name = uniqueName('cli-user');
     const create = hubAgent(['users', 'create', name], { ...env, HUB_USER_PASSWORD: 'a-long-password' });

@@ -85,7 +85,8 @@ describe('@agent-hub/client from its tarball', () => {
 
   it("holds only the client's build, its types, its README and the command", () => {
     const paths = packed.files.map((f) => f.path);
-    for (const path of paths) expect(path).toMatch(/^(?:package\.json|README\.md|bin\/hub-agent\.js|dist\/(?:client|cli|examples|protocol)\/[\w.]+\.(?:js|d\.ts))$/);
+    for (const path of paths)
+      expect(path).toMatch(/^(?:package\.json|README\.md|bin\/hub-agent\.js|dist\/(?:client|cli|examples|protocol)\/[\w.]+\.(?:js|d\.ts))$/);
     expect(paths).toEqual(expect.arrayContaining(['README.md', 'dist/client/index.js', 'dist/client/index.d.ts', 'dist/cli/main.js', 'bin/hub-agent.js']));
     // The installed project holds the client and its runtime dependencies only: no server, no native build.
     const installed = readdirSync(join(project, 'node_modules')).filter((name) => !name.startsWith('.'));
@@ -111,7 +112,7 @@ describe('@agent-hub/client from its tarball', () => {
     expect(await agentRun.exit()).toBe(0);
   });
 
-  it("runs the packed hub-agent: --version, send --to <name>, agents list", async () => {
+  it('runs the packed hub-agent: --version, send --to <name>, agents list', async () => {
     const version = hubAgent(['--version'], {});
     expect(await version.exit()).toBe(0);
     expect(version.stdout).toEqual([manifest.version]);
@@ -131,7 +132,10 @@ describe('@agent-hub/client from its tarball', () => {
   });
 
   it('bundles for a browser from the installed package, without Node built-ins', async () => {
-    writeFileSync(join(project, 'page.js'), "import { HubClient } from '@agent-hub/client';\nglobalThis.hub = new HubClient({ url: location.origin, token: 'x' });\n");
+    writeFileSync(
+      join(project, 'page.js'),
+      "import { HubClient } from '@agent-hub/client';\nglobalThis.hub = new HubClient({ url: location.origin, token: 'x' });\n",
+    );
     const result = await build({
       entryPoints: [join(project, 'page.js')],
       absWorkingDir: project,

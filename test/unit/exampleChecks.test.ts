@@ -122,13 +122,24 @@ describe('hub-agent command line', () => {
       run: { command: 'tail', url: 'ws://hub:1', token: 't', since: 40, json: false },
     });
     expect(parseCommandLine(['agents', 'rotate', 'bot'], { HUB_TOKEN: 't' })).toMatchObject({ ok: true, run: { command: 'agents rotate', agent: 'bot' } });
-    expect(parseCommandLine(['approvals', 'reject', 'act-1'], { HUB_TOKEN: 't' })).toMatchObject({ ok: true, run: { command: 'approvals reject', actionId: 'act-1' } });
+    expect(parseCommandLine(['approvals', 'reject', 'act-1'], { HUB_TOKEN: 't' })).toMatchObject({
+      ok: true,
+      run: { command: 'approvals reject', actionId: 'act-1' },
+    });
   });
 
   it.each<[string[], Record<string, string>, string]>([
     [['send'], { HUB_TOKEN: 't' }, "hub-agent: missing required argument 'text'\n"],
-    [['send', '--type', 'SHOUT', 'x'], { HUB_TOKEN: 't' }, "hub-agent: option '--type <type>' argument 'SHOUT' is invalid. Allowed choices are CHAT, SYSTEM_LOG.\n"],
-    [['tail', '--since=-1'], { HUB_TOKEN: 't' }, "hub-agent: option '--since <id>' argument '-1' is invalid. must be a message id (a whole number, 0 or more)\n"],
+    [
+      ['send', '--type', 'SHOUT', 'x'],
+      { HUB_TOKEN: 't' },
+      "hub-agent: option '--type <type>' argument 'SHOUT' is invalid. Allowed choices are CHAT, SYSTEM_LOG.\n",
+    ],
+    [
+      ['tail', '--since=-1'],
+      { HUB_TOKEN: 't' },
+      "hub-agent: option '--since <id>' argument '-1' is invalid. must be a message id (a whole number, 0 or more)\n",
+    ],
     [['tail', '--bogus'], { HUB_TOKEN: 't' }, "hub-agent: unknown option '--bogus'\n"],
     [['agents', 'lst'], { HUB_TOKEN: 't' }, "hub-agent: unknown command 'lst'\n(Did you mean list?)\n"],
     [['shout'], {}, "hub-agent: unknown command 'shout'\n"],
