@@ -1,21 +1,12 @@
 // `hub-agent` as a person runs it: a real child process against a real hub. Data on stdout,
 // progress on stderr, Ctrl-C (SIGINT) stops cleanly with exit code 0, refusals exit 1 with one line.
-import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestHub, uniqueName, type TestHub } from '../helpers/hub.js';
+import { closedPort } from '../helpers/ports.js';
 import { hubClientPool, isChatFrom } from '../helpers/hubClients.js';
 import { startProcess, type ProcessRun } from '../helpers/processRun.js';
 
 const running: ProcessRun[] = [];
-
-/** A loopback port nothing listens on: bound, then released. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 function hubAgent(args: string[], env: Record<string, string>): ProcessRun {
   const run = startProcess(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { env: { ...process.env, HUB_URL: '', HUB_TOKEN: '', ...env } });
@@ -74,7 +65,6 @@ describe('hub-agent CLI', () => {
     const [token] = register.stdout;
     const connected = await clients.open(token!);
     expect(connected.client.state).toBe('open');
-    await connected.client.close();
 
     const list = hubAgent(['agents', 'list', '--json'], env);
     expect(await list.exit()).toBe(0);
