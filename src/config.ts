@@ -102,6 +102,16 @@ const envSchema = z.object({
       .optional(),
   ),
   CLUSTER_NODE_TTL: z.string().default('10s'),
+  // Nodes of one hub share a name on Redis (keys and channels); unset: the PostgreSQL database's name.
+  CLUSTER_NAME: z.preprocess(
+    unsetIfEmpty,
+    z
+      .string()
+      .trim()
+      .max(64)
+      .regex(/^[A-Za-z0-9._:-]+$/, 'must be letters, digits and . _ : -')
+      .optional(),
+  ),
   // A header value: one line of printable text (a line break would end the header).
   WEB_CSP: z.preprocess(
     unsetIfEmpty,
@@ -165,6 +175,8 @@ export interface ButlerConfig {
 
 export interface ClusterConfig {
   readonly redisUrl: string;
+  /** Prefix of the cluster's keys and channels on Redis: nodes of one hub share it. */
+  readonly name: string;
   /** Names this node in logs, metrics and inspection (NODE_ID; default host-pid-random). */
   readonly nodeId: string;
   /** A node silent for this long no longer counts: its sockets go offline unless held elsewhere. */
@@ -403,7 +415,15 @@ function build(s: Settings, cwd: string): Config {
       idleTimeoutSeconds: s.WS_IDLE_TIMEOUT,
     },
     metrics: { enabled: s.METRICS_ENABLED, token: s.METRICS_TOKEN },
-    cluster: s.REDIS_URL === undefined ? undefined : { redisUrl: s.REDIS_URL, nodeId: s.NODE_ID ?? defaultNodeId(), nodeTtlMs: ms(s.seconds.clusterNodeTtl) },
+    cluster:
+      s.REDIS_URL === undefined
+        ? undefined
+        : {
+            redisUrl: s.REDIS_URL,
+            name: s.CLUSTER_NAME ?? databaseName(s.databaseUrl),
+            nodeId: s.NODE_ID ?? defaultNodeId(),
+            nodeTtlMs: ms(s.seconds.clusterNodeTtl),
+          },
     webDir: s.WEB_DIR === undefined ? defaultWebDir(cwd) : s.WEB_DIR.trim() === '' ? undefined : resolve(cwd, s.WEB_DIR.trim()),
     webCsp: s.WEB_CSP ?? DEFAULT_WEB_CSP,
     warnings: warningsOf(s),
@@ -453,6 +473,12 @@ function defaultNodeId(): string {
   return `${hostname()
     .replace(/[^A-Za-z0-9._-]/g, '-')
     .slice(0, 40)}-${process.pid}-${randomBytes(3).toString('hex')}`;
+}
+
+/** The database name in a PostgreSQL URL (the default cluster name: nodes on one database are one hub). */
+function databaseName(url: string | undefined): string {
+  const name = url && URL.canParse(url) ? decodeURIComponent(new URL(url).pathname.slice(1)) : '';
+  return name.replace(/[^A-Za-z0-9._:-]/g, '-') || 'agent-hub';
 }
 
 /** A URL without its password, for a message that may be logged. */

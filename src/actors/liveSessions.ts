@@ -10,15 +10,23 @@ export interface LiveSessions {
   endAll(code: number, reason: string): void;
 }
 
-export function createLiveSessions(router: RouterRef, directory: Directory): LiveSessions {
+/** Cluster mode: the other nodes close their sockets too. */
+export interface SessionsElsewhere {
+  closeUser(userId: number, code: number, reason: string): void;
+  closeAll(code: number, reason: string): void;
+}
+
+export function createLiveSessions(router: RouterRef, directory: Directory, elsewhere?: SessionsElsewhere): LiveSessions {
   return {
     endUser(userId, code, reason) {
       directory.forget(userId);
       router.send({ type: 'CLOSE_USER', userId, code, reason });
+      elsewhere?.closeUser(userId, code, reason);
     },
     endAll(code, reason) {
       directory.clear();
       router.send({ type: 'CLOSE_ALL', code, reason });
+      elsewhere?.closeAll(code, reason);
     },
   };
 }

@@ -8,6 +8,7 @@ import { assertEvent, assign, setup } from 'xstate';
 import { AddressTable } from '../delivery/addressTable.js';
 import type { Delivery, DeliveryMeter, Endpoint, PresencePort, Principal } from '../delivery/types.js';
 import { CloseCode } from '../protocol/errors.js';
+import type { MessageFrame } from '../protocol/frames.js';
 
 export type RouterEvent =
   | { type: 'BIND'; endpoint: Endpoint }
@@ -52,9 +53,12 @@ const NO_METER: DeliveryMeter = { sent: () => undefined };
 function deliverOne(table: AddressTable, d: Delivery, meter: DeliveryMeter): number {
   const a = d.audience;
   let sent = 0;
+  let frame = d.frame;
   const send = (e: Endpoint) => {
     if (d.socketsOnly && e.inHub) return;
-    e.deliver(d.text, d.id, d.frame);
+    // A frame from another node arrives as text only; an endpoint inside the hub reads the object.
+    if (e.inHub && frame === undefined && d.type !== 'PRESENCE') frame = JSON.parse(d.text) as MessageFrame;
+    e.deliver(d.text, d.id, frame);
     sent++;
   };
   if (a.target !== undefined) {

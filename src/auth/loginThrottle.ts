@@ -1,9 +1,14 @@
-// Slows password guessing with two budgets of failed logins per window, both per hub process (in
-// memory). Per name and address: after `maxFailures` that pair is refused (429) until the window
-// passes; nobody can lock a user out from elsewhere. Per address: after `maxFailuresPerAddress`
-// failures on any names that address is refused, which stops one address trying a common password
-// on many names (spraying). A user whose name is being guessed still logs in from their own address.
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+// Slows password guessing with two budgets of failed logins per window, kept per hub process (in
+// memory), or on Redis when several nodes serve one hub, so that they share one budget. Per name
+// and address: after `maxFailures` that pair is refused (429) until the window passes; nobody can
+// lock a user out from elsewhere. Per address: after `maxFailuresPerAddress` failures on any names
+// that address is refused, which stops one address trying a common password on many names
+// (spraying). A user whose name is being guessed still logs in from their own address.
+//
+// On Redis, each budget has an in-memory insurance limiter: while Redis is unreachable logins keep
+// working, throttled per node, rather than failing or going unthrottled.
+import type { Redis } from 'ioredis';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { Errors } from '../errors.js';
 
 export interface LoginThrottleOptions {
@@ -12,14 +17,38 @@ export interface LoginThrottleOptions {
   /** Failures per address, whatever the names, within the window. */
   maxFailuresPerAddress: number;
   windowSeconds: number;
+  /** Cluster mode: the budgets live on this Redis, shared by every node. */
+  redis?: Redis;
+  /** Prefix of the budgets' keys on Redis (the cluster's name, say "hub:"); default "hub:". */
+  keyPrefix?: string;
 }
 
 export function createLoginThrottle(options: LoginThrottleOptions) {
-  const limiter = (points: number) => new RateLimiterMemory({ points, duration: options.windowSeconds, blockDuration: options.windowSeconds });
+  const { redis } = options;
+  const limiter = (points: number, budget: string): { limiter: RateLimiterAbstract; insurance?: RateLimiterMemory } => {
+    const shape = { points, duration: options.windowSeconds, blockDuration: options.windowSeconds };
+    if (!redis) return { limiter: new RateLimiterMemory(shape) };
+    const insurance = new RateLimiterMemory(shape);
+    const shared = new RateLimiterRedis({
+      ...shape,
+      storeClient: redis,
+      keyPrefix: `${options.keyPrefix ?? 'hub:'}login-failures:${budget}`,
+      // Without this, commands would wait in ioredis's offline queue while Redis is down.
+      rejectIfRedisNotReady: true,
+      insuranceLimiter: insurance,
+    });
+    return { limiter: shared, insurance };
+  };
   const budgets = [
-    { limiter: limiter(options.maxFailures), max: options.maxFailures, keyOf: (address: string, username: string) => `${address}|${username}` },
-    { limiter: limiter(options.maxFailuresPerAddress), max: options.maxFailuresPerAddress, keyOf: (address: string) => address },
+    { ...limiter(options.maxFailures, 'name'), max: options.maxFailures, keyOf: (address: string, username: string) => `${address}|${username}` },
+    { ...limiter(options.maxFailuresPerAddress, 'address'), max: options.maxFailuresPerAddress, keyOf: (address: string) => address },
   ] as const;
+  // The Redis store's delete does not fall back to the insurance limiter while Redis is not ready
+  // (it would wait in the offline queue), so forgetting goes where the failures were counted.
+  const forget = async (budget: (typeof budgets)[number], key: string) => {
+    if (budget.insurance && redis?.status !== 'ready') await budget.insurance.delete(key);
+    else await budget.limiter.delete(key);
+  };
   const [perName] = budgets;
   const refusal = (msBeforeNext: number) => {
     const seconds = Math.max(1, Math.ceil(msBeforeNext / 1000));
@@ -51,7 +80,7 @@ export function createLoginThrottle(options: LoginThrottleOptions) {
      * must not refill the address's budget for guessing the others.
      */
     async succeeded(address: string, username: string): Promise<void> {
-      await perName.limiter.delete(perName.keyOf(address, username));
+      await forget(perName, perName.keyOf(address, username));
     },
   };
 }

@@ -48,6 +48,11 @@ export interface ButlerDeps {
   meter?: ButlerMeter;
   /** Replaces the OpenAI-compatible client (tests of the brain alone). */
   model?: LanguageModel;
+  /**
+   * Cluster mode: Butler runs on the leader only. A decision stored on another node is forwarded
+   * to it (`forward`), and `isOnline` reads presence across nodes instead of this node's sockets.
+   */
+  cluster?: { isLeader(): boolean; forwardDecision(actionId: string): void; isOnline(userId: number): boolean };
 }
 
 /** Agents listed to the model or in safe mode at most; the rest are counted. */
@@ -59,7 +64,7 @@ export function createButler(deps: ButlerDeps) {
   const { settings, butler, router, pipeline, directory, users, logger } = deps;
   const log = logger.child({ component: 'butler' });
 
-  const isOnline = (id: number) => router.getSnapshot().context.table.countOf(id) > 0;
+  const isOnline = deps.cluster ? deps.cluster.isOnline : (id: number) => router.getSnapshot().context.table.countOf(id) > 0;
   const agents: AgentDirectory = {
     async list() {
       const { rows, total } = await users.list({ roles: ['AGENT'], offset: 0, limit: MAX_LISTED_AGENTS });
@@ -104,6 +109,8 @@ export function createButler(deps: ButlerDeps) {
     onRequested: () => deps.meter?.authorization('PENDING'),
     onDecided(request) {
       deps.meter?.authorization(request.status);
+      // The conversation that asked lives on the leader: a decision stored elsewhere goes there.
+      if (deps.cluster && !deps.cluster.isLeader()) return deps.cluster.forwardDecision(request.action_id);
       // The outcome is a turn of the conversation that asked, answered to whoever asked.
       void agents
         .find(request.requester_id)
@@ -165,6 +172,19 @@ export function createButler(deps: ButlerDeps) {
   actor.subscribe({ error: (err) => log.fatal({ err }, 'the Butler actor failed') });
   deps.meter?.watchConversations(() => actor.getSnapshot().context.conversations.size);
 
+  let leading = false;
+  /** Binds Butler and re-arms the expiry of pending authorization requests (start, or taking the lease). */
+  async function lead(): Promise<void> {
+    if (leading) return;
+    leading = true;
+    router.send({ type: 'BIND', endpoint });
+    const pending = await authorizations.start();
+    log.info(
+      { mode: model ? 'model' : 'safe', model: model?.name, pendingAuthorizations: pending },
+      `Butler is running (${model ? `model ${model.name}` : 'safe mode: no language model configured'})`,
+    );
+  }
+
   const endpoint: Endpoint = {
     key: 0,
     user: butler,
@@ -184,14 +204,38 @@ export function createButler(deps: ButlerDeps) {
     authorizations,
     relay,
 
+    /** Starts Butler; in cluster mode it waits on standby until `lead`. */
     async start(): Promise<void> {
       actor.start();
-      router.send({ type: 'BIND', endpoint });
-      const pending = await authorizations.start();
-      log.info(
-        { mode: model ? 'model' : 'safe', model: model?.name, pendingAuthorizations: pending },
-        `Butler is running (${model ? `model ${model.name}` : 'safe mode: no language model configured'})`,
-      );
+      if (deps.cluster) return log.info('Butler is on standby: the leader node runs it');
+      await lead();
+    },
+
+    lead,
+
+    /**
+     * This node lost the lease: answers in progress end (saying so), waits for agents are given up,
+     * expiry timers stop and Butler leaves the address table; the new leader takes over from the store.
+     */
+    standby(reason: string): void {
+      authorizations.stop();
+      router.send({ type: 'UNBIND', endpoint });
+      relay.cancelAll(reason);
+      actor.send({ type: 'RESET' });
+      leading = false;
+      log.warn({ reason }, 'Butler is on standby on this node');
+    },
+
+    /** A decision another node stored: the conversation that asked hears it here. */
+    async actOnDecision(actionId: string): Promise<void> {
+      const request = await deps.authorizations.find(actionId);
+      if (!request || request.status === 'PENDING') return;
+      const requester = await agents.find(request.requester_id);
+      if (requester) actor.send({ type: 'DECIDED', request, requester });
+    },
+
+    get leading(): boolean {
+      return leading;
     },
 
     /** After a dev reset: conversations, open requests and expiry timers belong to wiped data. */

@@ -5,7 +5,7 @@
 import type { Logger } from 'pino';
 import { Errors, type HubError } from '../errors.js';
 import { monitorFrame, presenceFrame, toMessageFrame, type MessageFrame } from '../protocol/frames.js';
-import type { BatchResult, PresenceRow, StoredMessage } from '../store/batchWriter.js';
+import type { BatchResult, CommitMark, PresenceRow, StoredMessage } from '../store/batchWriter.js';
 import type { Clock } from '../clock.js';
 import type { Batch } from './batch.js';
 import type { CommitOutcome } from './commit.js';
@@ -99,9 +99,22 @@ export function answer(a: Answer): void {
   else a.origin.rejected(a.rejected, a.input);
 }
 
+/**
+ * A settled batch on its way out: its place in the commit order (an ordered writer's), its frames,
+ * and `run`, which hands them to the router and answers the origins. One node runs it at once; a
+ * cluster node publishes the frames to the others and runs it when the visibility order allows.
+ */
+export interface Handoff {
+  order?: CommitMark;
+  deliveries: readonly Delivery[];
+  run(): void;
+}
+
 export interface DeliverDeps {
   /** The router's inbox: one call per batch. */
   deliver(deliveries: Delivery[]): void;
+  /** Cluster mode: where settled batches go instead of running at once. */
+  handoff?: (batch: Handoff) => void;
   /** Runs one delivery round (the edge corks each socket once per round). */
   round(fn: () => void): void;
   clock: Clock;
@@ -112,21 +125,33 @@ export interface DeliverDeps {
 /** Hands a settled batch to the router and answers its origins, in order. */
 export function createDeliver(deps: DeliverDeps) {
   const { logger, meter } = deps;
+  const handoff = deps.handoff ?? ((batch: Handoff) => batch.run());
   return function complete(batch: Batch, outcome: CommitOutcome, committedAt: number): void {
     if ('err' in outcome) {
       logger.error({ err: outcome.err, messages: batch.write.messages.length }, 'storing a batch of messages failed; senders are told to retry');
       const { rejected, relays, relayed } = refuse(batch);
       rejected.forEach(answer);
-      deps.deliver(relays);
-      relayed.forEach(answer);
+      handoff({
+        deliveries: relays,
+        run: () => {
+          deps.deliver(relays);
+          relayed.forEach(answer);
+        },
+      });
       return;
     }
     const { deliveries, answers } = settle(batch, outcome.result, deps.clock());
-    deps.round(() => {
-      if (deliveries.length > 0) deps.deliver(deliveries);
-      answers.forEach(answer);
+    handoff({
+      order: outcome.result.order,
+      deliveries,
+      run: () => {
+        deps.round(() => {
+          if (deliveries.length > 0) deps.deliver(deliveries);
+          answers.forEach(answer);
+        });
+        // The round has written every socket's frames: persisted → sent.
+        if (deliveries.length > 0) meter.delivered((performance.now() - committedAt) / 1000);
+      },
     });
-    // The round has written every socket's frames: persisted → sent.
-    if (deliveries.length > 0) meter.delivered((performance.now() - committedAt) / 1000);
   };
 }

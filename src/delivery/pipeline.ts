@@ -14,7 +14,7 @@ import { createWriteQueue } from '../store/writeQueue.js';
 import type { Clock } from '../clock.js';
 import { buildBatch, createTouchThrottle, needsWrite } from './batch.js';
 import { createCommitOrder } from './commit.js';
-import { createDeliver } from './deliver.js';
+import { createDeliver, type DeliverDeps } from './deliver.js';
 import type { Directory } from './directory.js';
 import { isStoredType, type Item } from './items.js';
 import type { PipelineMeter } from './metrics.js';
@@ -33,6 +33,8 @@ export interface PipelineDeps {
   logger: Logger;
   /** The router's inbox: one call per committed batch. */
   deliver(deliveries: Delivery[]): void;
+  /** Cluster mode: settled batches go here (see deliver.ts `Handoff`) instead of out at once. */
+  handoff?: DeliverDeps['handoff'];
   /** Runs one delivery round (the edge corks each socket once per round); default: just runs it. */
   round?: (fn: () => void) => void;
   maxBatch?: number;
@@ -49,7 +51,7 @@ export function createPipeline(deps: PipelineDeps) {
   const resolve = createResolver({ directory: deps.directory, threads });
   const touches = createTouchThrottle();
   const commits = createCommitOrder({ store, meter, logger });
-  const complete = createDeliver({ deliver: deps.deliver, round: deps.round ?? ((fn) => fn()), clock, logger, meter });
+  const complete = createDeliver({ deliver: deps.deliver, handoff: deps.handoff, round: deps.round ?? ((fn) => fn()), clock, logger, meter });
 
   async function flush(items: Item[]): Promise<void> {
     /** User ids this flush looked up in the store: a missing target costs one query per batch. */

@@ -10,7 +10,8 @@ import { createPipelineMeter } from '../delivery/metrics.js';
 import { createPipeline } from '../delivery/pipeline.js';
 import { socketPresence } from '../delivery/presence.js';
 import { createReplay } from '../delivery/replay.js';
-import type { Delivery } from '../delivery/types.js';
+import type { Handoff } from '../delivery/deliver.js';
+import type { Delivery, PresencePort } from '../delivery/types.js';
 import type { Metrics } from '../metrics/registry.js';
 import type { Store } from '../store/db.js';
 import type { WsMeter } from '../ws/metrics.js';
@@ -20,6 +21,17 @@ import type { Repos } from './storage.js';
 
 export type RouterActor = ReturnType<typeof createActor<typeof routerMachine>>;
 
+/** Cluster mode's seams into the core (see cluster/node.ts); absent on a single node. */
+export interface CoreCluster {
+  /** Settled batches: published to the other nodes and handed over in the visibility order. */
+  handoff(batch: Handoff): void;
+  /** Presence decided with the other nodes (an agent is ONLINE while any node holds it). */
+  presence: PresencePort;
+  /** Tells the other nodes to close a user's sockets, or everyone's. */
+  closeUser(userId: number, code: number, reason: string): void;
+  closeAll(code: number, reason: string): void;
+}
+
 export interface CoreOptions {
   store: Store;
   repos: Repos;
@@ -27,10 +39,11 @@ export interface CoreOptions {
   logger: Logger;
   metrics: Metrics;
   wsMeter: WsMeter;
+  cluster?: CoreCluster;
 }
 
 export function createCore(options: CoreOptions) {
-  const { store, repos, clock, logger, metrics, wsMeter } = options;
+  const { store, repos, clock, logger, metrics, wsMeter, cluster } = options;
   const directory = createDirectory({ users: repos.users });
   const sendBatch = createSendBatch();
   const deliver = latePort<[deliveries: Delivery[]]>("the pipeline's delivery to the router");
@@ -42,12 +55,13 @@ export function createCore(options: CoreOptions) {
     clock,
     logger,
     deliver: deliver.call,
+    handoff: cluster?.handoff,
     round: (fn) => sendBatch.run(fn),
     meter: createPipelineMeter(metrics.factory),
   });
   const router: RouterActor = createActor(routerMachine, {
     systemId: 'router',
-    input: { meter: wsMeter, presence: socketPresence({ presence: (userId, patch) => pipeline.presence(userId, patch), clock }) },
+    input: { meter: wsMeter, presence: cluster?.presence ?? socketPresence({ presence: (userId, patch) => pipeline.presence(userId, patch), clock }) },
   });
   deliver.connect((deliveries) => router.send({ type: 'DELIVER', deliveries }));
   router.subscribe({ error: (err) => logger.fatal({ err }, 'the router actor failed') });
@@ -57,7 +71,7 @@ export function createCore(options: CoreOptions) {
     sendBatch,
     pipeline,
     router,
-    sessions: createLiveSessions(router, directory),
+    sessions: createLiveSessions(router, directory, cluster),
     replay: createReplay({ messages: repos.messages, meter: wsMeter }),
   };
 }

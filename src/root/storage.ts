@@ -4,6 +4,7 @@ import type { Store } from '../store/db.js';
 import { migrate } from '../store/migrate.js';
 import { createAuthorizationsRepo } from '../store/repositories/authorizations.js';
 import { createChatRepo } from '../store/repositories/chat.js';
+import { createClusterRepo } from '../store/repositories/cluster.js';
 import { createCredentialsRepo } from '../store/repositories/credentials.js';
 import { createMessagesRepo } from '../store/repositories/messages.js';
 import { createThreadsRepo } from '../store/repositories/threads.js';
@@ -27,6 +28,7 @@ export function createRepos(options: { store: Store }) {
     threads: createThreadsRepo(db),
     chat: createChatRepo(db),
     authorizations: createAuthorizationsRepo(db),
+    cluster: createClusterRepo(db),
   };
 }
 export type Repos = ReturnType<typeof createRepos>;

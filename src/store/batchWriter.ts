@@ -27,6 +27,11 @@ export interface PresencePatch {
   online?: number;
   last_seen_at?: string;
   last_report?: string;
+  /**
+   * Cluster mode: the change's place in the order the bus gave presence decisions. The row takes it
+   * only when it is newer than the change stored last (a stale OFFLINE must not win); unset: always.
+   */
+  seq?: number;
 }
 
 export interface WriteBatch {
@@ -56,10 +61,21 @@ export interface PresenceRow {
   last_report: string | null;
 }
 
+/**
+ * Where a batch sits in the commit order of every writer on the database (cluster mode): every
+ * message id up to `prev` was final when it committed, and its own ids are at most `last`.
+ */
+export interface CommitMark {
+  prev: number;
+  last: number;
+}
+
 export interface BatchResult {
   messages: StoredMessage[];
   /** The users whose presence changed, as stored (a deleted user is simply absent). */
   presence: PresenceRow[];
+  /** Set by an ordered writer (cluster mode). */
+  order?: CommitMark;
 }
 
 export type BatchWriter = (batch: WriteBatch) => Promise<BatchResult>;
@@ -223,28 +239,48 @@ const PG_INSERT = `INSERT INTO messages (${COLUMNS.join(', ')})
 const PG_EXISTING = `SELECT m.id, m.sender_id, m.local_id, m.created_at, m.conversation_id FROM messages m
   JOIN unnest($1::bigint[], $2::text[]) AS k(sender_id, local_id) ON m.sender_id = k.sender_id AND m.local_id = k.local_id`;
 const PG_PRESENCE = numbered(PRESENCE_UPDATE);
+// A change ordered by the bus (seq) applies only over an older one.
+const PG_PRESENCE_ORDERED = `UPDATE users SET
+  status = coalesce($1, status), online = coalesce($2, online), last_seen_at = coalesce($3, last_seen_at),
+  last_report = coalesce($4, last_report), updated_at = $5, presence_seq = $7
+  WHERE id = $6 AND presence_seq < $7 RETURNING id, username, role, status, online, last_seen_at, last_report`;
 
-export function postgresBatchWriter(pool: pg.Pool): BatchWriter {
+export interface PostgresWriterOptions {
+  /**
+   * Cluster mode: every batch takes the commit-order row before it takes ids and moves it on before
+   * it commits, so batches of all nodes commit in id order (see migrations/0007_cluster).
+   */
+  ordered?: boolean;
+}
+
+export function postgresBatchWriter(pool: pg.Pool, options: PostgresWriterOptions = {}): BatchWriter {
   return async (batch) => {
     const client = await pool.connect();
     try {
       await client.query('BEGIN');
+      let prev = 0;
+      if (options.ordered) {
+        const row = await client.query<{ last_id: number }>('SELECT last_id FROM cluster_commit_order WHERE id = 1 FOR UPDATE');
+        prev = row.rows[0]?.last_id ?? 0;
+      }
       const messages = await insertMessages(client, batch.messages);
       const presence: PresenceRow[] = [];
       for (const { userId, patch, at } of batch.presence) {
-        const result = await client.query<PresenceRow>(PG_PRESENCE, [
-          patch.status ?? null,
-          patch.online ?? null,
-          patch.last_seen_at ?? null,
-          patch.last_report ?? null,
-          at,
-          userId,
-        ]);
+        const values = [patch.status ?? null, patch.online ?? null, patch.last_seen_at ?? null, patch.last_report ?? null, at, userId];
+        const result =
+          patch.seq === undefined ? await client.query<PresenceRow>(PG_PRESENCE, values) : await client.query<PresenceRow>(PG_PRESENCE_ORDERED, [...values, patch.seq]);
         if (result.rows[0]) presence.push(result.rows[0]);
       }
       for (const { id, at } of batch.threads) await client.query('UPDATE conversation_threads SET last_message_at = $1 WHERE id = $2', [at, id]);
+      let order: CommitMark | undefined;
+      if (options.ordered) {
+        let last = prev;
+        for (const m of messages) if (!m.duplicate && m.id > last) last = m.id;
+        if (last > prev) await client.query('UPDATE cluster_commit_order SET last_id = $1 WHERE id = 1', [last]);
+        order = { prev, last };
+      }
       await client.query('COMMIT');
-      return { messages, presence };
+      return order ? { messages, presence, order } : { messages, presence };
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);
       throw err;

@@ -57,8 +57,13 @@ const MIGRATIONS_DDL = `CREATE TABLE IF NOT EXISTS migrations (
   applied_at TEXT NOT NULL
 )`;
 
-export function openStore(config: DbConfig): Store {
-  return config.driver === 'sqlite' ? openSqlite(config.path) : openPostgres(config.url);
+export interface StoreOptions {
+  /** Cluster mode (PostgreSQL): batches of every node commit in id order (see `postgresBatchWriter`). */
+  orderedCommits?: boolean;
+}
+
+export function openStore(config: DbConfig, options: StoreOptions = {}): Store {
+  return config.driver === 'sqlite' ? openSqlite(config.path) : openPostgres(config.url, options);
 }
 
 /**
@@ -155,7 +160,7 @@ function withStatementCache(raw: BetterSqlite3.Database, capacity = 500): Sqlite
   };
 }
 
-function openPostgres(url: string): Store {
+function openPostgres(url: string, options: StoreOptions): Store {
   const INT8_OID = 20;
   const pool = new pg.Pool({
     connectionString: url,
@@ -208,7 +213,7 @@ function openPostgres(url: string): Store {
     driver: 'postgres',
     db,
     migrations,
-    writeBatch: postgresBatchWriter(pool),
+    writeBatch: postgresBatchWriter(pool, { ordered: options.orderedCommits }),
     ensureDefaultThreads: postgresDefaultThreads(pool),
     writeDepth: 1,
     async ping() {
@@ -221,6 +226,8 @@ function openPostgres(url: string): Store {
       if (result.rows.length === 0) return;
       const list = result.rows.map((r) => `"${r.tablename}"`).join(', ');
       await pool.query(`TRUNCATE ${list} RESTART IDENTITY CASCADE`);
+      // The commit order's one row restarts with the ids (cluster mode reads it in every batch).
+      await pool.query('INSERT INTO cluster_commit_order (id, last_id) VALUES (1, 0) ON CONFLICT (id) DO UPDATE SET last_id = 0');
     },
     async close() {
       await db.destroy();

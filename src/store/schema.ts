@@ -16,6 +16,8 @@ export interface UsersTable {
   last_report: string | null;
   created_at: string;
   updated_at: string;
+  /** Order of the last presence change applied (cluster mode; 0 on a single node). */
+  presence_seq: Generated<number>;
 }
 
 export interface HumanCredentialsTable {
@@ -144,6 +146,20 @@ export interface MigrationsTable {
   applied_at: string;
 }
 
+/** Cluster mode: the id of the newest committed message batch (one row). */
+export interface ClusterCommitOrderTable {
+  id: number;
+  last_id: number;
+}
+
+/** Cluster mode: a singleton's lease holder and fencing epoch. */
+export interface ClusterLeasesTable {
+  name: string;
+  epoch: number;
+  node_id: string;
+  acquired_at: string;
+}
+
 export interface Database {
   users: UsersTable;
   human_credentials: HumanCredentialsTable;
@@ -156,6 +172,8 @@ export interface Database {
   platform_identities: PlatformIdentitiesTable;
   platform_threads: PlatformThreadsTable;
   migrations: MigrationsTable;
+  cluster_commit_order: ClusterCommitOrderTable;
+  cluster_leases: ClusterLeasesTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

@@ -31,6 +31,7 @@ function userRow(id: number, username: string, role: string): UserRow {
     last_report: null,
     created_at: '2026-01-01T00:00:00.000Z',
     updated_at: '2026-01-01T00:00:00.000Z',
+    presence_seq: 0,
   };
 }
 

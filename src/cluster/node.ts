@@ -1,0 +1,368 @@
+// This hub process as one node of a cluster. PostgreSQL is the truth; Redis carries the signals:
+//   - each committed batch is published once to every node, and every node hands batches to its own
+//     sockets in the visibility order (gate.ts), reading from the store what the bus did not bring;
+//   - presence: which node holds which agent's sockets (registry.ts), decided with an order so the
+//     store keeps the newest decision, and dead nodes' agents going OFFLINE;
+//   - control: closing a user's sockets on every node (revocation), decisions for the leader's Butler.
+// Without Redis a node keeps serving its own sockets, says so in readiness, and catches up from the
+// store; when Redis is back it registers again and re-asserts what it holds.
+import type { Logger } from 'pino';
+import type { ClusterConfig } from '../config.js';
+import { audienceOf } from '../delivery/audience.js';
+import type { Handoff } from '../delivery/deliver.js';
+import type { AddressTable } from '../delivery/addressTable.js';
+import type { Delivery, PresencePort, Principal } from '../delivery/types.js';
+import { monitorFrame, toMessageFrame, type FrameSource } from '../protocol/frames.js';
+import type { PresencePatch } from '../store/batchWriter.js';
+import type { ClusterRepo } from '../store/repositories/cluster.js';
+import type { Clock } from '../clock.js';
+import { createOrderGate, type GateState } from './gate.js';
+import type { ClusterMeter } from './metrics.js';
+import { createRedisLink } from './redis.js';
+import { createRegistry, type Decision } from './registry.js';
+import { decodeBatch, decodeControl, encodeBatch, type BatchMessage, type ControlMessage } from './wire.js';
+
+export interface ClusterNodeDeps {
+  config: ClusterConfig;
+  logger: Logger;
+  clock: Clock;
+  meter: ClusterMeter;
+  repo: ClusterRepo;
+  /** How long a batch waits for an earlier one before the gap is read from the store (ms). */
+  graceMs?: number;
+  /** How often the store's commit order is polled for batches the bus did not bring (ms). */
+  pollMs?: number;
+}
+
+/** What the node drives once the core exists. */
+export interface ClusterParts {
+  /** Hands frames to this node's endpoints (the router's DELIVER). */
+  deliver(deliveries: Delivery[]): void;
+  /** Runs one delivery round (sockets corked once). */
+  round(fn: () => void): void;
+  /** Queues a presence change in the pipeline. */
+  presence(userId: number, patch: PresencePatch): void;
+  /** This node's address table (read only): who it holds. */
+  table(): AddressTable;
+  /** Closes a user's sockets here (revocation decided on another node). */
+  closeUser(userId: number, code: number, reason: string): void;
+  closeAll(code: number, reason: string): void;
+  /** Another node decided an authorization request (the leader acts on it). */
+  decided(actionId: string): void;
+  /** The ids restarted (development reset on another node). */
+  reset(): void;
+  /** Whether this node holds the singletons' lease. */
+  isLeader(): boolean;
+}
+
+/** Rows read per query when a gap is filled from the store. */
+const FILL_PAGE = 500;
+
+export type ClusterNode = Awaited<ReturnType<typeof createClusterNode>>;
+
+export async function createClusterNode(deps: ClusterNodeDeps) {
+  const { config, meter, repo, clock } = deps;
+  const { nodeId, nodeTtlMs } = config;
+  const log = deps.logger.child({ component: 'cluster', node: nodeId });
+  const channels = { batches: `${config.name}:batches`, control: `${config.name}:control` };
+  let parts: ClusterParts | undefined;
+  const need = (): ClusterParts => {
+    if (!parts) throw new Error('the cluster node was used before the core was attached');
+    return parts;
+  };
+  /** `last` of this node's newest committed batch: its relays go out after it. */
+  let lastOwn = 0;
+  let liveNodes: Array<{ nodeId: string; lastBeatMsAgo: number }> = [];
+  /** Set while Redis is away: presence decided alone must be re-asserted when it is back. */
+  let mustRegister = true;
+  let lastOutageAt = -Infinity;
+  const timers: NodeJS.Timeout[] = [];
+  /** Presence decisions waiting for Redis's answer (shutdown waits for them). */
+  const deciding = new Set<Promise<void>>();
+
+  const gate = createOrderGate({
+    graceMs: deps.graceMs ?? 500,
+    fill,
+    onError: (err) => log.error({ err }, 'handing a batch over failed'),
+  });
+
+  const link = createRedisLink({
+    url: config.redisUrl,
+    nodeId,
+    logger: log,
+    onMessage,
+    onDown(reason) {
+      meter.redisOutage();
+      mustRegister = true;
+      lastOutageAt = performance.now();
+      log.debug({ reason }, 'cluster signals paused');
+    },
+    onUp() {
+      // What was said while Redis was away is in the store: the poll catches up; presence is re-asserted.
+      void repo.lastCommitted().then(
+        (committed) => gate.observe(committed),
+        () => undefined,
+      );
+      void heartbeat();
+    },
+  });
+  // A node beats five times per TTL and counts as dead one beat before the TTL runs out, so its
+  // agents go OFFLINE within CLUSTER_NODE_TTL of its last beat (the reaper runs once per beat).
+  const beatMs = Math.max(200, Math.floor(nodeTtlMs / 5));
+  const registry = createRegistry({ redis: link.commands, name: config.name, nodeId, ttlMs: nodeTtlMs - beatMs });
+
+  function onMessage(channel: string, text: string): void {
+    if (channel === channels.batches) {
+      const batch = decodeBatch(text);
+      if (!batch) return log.warn({ bytes: text.length }, 'ignored a batch message that is not one');
+      if (batch.node === nodeId) return;
+      meter.received('batch', text.length);
+      return gate.offer({ prev: batch.prev, last: batch.last, run: (skipUpTo) => handOver(batch, skipUpTo) });
+    }
+    if (channel === channels.control) {
+      const message = decodeControl(text);
+      if (!message) return log.warn({ bytes: text.length }, 'ignored a control message that is not one');
+      if (message.node === nodeId) return;
+      meter.received('control', text.length);
+      control(message);
+    }
+  }
+
+  /** Agents the store shows ONLINE, kept from every PRESENCE that passes (Butler asks it). */
+  const online = new Set<number>();
+  function notePresence(deliveries: readonly Pick<Delivery, 'type' | 'text' | 'senderId'>[]): void {
+    for (const d of deliveries) {
+      if (d.type !== 'PRESENCE') continue;
+      const frame = JSON.parse(d.text) as { payload?: { online?: boolean } };
+      if (frame.payload?.online) online.add(d.senderId);
+      else online.delete(d.senderId);
+    }
+  }
+
+  function handOver(batch: BatchMessage, skipUpTo: number): void {
+    const deliveries = skipUpTo > 0 ? batch.deliveries.filter((d) => d.id === undefined || d.id > skipUpTo) : batch.deliveries;
+    notePresence(deliveries);
+    const { deliver, round } = need();
+    if (deliveries.length > 0) round(() => deliver(deliveries as Delivery[]));
+    meter.lag(Math.max(0, Date.now() - batch.at) / 1000);
+  }
+
+  function control(message: ControlMessage): void {
+    const p = need();
+    switch (message.kind) {
+      case 'close-user':
+        return p.closeUser(message.userId, message.code, message.reason);
+      case 'close-all':
+        return p.closeAll(message.code, message.reason);
+      case 'decided':
+        if (p.isLeader()) p.decided(message.actionId);
+        return;
+      case 'reset':
+        gate.restart(0);
+        lastOwn = 0;
+        return p.reset();
+    }
+  }
+
+  /** Reads the rows of a gap from the store and hands them over as live delivery would have. */
+  async function fill(after: number, upTo: number): Promise<void> {
+    let cursor = after;
+    let rows = 0;
+    for (;;) {
+      const page = await repo.between(cursor, upTo, FILL_PAGE);
+      if (page.length === 0) break;
+      const deliveries: Delivery[] = page.map((row) => {
+        cursor = row.id;
+        const source: FrameSource = { ...row, payload: JSON.parse(row.payload) as unknown };
+        const audience = audienceOf(row);
+        const delivery: Delivery = { type: row.type, text: JSON.stringify(toMessageFrame(source)), audience, senderId: row.sender_id, id: row.id };
+        if (audience.monitor) delivery.monitorText = monitorFrame(source);
+        return delivery;
+      });
+      rows += page.length;
+      const { deliver, round } = need();
+      round(() => deliver(deliveries));
+      if (page.length < FILL_PAGE) break;
+    }
+    meter.filled(rows);
+    log.info({ after, upTo, rows }, 'filled a gap in the commit order from the store');
+  }
+
+  async function publish(kind: 'batch' | 'control', channel: string, text: string): Promise<void> {
+    if (await link.publish(channel, text)) meter.published(kind, text.length);
+    else meter.publishFailed(kind);
+  }
+
+  /** Presence decided here, with the bus's order when Redis answers, alone (unordered) when not. */
+  function decide(user: Principal, delta: 1 | -1): void {
+    const { presence } = need();
+    const patch: PresencePatch =
+      delta === 1
+        ? { status: 'ONLINE', online: 1, last_seen_at: clock(), last_report: 'websocket_connected' }
+        : { status: 'OFFLINE', online: 0, last_seen_at: clock(), last_report: 'websocket_disconnected' };
+    if (!link.up) {
+      mustRegister = true;
+      return presence(user.id, patch);
+    }
+    const decision = registry.change(user.id, delta).then(
+      ({ total, seq }) => {
+        // A close while another node still holds the agent changes nothing: it stays ONLINE.
+        if (delta === -1 && total > 0) return;
+        presence(user.id, { ...patch, seq });
+      },
+      (err: unknown) => {
+        mustRegister = true;
+        log.debug({ err }, 'presence decided without the cluster (redis did not answer)');
+        presence(user.id, patch);
+      },
+    );
+    deciding.add(decision);
+    void decision.finally(() => deciding.delete(decision));
+  }
+
+  function offline(decisions: readonly Decision[], report: string): void {
+    const at = clock();
+    for (const { userId, seq } of decisions) need().presence(userId, { status: 'OFFLINE', online: 0, last_seen_at: at, last_report: report, seq });
+  }
+
+  /** Agents this node holds sockets of, with how many. */
+  function heldHere(): Map<number, number> {
+    const counts = new Map<number, number>();
+    for (const endpoint of need().table().all) if (endpoint.user.role === 'AGENT') counts.set(endpoint.user.id, (counts.get(endpoint.user.id) ?? 0) + 1);
+    return counts;
+  }
+
+  let beating = false;
+  async function heartbeat(): Promise<void> {
+    if (beating || !link.up || !parts) return;
+    beating = true;
+    try {
+      const missing = await registry.beat();
+      if (missing || mustRegister) {
+        const held = heldHere();
+        const seq = await registry.register(held);
+        mustRegister = false;
+        // Redis lost this node (a restart) or another node declared it dead: what it holds is ONLINE again.
+        const at = clock();
+        for (const userId of held.keys()) need().presence(userId, { status: 'ONLINE', online: 1, last_seen_at: at, seq });
+        if (held.size > 0) log.info({ agents: held.size }, 'registered again with the cluster: re-asserted the agents this node holds');
+      }
+      const { dead, offline: gone } = await registry.reap();
+      for (const node of dead) log.warn({ deadNode: node }, `node ${node} is silent for ${nodeTtlMs} ms: its sockets no longer count`);
+      offline(gone, 'node lost');
+      liveNodes = await registry.live();
+      if (need().isLeader()) await reconcile();
+    } catch (err) {
+      log.debug({ err }, 'cluster heartbeat failed');
+    } finally {
+      beating = false;
+    }
+  }
+
+  /**
+   * The leader's sweep: agents the store shows ONLINE that no live node holds (their node died while
+   * Redis was away, say) go OFFLINE. Not right after an outage: nodes need a beat to register again.
+   */
+  async function reconcile(): Promise<void> {
+    if (performance.now() - lastOutageAt < 2 * nodeTtlMs) return;
+    const candidates = await repo.onlineAgents((Date.now() - nodeTtlMs) * 1000);
+    offline(await registry.unheld(candidates), 'node lost');
+  }
+
+  async function poll(): Promise<void> {
+    try {
+      gate.observe(await repo.lastCommitted());
+    } catch (err) {
+      log.debug({ err }, 'could not read the commit order');
+    }
+  }
+
+  return {
+    nodeId,
+    link,
+
+    /** Connects to Redis; a node that cannot reach it at start does not start. */
+    async connect(): Promise<void> {
+      try {
+        await link.connect([channels.batches, channels.control]);
+      } catch (err) {
+        await link.close();
+        throw new Error(`cannot reach Redis at ${redactedUrl(config.redisUrl)}: ${(err as Error).message}`, { cause: err });
+      }
+    },
+
+    /** Wires the node to the core, then starts ordering, beating and polling. */
+    async attach(next: ClusterParts): Promise<void> {
+      parts = next;
+      const committed = await repo.lastCommitted();
+      for (const id of await repo.onlineAgents(Number.MAX_SAFE_INTEGER)) online.add(id);
+      lastOwn = committed;
+      gate.start(committed);
+      await heartbeat();
+      timers.push(setInterval(() => void heartbeat(), beatMs).unref());
+      timers.push(setInterval(() => void poll(), deps.pollMs ?? 1000).unref());
+      log.info({ name: config.name, nodes: liveNodes.map((n) => n.nodeId) }, `joined the cluster "${config.name}" as ${nodeId}`);
+    },
+
+    /** The pipeline's seam: publishes each settled batch and hands it over in the visibility order. */
+    handoff(batch: Handoff): void {
+      const prev = batch.order?.prev ?? lastOwn;
+      const last = batch.order?.last ?? lastOwn;
+      if (batch.order) lastOwn = Math.max(lastOwn, last);
+      notePresence(batch.deliveries);
+      if (batch.deliveries.length > 0 || last > prev) void publish('batch', channels.batches, encodeBatch(nodeId, prev, last, batch.deliveries));
+      gate.offer({ prev, last, run: () => batch.run() });
+    },
+
+    /** Whether the store shows the agent ONLINE (any node holds it), as of the last PRESENCE seen. */
+    isOnline: (userId: number): boolean => online.has(userId),
+
+    /** The router's presence port in cluster mode: an agent is ONLINE while any node holds it. */
+    presence: {
+      online: (user) => decide(user, 1),
+      offline: (user) => decide(user, -1),
+    } satisfies PresencePort,
+
+    /** Revocation everywhere: this node closes its own sockets; the others are told. */
+    closeUser(userId: number, code: number, reason: string): void {
+      void publish('control', channels.control, JSON.stringify({ kind: 'close-user', node: nodeId, userId, code, reason } satisfies ControlMessage));
+    },
+    closeAll(code: number, reason: string): void {
+      void publish('control', channels.control, JSON.stringify({ kind: 'close-all', node: nodeId, code, reason } satisfies ControlMessage));
+    },
+    decided(actionId: string): void {
+      void publish('control', channels.control, JSON.stringify({ kind: 'decided', node: nodeId, actionId } satisfies ControlMessage));
+    },
+    reset(): void {
+      gate.restart(0);
+      lastOwn = 0;
+      void publish('control', channels.control, JSON.stringify({ kind: 'reset', node: nodeId } satisfies ControlMessage));
+    },
+
+    /** Waits for presence decisions in flight, then leaves: the agents only this node held go OFFLINE now. */
+    async leave(): Promise<void> {
+      await Promise.allSettled([...deciding]);
+      if (!link.up) return;
+      try {
+        offline(await registry.leave(), 'websocket_disconnected');
+      } catch (err) {
+        log.warn({ err }, 'could not leave the cluster cleanly; the others notice within CLUSTER_NODE_TTL');
+      }
+    },
+
+    async close(): Promise<void> {
+      for (const timer of timers) clearInterval(timer);
+      gate.stop();
+      await link.close();
+    },
+
+    /** For readiness, metrics and inspection. */
+    status(): { redis: 'up' | 'down'; reason?: string; nodes: typeof liveNodes; gate: GateState } {
+      return { redis: link.up ? 'up' : 'down', ...(link.reason ? { reason: link.reason } : {}), nodes: liveNodes, gate: gate.state() };
+    },
+  };
+}
+
+function redactedUrl(url: string): string {
+  return url.replace(/\/\/([^@/]*)@/, (_, auth: string) => `//${auth.includes(':') ? `${auth.split(':')[0]}:***` : '***'}@`);
+}
