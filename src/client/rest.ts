@@ -1,7 +1,7 @@
 // A small typed helper for the hub's HTTP API (wire.md §3): one function per endpoint, bodies typed
 // by the hub's own zod schemas, answers by its wire objects. Errors come back as HubRequestError with
 // the status and the hub's `{"error"}` text. Uses the standard fetch (browsers, Node 18+).
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { authorizationView, authResponseResult, AuthRequestsQuery } from '../protocol/butler.js';
 import type { createThreadBody, updateThreadBody } from '../protocol/chat.js';
 import type { ConnectorAction, connectorFieldsBody, ConnectorLogView, ConnectorView, MachineDescription, testMessageBody } from '../protocol/connector.js';

@@ -2,7 +2,7 @@
 // with rule-based checks on the added lines and, when CODE_REVIEW_API_KEY is set, an OpenAI-compatible
 // model; sends the result as CODE_REVIEW to the dashboards and a summary back to the sender.
 import parseDiff from 'parse-diff';
-import { z } from 'zod';
+import * as z from 'zod';
 import { safeUrl, unreachable } from '../client/unreachable.js';
 import type { CodeReviewPayload, ReviewFinding, ReviewSeverity } from '../protocol/reports.js';
 import { chatCommand, splitCommand, type AgentTools, type ExampleAgent } from './agent.js';

@@ -4,7 +4,7 @@
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import semver from 'semver';
-import { z } from 'zod';
+import * as z from 'zod';
 import { safeUrl, unreachable } from '../client/unreachable.js';
 import { AlertSeverities, type AlertSeverity, type SecurityAlertPayload, type SecurityFinding } from '../protocol/reports.js';
 import { chatCommand, splitCommand, verbArgument, type AgentTools, type ExampleAgent } from './agent.js';

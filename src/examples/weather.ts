@@ -1,7 +1,7 @@
 // The weather agent: reads current weather from an OpenWeatherMap-compatible HTTP API and sends
 // WEATHER_UPDATE to the dashboards every WEATHER_INTERVAL seconds and whenever someone asks
 // ("weather" or "weather <place>" in chat, or as a directive). The API key never leaves the request.
-import { z } from 'zod';
+import * as z from 'zod';
 import { safeUrl, unreachable } from '../client/unreachable.js';
 import type { WeatherUpdatePayload } from '../protocol/reports.js';
 import { chatCommand, splitCommand, verbArgument, type AgentTools, type ExampleAgent } from './agent.js';
