@@ -1,4 +1,4 @@
-// Import direction of the hub (README "Layout"): root → edges → features → actors → delivery core
+// Import direction of the hub (README "Layout"): root → edges → features (cluster among them) → actors → delivery core
 // → store → base → protocol. A module may import its own room and the rooms below it, never above.
 // The client (and the CLI and example agents built on it) imports protocol only.
 const layers = {
@@ -7,7 +7,7 @@ const layers = {
   store: '^src/store/',
   delivery: '^src/delivery/',
   actors: '^src/actors/',
-  features: '^src/(butler|connector|auth|ops|services)/',
+  features: '^src/(butler|connector|auth|ops|services|cluster)/',
   edges: '^src/(http|ws)/',
   root: '^src/(main|hub|shutdown)[.]ts$|^src/root/',
   client: '^src/(client|cli|examples)/',

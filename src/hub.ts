@@ -22,6 +22,7 @@ import { createCore, type RouterActor } from './root/core.js';
 import { createHttpEdge, createHubInspection, createWsEdge } from './root/edges.js';
 import { createBootstrap, createButlerFeature, createConnectorFeature, createServices } from './root/features.js';
 import { createRepos, migrateStore } from './root/storage.js';
+import type { Lease } from './cluster/lease.js';
 import { createShutdown } from './shutdown.js';
 import { openStore, type Store } from './store/db.js';
 import { createCorkAnchor } from './ws/corkAnchor.js';
@@ -81,12 +82,17 @@ const SHUTDOWN_ORDER = [
   // Answers in progress end their streams ("the hub is shutting down") before the last commit.
   "end Butler's answers",
   'finish requests in flight',
+  // Cluster mode: the agents only this node held go OFFLINE, and the others stop counting it.
+  'leave the cluster',
   'commit everything queued',
   'settle platform events',
   'record Butler offline',
   // Sockets were told to close (1001); their close handshakes finish before the app goes.
   'wait for socket close handshakes',
   'close the uWS app',
+  // After the last commit was published; a clean stop hands the lease over at once.
+  'release the lease',
+  'close the cluster link',
   'stop the cork anchor',
   'stop the router',
   'close the store',
@@ -105,7 +111,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   const loadingWeb = loadWebFiles(config.webDir);
   loadingWeb.catch(() => undefined);
 
-  const store = openStore(config.db);
+  const store = openStore(config.db, { orderedCommits: config.cluster !== undefined });
   shutdown.add('close the store', () => store.close());
   const uwsApp = uWS.App();
   shutdown.add('close the uWS app', async () => {
@@ -117,24 +123,54 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     const migrations = await migrateStore({ store, logger, migrationsDir: options.migrationsDir });
     const repos = createRepos({ store });
 
-    const core = createCore({ store, repos, clock, logger, metrics, wsMeter });
+    // Loaded only in cluster mode: a single node never loads ioredis.
+    const clusterStage = config.cluster ? await import('./root/cluster.js') : undefined;
+    const cluster =
+      config.cluster && clusterStage
+        ? await clusterStage.createClusterStage({ config: { ...config, cluster: config.cluster }, repos, clock, logger, metrics })
+        : undefined;
+    if (cluster) shutdown.add('close the cluster link', () => cluster.node.close());
+    const core = createCore({ store, repos, clock, logger, metrics, wsMeter, cluster: cluster?.node });
     shutdown.add('close sockets with 1001', () => core.router.send({ type: 'SHUTDOWN' }));
     shutdown.add('commit everything queued', () => core.pipeline.drain());
     shutdown.add('stop the router', () => core.router.stop());
 
-    const auth = createAuth({ config, store, repos, clock, sessions: core.sessions, jwtSecret, passwordCost: options.passwordCost });
+    const auth = createAuth({
+      config,
+      store,
+      repos,
+      clock,
+      sessions: core.sessions,
+      jwtSecret,
+      passwordCost: options.passwordCost,
+      redis: cluster?.node.link.commands,
+    });
 
     const connector = createConnectorFeature({ config, store, repos, core, clock, logger, metrics, jwtSecret });
     shutdown.add('stop platform events', () => connector.stop());
     shutdown.add('settle platform events', () => connector.settled());
 
-    const bootstrap = createBootstrap({ config, store, repos, passwords: auth.passwords, clock, logger });
+    const bootstrap = createBootstrap({ config, store, repos, passwords: auth.passwords, clock, logger, clustered: cluster !== undefined });
     await bootstrap.initialise();
     shutdown.add('record Butler offline', () =>
       bootstrap.presence.hubStopping().catch((err: unknown) => logger.warn({ err }, 'could not record Butler going offline')),
     );
 
-    const butler = await createButlerFeature({ config, repos, core, connector, clock, logger, metrics });
+    let lease: Lease | undefined;
+    const butler = await createButlerFeature({
+      config,
+      repos,
+      core,
+      connector,
+      clock,
+      logger,
+      metrics,
+      cluster: cluster && {
+        isLeader: () => lease?.isLeader ?? false,
+        forwardDecision: (actionId) => cluster.node.decided(actionId),
+        isOnline: (userId) => cluster.node.isOnline(userId),
+      },
+    });
     shutdown.add("end Butler's answers", () => butler.stop());
     const services = createServices({
       store,
@@ -150,7 +186,8 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       },
     });
     await butler.start();
-    await connector.start();
+    // In cluster mode the leader runs the platform connection (see root/cluster.ts).
+    if (!cluster) await connector.start();
 
     const anchor = await createCorkAnchor(logger);
     shutdown.add('stop the cork anchor', () => anchor.stop());
@@ -161,6 +198,21 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     });
 
     const inspection = createHubInspection({ core, ws, butler, connector });
+    if (cluster) {
+      lease = await clusterStage!.attachCluster({
+        config: { ...config, cluster: config.cluster! },
+        ...cluster,
+        core,
+        butler,
+        connector,
+        inspection,
+        clock,
+        logger,
+      });
+      const held = lease;
+      shutdown.add('release the lease', () => held.stop());
+      shutdown.add('leave the cluster', () => cluster.node.leave());
+    }
     const http = createHttpEdge({
       uwsApp,
       config,
@@ -169,7 +221,14 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       services,
       butler,
       metrics,
-      readiness: createReadiness({ store, migrations, stopping: () => shutdown.begun, logger }),
+      readiness: createReadiness({
+        store,
+        migrations,
+        stopping: () => shutdown.begun,
+        degraded: () =>
+          cluster && !cluster.node.link.up ? `redis unreachable (${cluster.node.link.reason ?? 'reconnecting'}): serving this node's sockets only` : undefined,
+        logger,
+      }),
       inspection,
       startedAt,
     });

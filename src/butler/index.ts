@@ -203,6 +203,8 @@ export function createButler(deps: ButlerDeps) {
     actor,
     authorizations,
     relay,
+    /** Butler as a user (its id and name). */
+    principal: butler,
 
     /** Starts Butler; in cluster mode it waits on standby until `lead`. */
     async start(): Promise<void> {

@@ -17,7 +17,10 @@ export interface ClusterMeter {
 }
 
 export function createClusterMeter(factory: MetricsFactory, nodeId: string): ClusterMeter {
-  factory.gauge({ name: 'hub_node_info', help: 'This hub node (value 1), by its NODE_ID', labels: { node_id: [nodeId] } }).labels({ node_id: nodeId }).set(1);
+  factory
+    .gauge({ name: 'hub_node_info', help: 'This hub node (value 1), by its NODE_ID', labels: { node_id: [nodeId] } })
+    .labels({ node_id: nodeId })
+    .set(1);
   const kinds = ['batch', 'control'];
   const published = factory.counter({ name: 'hub_cluster_bus_published_total', help: 'Messages this node published on the bus', labels: { kind: kinds } });
   const publishedBytes = factory.counter({ name: 'hub_cluster_bus_published_bytes_total', help: 'Bytes this node published on the bus' });

@@ -53,6 +53,16 @@ export interface ClusterParts {
   reset(): void;
   /** Whether this node holds the singletons' lease. */
   isLeader(): boolean;
+  /** Butler's user id: the leader records Butler's open streams so a successor can end them. */
+  butlerId: number;
+}
+
+/** A Butler answer that was streaming when its node stopped: where it went and what it had said. */
+export interface OrphanedStream {
+  streamId: string;
+  targetId: number;
+  conversationId: number | null;
+  text: string;
 }
 
 /** Rows read per query when a gap is filled from the store. */
@@ -137,6 +147,27 @@ export async function createClusterNode(deps: ClusterNodeDeps) {
       if (frame.payload?.online) online.add(d.senderId);
       else online.delete(d.senderId);
     }
+  }
+
+  const streamsKey = `${config.name}:butler-streams`;
+  /**
+   * The leader keeps each open Butler stream on Redis (where it goes, the text so far), so that when
+   * it dies the next leader ends the stream with what was said and a note, instead of the asker
+   * waiting for an end that never comes.
+   */
+  function recordStreams(deliveries: readonly Delivery[]): void {
+    const p = need();
+    let multi: ReturnType<typeof link.commands.multi> | undefined;
+    for (const d of deliveries) {
+      if (d.senderId !== p.butlerId || (d.type !== 'CHAT_STREAM' && d.type !== 'CHAT_STREAM_END') || !d.frame?.stream_id) continue;
+      multi ??= link.commands.multi();
+      const id = d.frame.stream_id;
+      if (d.type === 'CHAT_STREAM') {
+        multi.hsetnx(streamsKey, id, JSON.stringify({ targetId: d.audience.target ?? 0, conversationId: d.frame.conversation_id ?? null }));
+        multi.append(`${streamsKey}:${id}`, typeof d.frame.payload === 'string' ? d.frame.payload : '');
+      } else multi.hdel(streamsKey, id).del(`${streamsKey}:${id}`);
+    }
+    if (multi && link.up) void multi.exec().catch(() => undefined);
   }
 
   function handOver(batch: BatchMessage, skipUpTo: number): void {
@@ -310,6 +341,7 @@ export async function createClusterNode(deps: ClusterNodeDeps) {
       const last = batch.order?.last ?? lastOwn;
       if (batch.order) lastOwn = Math.max(lastOwn, last);
       notePresence(batch.deliveries);
+      recordStreams(batch.deliveries);
       if (batch.deliveries.length > 0 || last > prev) void publish('batch', channels.batches, encodeBatch(nodeId, prev, last, batch.deliveries));
       gate.offer({ prev, last, run: () => batch.run() });
     },
@@ -337,6 +369,19 @@ export async function createClusterNode(deps: ClusterNodeDeps) {
       gate.restart(0);
       lastOwn = 0;
       void publish('control', channels.control, JSON.stringify({ kind: 'reset', node: nodeId } satisfies ControlMessage));
+    },
+
+    /** The streams a previous leader left open (and forgets them): the new leader ends each. */
+    async takeOrphanedStreams(): Promise<OrphanedStream[]> {
+      const open = await link.commands.hgetall(streamsKey);
+      const out: OrphanedStream[] = [];
+      for (const [streamId, meta] of Object.entries(open)) {
+        const { targetId, conversationId } = JSON.parse(meta) as { targetId: number; conversationId: number | null };
+        const text = (await link.commands.get(`${streamsKey}:${streamId}`)) ?? '';
+        await link.commands.multi().hdel(streamsKey, streamId).del(`${streamsKey}:${streamId}`).exec();
+        out.push({ streamId, targetId, conversationId, text });
+      }
+      return out;
     },
 
     /** Waits for presence decisions in flight, then leaves: the agents only this node held go OFFLINE now. */

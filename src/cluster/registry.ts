@@ -107,7 +107,8 @@ export interface RegistryDeps {
   ttlMs: number;
 }
 
-type Scripted = Redis & Record<'hubBeat' | 'hubChange' | 'hubRegister' | 'hubReap' | 'hubUnheld' | 'hubLive', (...args: Array<string | number>) => Promise<unknown>>;
+type Scripted = Redis &
+  Record<'hubBeat' | 'hubChange' | 'hubRegister' | 'hubReap' | 'hubUnheld' | 'hubLive', (...args: Array<string | number>) => Promise<unknown>>;
 
 export function createRegistry(deps: RegistryDeps) {
   const { nodeId, ttlMs } = deps;

@@ -11,18 +11,21 @@ export function butlerReport(model: string | undefined): string {
   return model ? `running in the hub, answering with the language model ${model}` : 'running in the hub, in safe mode (no language model configured)';
 }
 
-export function createPresenceService(deps: { users: UsersRepo; clock: Clock; butlerModel: string | undefined }) {
+export function createPresenceService(deps: { users: UsersRepo; clock: Clock; butlerModel: string | undefined; clustered?: boolean }) {
   const { users, clock } = deps;
   return {
     async hubStarted(): Promise<void> {
       const now = clock();
       const butler = await users.findByUsername(BUTLER_USERNAME);
-      await users.setMachinesOffline(now, butler ? [butler.id] : []);
+      // In a cluster other nodes hold agents: the leader sweeps those no live node holds.
+      if (!deps.clustered) await users.setMachinesOffline(now, butler ? [butler.id] : []);
       if (butler) {
         await users.update(butler.id, { status: 'ONLINE', online: 1, last_seen_at: now, last_report: butlerReport(deps.butlerModel), updated_at: now });
       }
     },
     async hubStopping(): Promise<void> {
+      // Butler runs on whichever node leads; the cluster as a whole does not stop with one node.
+      if (deps.clustered) return;
       const now = clock();
       const butler = await users.findByUsername(BUTLER_USERNAME);
       if (butler) await users.update(butler.id, { status: 'OFFLINE', online: 0, last_seen_at: now, last_report: 'hub stopped', updated_at: now });

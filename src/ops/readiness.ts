@@ -5,13 +5,15 @@
 import type { Logger } from 'pino';
 import type { Store } from '../store/db.js';
 
-export type Readiness = { ready: true } | { ready: false; reason: string };
+export type Readiness = { ready: true; degraded?: string } | { ready: false; reason: string };
 
 export interface ReadinessDeps {
   store: Pick<Store, 'migrations'>;
   /** Names of the migrations this hub needs (all of them were applied at start). */
   migrations: readonly string[];
   stopping(): boolean;
+  /** Cluster mode: why the node serves only its own sockets for now (Redis away), if it does. */
+  degraded?(): string | undefined;
   logger: Logger;
   timeoutMs?: number;
 }
@@ -45,7 +47,8 @@ export function createReadiness(deps: ReadinessDeps) {
     }
     const missing = deps.migrations.filter((name) => !applied.has(name));
     if (missing.length > 0) return { ready: false, reason: `migrations not applied: ${missing.join(', ')}` };
-    return { ready: true };
+    const degraded = deps.degraded?.();
+    return degraded ? { ready: true, degraded } : { ready: true };
   }
 
   return {

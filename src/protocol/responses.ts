@@ -124,7 +124,9 @@ export const rawAgentToken = z.object({ username: z.string(), role: z.string(), 
 
 export const authOptionsBody = z.object({ self_registration: z.boolean() }).meta({ id: 'AuthOptions' });
 export const healthBody = z.object({ status: z.literal('ok'), uptime_seconds: z.number() }).meta({ id: 'Health' });
-export const readyBody = z.object({ status: z.literal('ready') }).meta({ id: 'Ready' });
+export const readyBody = z
+  .object({ status: z.enum(['ready', 'degraded']), reason: z.string().optional().meta({ description: 'why the node is degraded' }) })
+  .meta({ id: 'Ready' });
 
 const actorState = z.string().meta({ description: 'the state value, nested states joined with dots: open.live' });
 export const actorSnapshot = z

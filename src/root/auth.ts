@@ -9,6 +9,7 @@ import type { LiveSessions } from '../actors/liveSessions.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { createUsersService } from '../services/users.js';
+import type { Redis } from 'ioredis';
 import type { Store } from '../store/db.js';
 import type { Repos } from './storage.js';
 
@@ -21,6 +22,8 @@ export interface AuthOptions {
   jwtSecret: string;
   /** scrypt cost; tests lower it. */
   passwordCost?: number;
+  /** Cluster mode: failed logins are counted on this Redis, across every node. */
+  redis?: Redis;
 }
 
 export function createAuth(options: AuthOptions) {
@@ -40,6 +43,8 @@ export function createAuth(options: AuthOptions) {
       maxFailures: config.auth.loginMaxFailures,
       maxFailuresPerAddress: config.auth.loginMaxFailuresPerAddress,
       windowSeconds: config.auth.loginFailureWindowSeconds,
+      redis: options.redis,
+      keyPrefix: config.cluster && `${config.cluster.name}:`,
     }),
     allowSelfRegistration: config.auth.allowSelfRegistration,
   });

@@ -3,7 +3,7 @@
 // anything here (the hub starts Butler and the connector once all of them exist).
 import type { Logger } from 'pino';
 import type { PasswordHasher } from '../auth/passwords.js';
-import { createButler } from '../butler/index.js';
+import { createButler, type ButlerDeps } from '../butler/index.js';
 import { createButlerMeter } from '../butler/metrics.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
@@ -30,13 +30,15 @@ export interface BootstrapOptions {
   passwords: PasswordHasher;
   clock: Clock;
   logger: Logger;
+  /** Cluster mode: other nodes' agents stay as they are at start, and Butler stays ONLINE while any node runs. */
+  clustered?: boolean;
 }
 
 /** `initialise` creates the admin and Butler in an empty database and records the hub's own presence. */
 export function createBootstrap(options: BootstrapOptions) {
   const { config, repos, passwords, clock, logger } = options;
   const { users, credentials } = repos;
-  const presence = createPresenceService({ users, clock, butlerModel: config.butler.model?.name });
+  const presence = createPresenceService({ users, clock, butlerModel: config.butler.model?.name, clustered: options.clustered });
   return {
     presence,
     async initialise(): Promise<void> {
@@ -84,6 +86,7 @@ export interface ButlerOptions {
   clock: Clock;
   logger: Logger;
   metrics: Metrics;
+  cluster?: ButlerDeps['cluster'];
 }
 
 /** Butler as the user the bootstrap created (so after `initialise`). */
@@ -104,6 +107,7 @@ export async function createButlerFeature(options: ButlerOptions) {
     meter: createButlerMeter(options.metrics.factory),
     clock: options.clock,
     logger: options.logger,
+    cluster: options.cluster,
   });
 }
 

@@ -268,7 +268,9 @@ export function postgresBatchWriter(pool: pg.Pool, options: PostgresWriterOption
       for (const { userId, patch, at } of batch.presence) {
         const values = [patch.status ?? null, patch.online ?? null, patch.last_seen_at ?? null, patch.last_report ?? null, at, userId];
         const result =
-          patch.seq === undefined ? await client.query<PresenceRow>(PG_PRESENCE, values) : await client.query<PresenceRow>(PG_PRESENCE_ORDERED, [...values, patch.seq]);
+          patch.seq === undefined
+            ? await client.query<PresenceRow>(PG_PRESENCE, values)
+            : await client.query<PresenceRow>(PG_PRESENCE_ORDERED, [...values, patch.seq]);
         if (result.rows[0]) presence.push(result.rows[0]);
       }
       for (const { id, at } of batch.threads) await client.query('UPDATE conversation_threads SET last_message_at = $1 WHERE id = $2', [at, id]);

@@ -40,12 +40,13 @@ export const systemRoutes = [
     path: '/api/ready',
     access: 'public',
     summary: 'Readiness: the store answers, migrations are applied, the hub is not shutting down',
-    responses: { 200: { description: 'ready to serve', schema: readyBody } },
+    responses: { 200: { description: 'ready to serve; `degraded` (cluster mode): Redis is away, this node serves its own sockets', schema: readyBody } },
     errors: { 503: 'not ready, with the reason: the hub is shutting down, the store is unreachable, or migrations are missing' },
     handler: async (_input, deps) => {
       const result = await deps.readiness.check();
       if (!result.ready) throw Errors.unavailable(`not ready: ${result.reason}`);
-      return { status: 'ready' };
+      // Degraded still serves its own sockets: a load balancer keeps sending it traffic.
+      return result.degraded ? { status: 'degraded', reason: result.degraded } : { status: 'ready' };
     },
   }),
   route({
