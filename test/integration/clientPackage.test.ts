@@ -116,6 +116,10 @@ describe('@agent-hub/client from its tarball', () => {
     const version = hubAgent(['--version'], {});
     expect(await version.exit()).toBe(0);
     expect(version.stdout).toEqual([manifest.version]);
+    // `npx @agent-hub/client` runs the package's one command too.
+    const viaNpx = start('npx', ['--no-install', '@agent-hub/client', '--version'], {});
+    expect(await viaNpx.exit()).toBe(0);
+    expect(viaNpx.stdout).toEqual([manifest.version]);
 
     const agent = await t.createAgent();
     const member = await t.createMember();
