@@ -7,6 +7,8 @@ import { hubClientPool, isChatFrom } from '../helpers/hubClients.js';
 import { startProcess, type ProcessRun } from '../helpers/processRun.js';
 
 const running: ProcessRun[] = [];
+/** For tests that start several processes one after another: each is a Node start, slow on a busy machine. */
+const SEVERAL_PROCESSES_MS = 60_000;
 
 function hubAgent(args: string[], env: Record<string, string>): ProcessRun {
   const run = startProcess(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { env: { ...process.env, HUB_URL: '', HUB_TOKEN: '', ...env } });
@@ -57,69 +59,81 @@ describe('hub-agent CLI', () => {
     expect(run.stderr).toEqual(['hub-agent: no agent named "nobody-by-that-name" (people are found by name with an admin token only; use their id)']);
   });
 
-  it('agents register, list, rotate and delete (admin)', async () => {
-    const env = { HUB_URL: t.url, HUB_TOKEN: t.adminToken };
-    const name = uniqueName('cli-agent');
-    const register = hubAgent(['agents', 'register', name, '--kind', 'weather'], env);
-    expect(await register.exit()).toBe(0);
-    const [token] = register.stdout;
-    const connected = await clients.open(token!);
-    expect(connected.client.state).toBe('open');
+  it(
+    'agents register, list, rotate and delete (admin)',
+    async () => {
+      const env = { HUB_URL: t.url, HUB_TOKEN: t.adminToken };
+      const name = uniqueName('cli-agent');
+      const register = hubAgent(['agents', 'register', name, '--kind', 'weather'], env);
+      expect(await register.exit()).toBe(0);
+      const [token] = register.stdout;
+      const connected = await clients.open(token!);
+      expect(connected.client.state).toBe('open');
 
-    const list = hubAgent(['agents', 'list', '--json'], env);
-    expect(await list.exit()).toBe(0);
-    const agents = JSON.parse(list.stdout[0]!) as Array<{ id: number; username: string; agent_kind: string | null }>;
-    const listed = agents.find((a) => a.username === name);
-    expect(listed).toMatchObject({ agent_kind: 'weather' });
-    const plain = hubAgent(['agents', 'list'], env);
-    expect(await plain.exit()).toBe(0);
-    expect(plain.stdout).toContainEqual(expect.stringMatching(new RegExp(`^${listed!.id}\t${name}\tAGENT\t`)));
+      const list = hubAgent(['agents', 'list', '--json'], env);
+      expect(await list.exit()).toBe(0);
+      const agents = JSON.parse(list.stdout[0]!) as Array<{ id: number; username: string; agent_kind: string | null }>;
+      const listed = agents.find((a) => a.username === name);
+      expect(listed).toMatchObject({ agent_kind: 'weather' });
+      const plain = hubAgent(['agents', 'list'], env);
+      expect(await plain.exit()).toBe(0);
+      expect(plain.stdout).toContainEqual(expect.stringMatching(new RegExp(`^${listed!.id}\t${name}\tAGENT\t`)));
 
-    const rotate = hubAgent(['agents', 'rotate', name], env);
-    expect(await rotate.exit()).toBe(0);
-    expect(rotate.stdout[0]).toMatch(/^\S{16,}$/);
-    expect(rotate.stdout[0]).not.toBe(token);
+      const rotate = hubAgent(['agents', 'rotate', name], env);
+      expect(await rotate.exit()).toBe(0);
+      expect(rotate.stdout[0]).toMatch(/^\S{16,}$/);
+      expect(rotate.stdout[0]).not.toBe(token);
 
-    const remove = hubAgent(['agents', 'delete', String(listed!.id)], env);
-    expect(await remove.exit()).toBe(0);
-    expect(remove.stderr).toEqual([`hub-agent: deleted agent ${name} (id ${listed!.id})`]);
-    const again = hubAgent(['agents', 'delete', name], env);
-    expect(await again.exit()).toBe(1);
-    expect(again.stderr).toEqual([`hub-agent: no agent named "${name}"`]);
-  });
+      const remove = hubAgent(['agents', 'delete', String(listed!.id)], env);
+      expect(await remove.exit()).toBe(0);
+      expect(remove.stderr).toEqual([`hub-agent: deleted agent ${name} (id ${listed!.id})`]);
+      const again = hubAgent(['agents', 'delete', name], env);
+      expect(await again.exit()).toBe(1);
+      expect(again.stderr).toEqual([`hub-agent: no agent named "${name}"`]);
+    },
+    SEVERAL_PROCESSES_MS,
+  );
 
-  it("users create and list (admin); a member is refused with the hub's reason", async () => {
-    const env = { HUB_URL: t.url, HUB_TOKEN: t.adminToken };
-    const name = uniqueName('cli-user');
-    const create = hubAgent(['users', 'create', name], { ...env, HUB_USER_PASSWORD: 'a-long-password' });
-    expect(await create.exit()).toBe(0);
-    const id = Number(create.stdout[0]);
-    const login = await fetch(`${t.url}/api/auth/login`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ username: name, password: 'a-long-password' }),
-    });
-    expect(login.status).toBe(200);
-    const list = hubAgent(['users', 'list', '--role', 'MEMBER'], env);
-    expect(await list.exit()).toBe(0);
-    expect(list.stdout).toContain(`${id}\t${name}\tMEMBER\tOFFLINE`);
+  it(
+    "users create and list (admin); a member is refused with the hub's reason",
+    async () => {
+      const env = { HUB_URL: t.url, HUB_TOKEN: t.adminToken };
+      const name = uniqueName('cli-user');
+      const create = hubAgent(['users', 'create', name], { ...env, HUB_USER_PASSWORD: 'a-long-password' });
+      expect(await create.exit()).toBe(0);
+      const id = Number(create.stdout[0]);
+      const login = await fetch(`${t.url}/api/auth/login`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ username: name, password: 'a-long-password' }),
+      });
+      expect(login.status).toBe(200);
+      const list = hubAgent(['users', 'list', '--role', 'MEMBER'], env);
+      expect(await list.exit()).toBe(0);
+      expect(list.stdout).toContain(`${id}\t${name}\tMEMBER\tOFFLINE`);
 
-    const member = await t.createMember();
-    const refused = hubAgent(['users', 'list'], { HUB_URL: t.url, HUB_TOKEN: member.token });
-    expect(await refused.exit()).toBe(1);
-    expect(refused.stderr).toHaveLength(1);
-    expect(refused.stderr[0]).toMatch(/^hub-agent: /);
-  });
+      const member = await t.createMember();
+      const refused = hubAgent(['users', 'list'], { HUB_URL: t.url, HUB_TOKEN: member.token });
+      expect(await refused.exit()).toBe(1);
+      expect(refused.stderr).toHaveLength(1);
+      expect(refused.stderr[0]).toMatch(/^hub-agent: /);
+    },
+    SEVERAL_PROCESSES_MS,
+  );
 
-  it('approvals list and an answer to an unknown request', async () => {
-    const env = { HUB_URL: t.url, HUB_TOKEN: t.adminToken };
-    const list = hubAgent(['approvals', 'list', '--status', 'PENDING', '--json'], env);
-    expect(await list.exit()).toBe(0);
-    expect(JSON.parse(list.stdout[0]!)).toEqual([]);
-    const answer = hubAgent(['approvals', 'approve', 'no-such-action'], env);
-    expect(await answer.exit()).toBe(1);
-    expect(answer.stderr).toHaveLength(1);
-  });
+  it(
+    'approvals list and an answer to an unknown request',
+    async () => {
+      const env = { HUB_URL: t.url, HUB_TOKEN: t.adminToken };
+      const list = hubAgent(['approvals', 'list', '--status', 'PENDING', '--json'], env);
+      expect(await list.exit()).toBe(0);
+      expect(JSON.parse(list.stdout[0]!)).toEqual([]);
+      const answer = hubAgent(['approvals', 'approve', 'no-such-action'], env);
+      expect(await answer.exit()).toBe(1);
+      expect(answer.stderr).toHaveLength(1);
+    },
+    SEVERAL_PROCESSES_MS,
+  );
 
   it('an unreachable hub is named with the cause', async () => {
     const port = await closedPort();

@@ -133,7 +133,7 @@ describe('@agent-hub/client from its tarball', () => {
     const list = hubAgent(['agents', 'list'], { HUB_URL: t.url, HUB_TOKEN: member.token });
     expect(await list.exit()).toBe(0);
     expect(list.stdout).toContainEqual(expect.stringMatching(new RegExp(`^${agent.id}\\t${agent.username}\\tAGENT\\tONLINE\\t`)));
-  });
+  }, 60_000);
 
   it('bundles for a browser from the installed package, without Node built-ins', async () => {
     writeFileSync(
