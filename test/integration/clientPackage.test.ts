@@ -6,6 +6,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
@@ -135,7 +136,7 @@ describe('@agent-hub/client from its tarball', () => {
     expect(list.stdout).toContainEqual(expect.stringMatching(new RegExp(`^${agent.id}\\t${agent.username}\\tAGENT\\tONLINE\\t`)));
   }, 60_000);
 
-  it('bundles for a browser from the installed package, without Node built-ins', async () => {
+  it('bundles for a browser from the installed package, without Node built-ins, under 60 KB gzipped', async () => {
     writeFileSync(
       join(project, 'page.js'),
       "import { HubClient } from '@agent-hub/client';\nglobalThis.hub = new HubClient({ url: location.origin, token: 'x' });\n",
@@ -155,5 +156,7 @@ describe('@agent-hub/client from its tarball', () => {
     expect(inputs.some((path) => path.includes('node_modules/@agent-hub/client/dist/client/'))).toBe(true);
     // `ws` is loaded only where there is no WebSocket; its browser entry is a stub.
     expect(inputs.filter((path) => /node_modules\/ws\/(?!browser)/.test(path))).toEqual([]);
+    // The same budget as `npm run size:client` (esbuild, minified, gzipped).
+    expect(gzipSync(result.outputFiles[0]!.contents, { level: 9 }).length).toBeLessThan(60 * 1024);
   });
 });
