@@ -146,7 +146,18 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       redis: cluster?.node.link.commands,
     });
 
-    const connector = createConnectorFeature({ config, store, repos, core, clock, logger, metrics, jwtSecret });
+    let lease: Lease | undefined;
+    const connector = createConnectorFeature({
+      config,
+      store,
+      repos,
+      core,
+      clock,
+      logger,
+      metrics,
+      jwtSecret,
+      cluster: cluster && { isLeader: () => lease?.isLeader ?? false, changed: () => cluster.node.connectorChanged() },
+    });
     shutdown.add('stop platform events', () => connector.stop());
     shutdown.add('settle platform events', () => connector.settled());
 
@@ -156,7 +167,6 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       bootstrap.presence.hubStopping().catch((err: unknown) => logger.warn({ err }, 'could not record Butler going offline')),
     );
 
-    let lease: Lease | undefined;
     const butler = await createButlerFeature({
       config,
       repos,
@@ -181,6 +191,8 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       clock,
       reinitialise: async () => {
         await bootstrap.initialise();
+        // The ids restarted: every node's visibility order starts over.
+        cluster?.node.reset();
         butler.reset();
         await connector.reload();
       },

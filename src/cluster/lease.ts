@@ -127,11 +127,11 @@ export function createLease(options: LeaseOptions) {
     heldEpoch = Number(raised.rows[0]!.epoch);
     log.info({ epoch: heldEpoch, nodeId }, 'lease acquired');
     schedule(check, checkMs);
-    try {
-      await options.onAcquired(heldEpoch);
-    } catch (err) {
-      log.error({ err }, 'lease holder failed to start its singleton');
-    }
+    // Not awaited: the heartbeat and a stop must not wait for the singleton to start.
+    const epoch = heldEpoch;
+    void Promise.resolve()
+      .then(() => options.onAcquired(epoch))
+      .catch((err: unknown) => log.error({ err }, 'lease holder failed to start its singleton'));
   }
 
   function compete(): void {

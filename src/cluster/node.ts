@@ -49,6 +49,8 @@ export interface ClusterParts {
   closeAll(code: number, reason: string): void;
   /** Another node decided an authorization request (the leader acts on it). */
   decided(actionId: string): void;
+  /** A connector changed through another node (the leader reloads it). */
+  connectorChanged(): void;
   /** The ids restarted (development reset on another node). */
   reset(): void;
   /** Whether this node holds the singletons' lease. */
@@ -86,6 +88,8 @@ export async function createClusterNode(deps: ClusterNodeDeps) {
   /** Set while Redis is away: presence decided alone must be re-asserted when it is back. */
   let mustRegister = true;
   let lastOutageAt = -Infinity;
+  /** After an outage every node's last beat is old: nobody is declared dead until all had a beat. */
+  let reapNotBefore = 0;
   const timers: NodeJS.Timeout[] = [];
   /** Presence decisions waiting for Redis's answer (shutdown waits for them). */
   const deciding = new Set<Promise<void>>();
@@ -108,6 +112,7 @@ export async function createClusterNode(deps: ClusterNodeDeps) {
       log.debug({ reason }, 'cluster signals paused');
     },
     onUp() {
+      reapNotBefore = performance.now() + nodeTtlMs;
       // What was said while Redis was away is in the store: the poll catches up; presence is re-asserted.
       void repo.lastCommitted().then(
         (committed) => gate.observe(committed),
@@ -187,6 +192,9 @@ export async function createClusterNode(deps: ClusterNodeDeps) {
         return p.closeAll(message.code, message.reason);
       case 'decided':
         if (p.isLeader()) p.decided(message.actionId);
+        return;
+      case 'connector-changed':
+        if (p.isLeader()) p.connectorChanged();
         return;
       case 'reset':
         gate.restart(0);
@@ -278,9 +286,11 @@ export async function createClusterNode(deps: ClusterNodeDeps) {
         for (const userId of held.keys()) need().presence(userId, { status: 'ONLINE', online: 1, last_seen_at: at, seq });
         if (held.size > 0) log.info({ agents: held.size }, 'registered again with the cluster: re-asserted the agents this node holds');
       }
-      const { dead, offline: gone } = await registry.reap();
-      for (const node of dead) log.warn({ deadNode: node }, `node ${node} is silent for ${nodeTtlMs} ms: its sockets no longer count`);
-      offline(gone, 'node lost');
+      if (performance.now() >= reapNotBefore) {
+        const { dead, offline: gone } = await registry.reap();
+        for (const node of dead) log.warn({ deadNode: node }, `node ${node} is silent for ${nodeTtlMs} ms: its sockets no longer count`);
+        offline(gone, 'node lost');
+      }
       liveNodes = await registry.live();
       if (need().isLeader()) await reconcile();
     } catch (err) {
@@ -364,6 +374,9 @@ export async function createClusterNode(deps: ClusterNodeDeps) {
     },
     decided(actionId: string): void {
       void publish('control', channels.control, JSON.stringify({ kind: 'decided', node: nodeId, actionId } satisfies ControlMessage));
+    },
+    connectorChanged(): void {
+      void publish('control', channels.control, JSON.stringify({ kind: 'connector-changed', node: nodeId } satisfies ControlMessage));
     },
     reset(): void {
       gate.restart(0);

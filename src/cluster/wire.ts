@@ -41,6 +41,8 @@ export const controlMessage = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('close-all'), node: z.string(), code: z.number().int(), reason: z.string() }),
   /** An authorization request was decided on this node: the leader's Butler acts on it. */
   z.object({ kind: z.literal('decided'), node: z.string(), actionId: z.string() }),
+  /** A connector was changed through this node: the leader reloads it from the store. */
+  z.object({ kind: z.literal('connector-changed'), node: z.string() }),
   /** The ids restarted (development reset). */
   z.object({ kind: z.literal('reset'), node: z.string() }),
 ]);

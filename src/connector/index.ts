@@ -37,6 +37,11 @@ export interface ConnectorDeps {
   /** The hub's key material for secrets at rest (TOKEN_SECRET, else the JWT secret). */
   secret: string;
   meter?: ConnectorMeter;
+  /**
+   * Cluster mode: the leader runs the connector. A change made through another node is stored there
+   * and the leader is told (`changed`), which reloads it from the store.
+   */
+  cluster?: { isLeader(): boolean; changed(): void };
 }
 
 export function createConnector(deps: ConnectorDeps) {
@@ -54,7 +59,17 @@ export function createConnector(deps: ConnectorDeps) {
     logger.warn({ connectorId, field }, 'a stored connector secret cannot be decrypted with the current key; enter it again'),
   );
   const runtime = createConnectorRuntime({ platform: deps.platform, logger, log, identities, users: deps.users, pipeline: deps.pipeline, router: deps.router });
-  const service = createConnectorService({ repo, codec, log, runtime, clock: deps.clock });
+  const cluster = deps.cluster;
+  // What the service starts and stops: here on the leader (or a single node), else on the leader.
+  const serviceRuntime: typeof runtime = cluster
+    ? {
+        ...runtime,
+        start: (config) => (cluster.isLeader() ? runtime.start(config) : cluster.changed()),
+        stop: (connectorId) => (cluster.isLeader() ? runtime.stop(connectorId) : cluster.changed()),
+        reconfigure: (config) => (cluster.isLeader() ? runtime.reconfigure(config) : cluster.changed()),
+      }
+    : runtime;
+  const service = createConnectorService({ repo, codec, log, runtime: serviceRuntime, clock: deps.clock });
 
   /** Binds the platform identities and runs the current connector if it is enabled. */
   async function start(): Promise<void> {

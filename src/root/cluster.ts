@@ -103,6 +103,7 @@ export async function attachCluster(options: ClusterAttachOptions) {
       core.router.send({ type: 'CLOSE_ALL', code, reason });
     },
     decided: (actionId) => void butler.actOnDecision(actionId).catch((err: unknown) => log.error({ err, actionId }, 'could not act on a forwarded decision')),
+    connectorChanged: () => void connector.reload().catch((err: unknown) => log.error({ err }, 'could not reload the connector')),
     reset: () => core.pipeline.reset(),
     isLeader: () => lease.isLeader,
   });

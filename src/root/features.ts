@@ -7,7 +7,7 @@ import { createButler, type ButlerDeps } from '../butler/index.js';
 import { createButlerMeter } from '../butler/metrics.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
-import { createConnector, type Connector } from '../connector/index.js';
+import { createConnector, type Connector, type ConnectorDeps } from '../connector/index.js';
 import { createConnectorMeter } from '../connector/metrics.js';
 import { toPrincipal } from '../delivery/directory.js';
 import { createPresenceService } from '../delivery/presence.js';
@@ -60,6 +60,7 @@ export interface ConnectorOptions {
   logger: Logger;
   metrics: Metrics;
   jwtSecret: string;
+  cluster?: ConnectorDeps['cluster'];
 }
 
 export function createConnectorFeature(options: ConnectorOptions): Connector {
@@ -75,6 +76,7 @@ export function createConnectorFeature(options: ConnectorOptions): Connector {
     platform: config.chatPlatform,
     secret: config.auth.tokenSecret ?? options.jwtSecret,
     meter: createConnectorMeter(options.metrics.factory),
+    cluster: options.cluster,
   });
 }
 

@@ -257,12 +257,14 @@ export function postgresBatchWriter(pool: pg.Pool, options: PostgresWriterOption
   return async (batch) => {
     const client = await pool.connect();
     try {
-      await client.query('BEGIN');
       let prev = 0;
       if (options.ordered) {
-        const row = await client.query<{ last_id: number }>('SELECT last_id FROM cluster_commit_order WHERE id = 1 FOR UPDATE');
-        prev = row.rows[0]?.last_id ?? 0;
-      }
+        // One round trip for both (a simple query may hold several statements); the lock is held to COMMIT.
+        const results = (await client.query('BEGIN; SELECT last_id FROM cluster_commit_order WHERE id = 1 FOR UPDATE')) as unknown as Array<
+          pg.QueryResult<{ last_id: number }>
+        >;
+        prev = Number(results[1]?.rows[0]?.last_id ?? 0);
+      } else await client.query('BEGIN');
       const messages = await insertMessages(client, batch.messages);
       const presence: PresenceRow[] = [];
       for (const { userId, patch, at } of batch.presence) {
@@ -278,10 +280,11 @@ export function postgresBatchWriter(pool: pg.Pool, options: PostgresWriterOption
       if (options.ordered) {
         let last = prev;
         for (const m of messages) if (!m.duplicate && m.id > last) last = m.id;
-        if (last > prev) await client.query('UPDATE cluster_commit_order SET last_id = $1 WHERE id = 1', [last]);
         order = { prev, last };
-      }
-      await client.query('COMMIT');
+        // The move and the commit in one round trip (`last` is an integer the store just returned).
+        if (last > prev) await client.query(`UPDATE cluster_commit_order SET last_id = ${Math.trunc(last)} WHERE id = 1; COMMIT`);
+        else await client.query('COMMIT');
+      } else await client.query('COMMIT');
       return order ? { messages, presence, order } : { messages, presence };
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);

@@ -7,7 +7,7 @@ import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLoginThrottle } from '../../src/auth/loginThrottle.js';
 import { HubError } from '../../src/errors.js';
-import { SHARED_REDIS_URL } from '../helpers/cluster.js';
+import { SHARED_REDIS_URL, startRedis } from '../helpers/cluster.js';
 
 const OPTIONS = { maxFailures: 3, maxFailuresPerAddress: 5, windowSeconds: 60 };
 
@@ -83,5 +83,39 @@ describe('login throttle on Redis', () => {
     await throttle.succeeded('10.0.0.1', 'alice');
     await throttle.check('10.0.0.1', 'alice');
     expect(down.status).not.toBe('ready');
+  });
+
+  it('falls back to the node’s own count when Redis dies, and shares again once it is back', async () => {
+    const server = await startRedis();
+    try {
+      const client = redis(server.url);
+      await client.ping();
+      const throttle = createLoginThrottle({ ...OPTIONS, redis: client, keyPrefix: prefix() });
+      await throttle.failed('10.0.0.1', 'alice');
+      await throttle.failed('10.0.0.1', 'alice');
+      await server.stop('SIGKILL');
+      await once(client, 'close');
+      // Redis is gone with its two failures; the node counts on its own (three more are allowed).
+      for (let i = 0; i < 2; i += 1) {
+        await throttle.check('10.0.0.1', 'alice');
+        await throttle.failed('10.0.0.1', 'alice');
+      }
+      await throttle.check('10.0.0.1', 'alice');
+      await throttle.failed('10.0.0.1', 'alice');
+      await refusal(throttle.check('10.0.0.1', 'alice'));
+
+      await server.restart();
+      await once(client, 'ready');
+      // Back on the (empty) shared store: counted there again.
+      const sharedPrefix = prefix();
+      const otherClient = redis(server.url);
+      await otherClient.ping();
+      const other = createLoginThrottle({ ...OPTIONS, redis: otherClient, keyPrefix: sharedPrefix });
+      const mine = createLoginThrottle({ ...OPTIONS, redis: client, keyPrefix: sharedPrefix });
+      for (let i = 0; i < 3; i += 1) await mine.failed('10.0.0.9', 'bob');
+      await refusal(other.check('10.0.0.9', 'bob'));
+    } finally {
+      await server.stop();
+    }
   });
 });
