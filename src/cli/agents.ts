@@ -1,6 +1,6 @@
 // Builds an example agent from the environment, with each agent's settings checked by zod so a
 // missing key is named before the agent connects.
-import { z } from 'zod';
+import * as z from 'zod';
 import { createCodeReviewAgent } from '../examples/codeReview.js';
 import { createEchoAgent } from '../examples/echo.js';
 import type { ExampleAgent } from '../examples/agent.js';

@@ -1,104 +1,62 @@
 #!/usr/bin/env node
-// `hub-agent`: runs an example agent, sends one message, or tails what a user receives. Data goes to
-// stdout, progress and connection state to stderr; Ctrl-C (or SIGTERM) stops cleanly, twice stops now.
-// Exit codes: 0 done, 1 the hub refused or the message was not confirmed, 2 a usage mistake.
+// `hub-agent`: the command line of the hub's client (options.ts parses it; live.ts and admin.ts run
+// it). Data goes to stdout, progress to stderr. Exit codes: 0 done, 1 the hub refused or could not
+// be reached (one line says which and why), 2 a usage mistake.
+import { readFileSync } from 'node:fs';
 import { config as loadDotenv } from 'dotenv';
 import { HubClient } from '../client/index.js';
-import { errorMessage, runAgent } from '../examples/agent.js';
-import { agentFromEnv } from './agents.js';
-import { formatFrame } from './format.js';
-import { parseCommandLine, USAGE, type AgentKind, type Command } from './options.js';
+import { errorMessage } from '../examples/agent.js';
+import { runAdmin, type Output } from './admin.js';
+import { runAgentCommand, sendCommand, tailCommand } from './live.js';
+import { AgentKinds, parseCommandLine, type AgentKind, type Run } from './options.js';
 
-/** How long `send` waits for the hub to confirm. */
-const SEND_TIMEOUT_MS = 15_000;
-
-const progress = (line: string) => process.stderr.write(`hub-agent: ${line}\n`);
-
-/** Resolves on the first SIGINT/SIGTERM; a second one exits at once. */
-function interrupted(): Promise<void> {
-  return new Promise((resolve) => {
-    let signals = 0;
-    const onSignal = () => {
-      if (++signals > 1) process.exit(130);
-      progress('stopping');
-      resolve();
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
-  });
-}
-
-async function runAgentCommand(command: Extract<Command, { command: AgentKind }>, client: HubClient): Promise<number> {
-  const agent = agentFromEnv(command.command, process.env, process.cwd());
-  const running = await runAgent(client, agent, progress);
-  const byUs = await Promise.race([interrupted().then(() => true), running.stopped.then(() => false)]);
-  await running.stop();
-  return byUs ? 0 : 1;
-}
-
-async function sendCommand(command: Extract<Command, { command: 'send' }>, client: HubClient): Promise<number> {
-  client.on('status', (s) => progress(s.message));
-  await client.connect();
-  const frame =
-    command.type === 'SYSTEM_LOG'
-      ? { type: 'SYSTEM_LOG' as const, payload: { level: command.level, content: command.text }, target_id: command.to }
-      : { type: 'CHAT' as const, payload: command.text, target_id: command.to };
-  const timeout = new Promise<never>((_, reject) =>
-    setTimeout(() => reject(new Error(`not confirmed within ${SEND_TIMEOUT_MS / 1000} s`)), SEND_TIMEOUT_MS).unref(),
-  );
+/** The version of the package this file ships in (dist/cli/main.js → the package's package.json). */
+function packageVersion(): string {
   try {
-    const receipt = await Promise.race([client.send(frame), timeout]);
-    process.stdout.write(`${receipt.id ?? receipt.local_id}\n`);
-    return 0;
-  } finally {
-    await client.close();
+    const pkg: unknown = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+    const version = (pkg as { version?: unknown }).version;
+    return typeof version === 'string' ? version : 'unknown';
+  } catch {
+    return 'unknown';
   }
 }
 
-async function tailCommand(command: Extract<Command, { command: 'tail' }>, client: HubClient): Promise<number> {
-  client.on('status', (s) => progress(s.message));
-  client.on('warning', progress);
-  client.on('ERROR', (e) => progress(`hub error ${e.payload.code}: ${e.payload.message}`));
-  client.on('frame', (frame) => {
-    const line = command.json ? JSON.stringify(frame) : formatFrame(frame);
-    if (line !== undefined) process.stdout.write(`${line}\n`);
-  });
-  await client.connect();
-  const byUs = await Promise.race([interrupted().then(() => true), client.stopped().then(() => false)]);
-  await client.close();
-  if (client.lastId !== undefined) progress(`last message id ${client.lastId} (resume with --since ${client.lastId})`);
-  return byUs ? 0 : 1;
-}
+const out: Output = {
+  stdout: (line) => process.stdout.write(`${line}\n`),
+  progress: (line) => process.stderr.write(`hub-agent: ${line}\n`),
+};
 
-export async function main(argv: string[]): Promise<number> {
-  loadDotenv({ quiet: true });
-  const parsed = parseCommandLine(argv, process.env);
-  if (!parsed.ok) {
-    if (parsed.help) {
-      process.stdout.write(`${USAGE}\n`);
-      return 0;
-    }
-    progress(parsed.message ?? 'invalid arguments');
-    process.stderr.write(`${USAGE}\n`);
-    return 2;
-  }
-  const command = parsed.command;
-  const client = new HubClient({ url: command.url, token: command.token, since: 'since' in command ? command.since : undefined });
+const isAgentRun = (run: Run): run is Extract<Run, { command: AgentKind }> => (AgentKinds as readonly string[]).includes(run.command);
+
+async function execute(run: Run): Promise<number> {
+  const client = new HubClient({ url: run.url, token: run.token, since: 'since' in run ? run.since : undefined });
   try {
-    if (command.command === 'send') return await sendCommand(command, client);
-    if (command.command === 'tail') return await tailCommand(command, client);
-    return await runAgentCommand(command, client);
+    if (run.command === 'send') return await sendCommand(run, client, out);
+    if (run.command === 'tail') return await tailCommand(run, client, out);
+    if (isAgentRun(run)) return await runAgentCommand(run, client, out);
+    return await runAdmin(run, client.rest, out);
   } catch (err) {
-    progress(errorMessage(err));
+    out.progress(errorMessage(err));
     await client.close();
     return 1;
   }
 }
 
+export async function main(argv: string[]): Promise<number> {
+  loadDotenv({ quiet: true });
+  const parsed = parseCommandLine(argv, process.env, packageVersion());
+  if (!parsed.ok) {
+    process.stdout.write(parsed.stdout);
+    process.stderr.write(parsed.stderr);
+    return parsed.code;
+  }
+  return execute(parsed.run);
+}
+
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err: unknown) => {
-    progress(`failed: ${errorMessage(err)}`);
+    out.progress(`failed: ${errorMessage(err)}`);
     process.exit(1);
   },
 );

@@ -1,93 +1,187 @@
-// The command line of `hub-agent`, parsed once: arguments first, then the environment (and a `.env`
-// file in the working directory, read by the caller), checked with zod so a mistake is one line.
-import { parseArgs } from 'node:util';
-import { z } from 'zod';
-import { LogLevels } from '../protocol/messages.js';
-import { zodIssueMessages } from '../protocol/validation.js';
+// The command line of `hub-agent`, parsed once with commander: subcommands, per-command `--help`,
+// `--version`, and a one-line error naming the one thing wrong. Parsing only describes what to run
+// (an Invocation); main.ts runs it. Arguments are checked first, then the hub's URL, then the token.
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { AuthorizationStatuses } from '../protocol/butler.js';
+import { LogLevels, type LogLevel } from '../protocol/messages.js';
+import { HumanRoles } from '../protocol/roles.js';
 
 export const AgentKinds = ['echo', 'weather', 'code-review', 'security-audit'] as const;
 export type AgentKind = (typeof AgentKinds)[number];
 
-export const USAGE = `Usage:
-  hub-agent <echo|weather|code-review|security-audit> [--url URL] [--token TOKEN] [--since ID]
-  hub-agent send [--url URL] [--token TOKEN] [--to USER_ID] [--type CHAT|SYSTEM_LOG] [--level LEVEL] <text>
-  hub-agent tail [--url URL] [--token TOKEN] [--since ID] [--json]
+/** A user named by id (digits) or by username. */
+export type UserRef = number | string;
 
-  --url     the hub (default $HUB_URL, else http://localhost:8080)
-  --token   an agent's api_token or a human's JWT (default $HUB_TOKEN; prefer the variable:
-            arguments are visible to other users of the machine)
-  --since   resume after this message id
-  --to      send to this user id (default: broadcast)
-  --json    tail prints every frame as one JSON line
+export type Invocation =
+  | { command: AgentKind; since?: number }
+  | { command: 'send'; to?: UserRef; type: 'CHAT' | 'SYSTEM_LOG'; level: LogLevel; text: string }
+  | { command: 'tail'; since?: number; json: boolean }
+  | { command: 'agents list'; json: boolean }
+  | { command: 'agents register'; name: string; kind?: string; description?: string }
+  | { command: 'agents rotate' | 'agents delete'; agent: UserRef }
+  | { command: 'users list'; role?: string; json: boolean }
+  | { command: 'users create'; username: string; role: (typeof HumanRoles)[number]; password?: string }
+  | { command: 'approvals list'; status?: string; json: boolean }
+  | { command: 'approvals approve' | 'approvals reject'; actionId: string };
 
-Agents read their settings from the environment: WEATHER_API_KEY, WEATHER_LOCATION, WEATHER_API_URL,
-WEATHER_INTERVAL; CODE_REVIEW_API_KEY, CODE_REVIEW_BASE_URL, CODE_REVIEW_MODEL; SECURITY_API_KEY,
-SECURITY_AUDIT_ROOT, SECURITY_ADVISORY_FILE, SECURITY_ADVISORY_URL.
-Progress and connection state go to stderr; Ctrl-C stops cleanly.`;
+export type Run = Invocation & { url: string; token: string };
 
-const id = z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+/** Either what to run, or what to print and the exit code (help, version, a usage mistake: 2). */
+export type Parsed = { ok: true; run: Run } | { ok: false; code: number; stdout: string; stderr: string };
+
+export const DEFAULT_URL = 'http://localhost:8080';
+export const USAGE_ERROR = 2;
+
 const isHubUrl = (v: string) => URL.canParse(v) && /^(?:https?|wss?):$/.test(new URL(v).protocol);
-const common = {
-  url: z.string().refine(isHubUrl, 'must be an http(s):// or ws(s):// URL'),
-  token: z.string().min(1),
-};
 
-const command = z.discriminatedUnion('command', [
-  z.object({ command: z.enum(AgentKinds), ...common, since: id.optional() }),
-  z.object({
-    command: z.literal('send'),
-    ...common,
-    to: id.min(1).optional(),
-    type: z.enum(['CHAT', 'SYSTEM_LOG']).default('CHAT'),
-    level: z.enum(LogLevels).default('INFO'),
-    text: z.string().min(1, 'is required: hub-agent send <text>'),
-  }),
-  z.object({ command: z.literal('tail'), ...common, since: id.optional(), json: z.boolean().default(false) }),
-]);
-export type Command = z.infer<typeof command>;
+function messageId(value: string): number {
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value))) throw new InvalidArgumentError('must be a message id (a whole number, 0 or more)');
+  return Number(value);
+}
 
-export type Parsed = { ok: true; command: Command } | { ok: false; help: boolean; message?: string };
-
-export function parseCommandLine(argv: string[], env: Record<string, string | undefined>): Parsed {
-  let parsed: ReturnType<typeof parseArgs>;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        url: { type: 'string' },
-        token: { type: 'string' },
-        since: { type: 'string' },
-        to: { type: 'string' },
-        type: { type: 'string' },
-        level: { type: 'string' },
-        json: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (err) {
-    return { ok: false, help: false, message: (err as Error).message };
+export function userRef(value: string): UserRef {
+  if (/^\d+$/.test(value)) {
+    const id = Number(value);
+    if (id >= 1 && Number.isSafeInteger(id)) return id;
+    throw new InvalidArgumentError('must be a user name or an id from 1');
   }
-  const { values, positionals } = parsed;
-  if (values['help'] || positionals.length === 0) return { ok: false, help: true };
-  const [name, ...rest] = positionals;
-  const input = {
-    command: name,
-    url: values['url'] || env['HUB_URL'] || 'http://localhost:8080',
-    token: values['token'] || env['HUB_TOKEN'],
-    since: values['since'],
-    to: values['to'],
-    type: values['type'],
-    level: values['level'],
-    json: values['json'],
-    text: rest.join(' '),
-  };
-  const known = ['send', 'tail', ...AgentKinds];
-  if (!known.includes(String(name))) return { ok: false, help: false, message: `unknown command "${name}"; expected one of ${known.join(', ')}` };
-  if (!input.token) return { ok: false, help: false, message: 'no token: pass --token or set HUB_TOKEN' };
-  const result = command.safeParse(input);
-  if (result.success) return { ok: true, command: result.data };
-  // Options are named as they are typed (`--since must be …`).
-  const messages = zodIssueMessages(result.error, input).map((m) => m.replace(/^(url|since|to|type|level|json) /, '--$1 '));
-  return { ok: false, help: false, message: messages.slice(0, 3).join('; ') };
+  // eslint-disable-next-line no-control-regex
+  if (value.trim() === '' || value.length > 64 || /[\u0000-\u001f\u007f]/.test(value)) throw new InvalidArgumentError('must be a user name or an id');
+  return value;
+}
+
+const jsonOption = () => new Option('--json', 'print JSON instead of one line per item');
+
+const AGENT_SETTINGS = `
+Settings come from the environment (or a .env file in the working directory):
+  weather         WEATHER_API_KEY (required), WEATHER_LOCATION, WEATHER_API_URL, WEATHER_INTERVAL
+  code-review     CODE_REVIEW_API_KEY, CODE_REVIEW_BASE_URL, CODE_REVIEW_MODEL
+  security-audit  SECURITY_AUDIT_ROOT, SECURITY_ADVISORY_FILE, SECURITY_ADVISORY_URL, SECURITY_API_KEY`;
+
+/** The program; each action records its Invocation through `chosen`. */
+export function createProgram(version: string, chosen: (invocation: Invocation) => void, out: { stdout(s: string): void; stderr(s: string): void }): Command {
+  const program = new Command('hub-agent')
+    .description('Runs an example agent, sends a message, tails what a user receives, or manages agents, users and approvals on an agent messaging hub.')
+    .version(version, '-V, --version', 'print the version')
+    .helpOption('-h, --help', 'show help (also after a command: hub-agent send --help)')
+    .addOption(new Option('--url <url>', `the hub (default $HUB_URL, else ${DEFAULT_URL})`))
+    .addOption(new Option('--token <token>', "an agent's api_token or a human's JWT (default $HUB_TOKEN; prefer the variable: arguments show in ps)"))
+    .configureOutput({
+      writeOut: out.stdout,
+      writeErr: out.stderr,
+      outputError: (message, write) => write(`hub-agent: ${message.replace(/^error: /, '')}`),
+    })
+    .exitOverride()
+    .showSuggestionAfterError(true)
+    .addHelpText('after', `\nExit codes: 0 done (or stopped with Ctrl-C), 1 the hub refused or could not be reached, 2 a usage mistake.`);
+
+  for (const kind of AgentKinds) {
+    program
+      .command(kind)
+      .description(`run the ${kind} example agent with an agent's token`)
+      .option('--since <id>', 'resume after this message id', messageId)
+      .addHelpText('after', AGENT_SETTINGS)
+      .action((o: { since?: number }) => chosen({ command: kind, since: o.since }));
+  }
+
+  program
+    .command('send')
+    .description('send one message; prints its stored id once the hub confirms it (15 s at most)')
+    .argument('<text...>', 'the message')
+    .option('--to <name|id>', 'the recipient, by user name or id (default: the dashboards)', userRef)
+    .addOption(new Option('--type <type>', 'frame type').choices(['CHAT', 'SYSTEM_LOG']).default('CHAT'))
+    .addOption(new Option('--level <level>', 'SYSTEM_LOG level').choices(LogLevels).default('INFO'))
+    .action((text: string[], o: { to?: UserRef; type: 'CHAT' | 'SYSTEM_LOG'; level: LogLevel }) =>
+      chosen({ command: 'send', to: o.to, type: o.type, level: o.level, text: text.join(' ') }),
+    );
+
+  program
+    .command('tail')
+    .description('print what this user receives, one line per message, until Ctrl-C')
+    .option('--since <id>', 'resume after this message id', messageId)
+    .option('--json', 'print every frame as one JSON line', false)
+    .action((o: { since?: number; json: boolean }) => chosen({ command: 'tail', since: o.since, json: o.json }));
+
+  const agents = program.command('agents').description('list, register, rotate the token of, or delete agents (admin)');
+  agents
+    .command('list')
+    .description('agents and Butler with presence (any user)')
+    .addOption(jsonOption())
+    .action((o: { json?: boolean }) => chosen({ command: 'agents list', json: o.json === true }));
+  agents
+    .command('register')
+    .description('register an agent; prints its api_token (shown this once)')
+    .argument('<name>', 'the agent user name')
+    .option('--kind <kind>', 'agent_kind (default generic)')
+    .option('--description <text>', 'what it does')
+    .action((name: string, o: { kind?: string; description?: string }) =>
+      chosen({ command: 'agents register', name, kind: o.kind, description: o.description }),
+    );
+  agents
+    .command('rotate')
+    .description('give an agent a new api_token (printed); the old one stops working')
+    .argument('<name|id>', 'the agent', userRef)
+    .action((agent: UserRef) => chosen({ command: 'agents rotate', agent }));
+  agents
+    .command('delete')
+    .description('delete an agent')
+    .argument('<name|id>', 'the agent', userRef)
+    .action((agent: UserRef) => chosen({ command: 'agents delete', agent }));
+
+  const users = program.command('users').description('list or create users (admin)');
+  users
+    .command('list')
+    .description('users, agents included')
+    .option('--role <role>', 'only this role (ADMIN, MEMBER, AGENT, BUTLER)')
+    .addOption(jsonOption())
+    .action((o: { role?: string; json?: boolean }) => chosen({ command: 'users list', role: o.role, json: o.json === true }));
+  users
+    .command('create')
+    .description('create a person; the password comes from $HUB_USER_PASSWORD (or --password)')
+    .argument('<username>', 'the user name')
+    .addOption(new Option('--role <role>', 'role').choices(HumanRoles).default('MEMBER'))
+    .addOption(new Option('--password <password>', 'password (prefer $HUB_USER_PASSWORD: arguments show in ps)').env('HUB_USER_PASSWORD'))
+    .action((username: string, o: { role: (typeof HumanRoles)[number]; password?: string }) =>
+      chosen({ command: 'users create', username, role: o.role, password: o.password || undefined }),
+    );
+
+  const approvals = program.command('approvals').description("list and answer Butler's authorization requests");
+  approvals
+    .command('list')
+    .description('requests you asked for or may answer, newest first')
+    .addOption(new Option('--status <status>', 'only this status').choices(AuthorizationStatuses))
+    .addOption(jsonOption())
+    .action((o: { status?: string; json?: boolean }) => chosen({ command: 'approvals list', status: o.status, json: o.json === true }));
+  for (const verb of ['approve', 'reject'] as const) {
+    approvals
+      .command(verb)
+      .description(`${verb} a pending request`)
+      .argument('<action_id>', 'the request, as `approvals list` shows it')
+      .action((actionId: string) => chosen({ command: `approvals ${verb}`, actionId }));
+  }
+  return program;
+}
+
+/** Parses argv (without node and the script) against the environment. */
+export function parseCommandLine(argv: string[], env: Record<string, string | undefined>, version = '0.0.0'): Parsed {
+  let stdout = '';
+  let stderr = '';
+  let invocation: Invocation | undefined;
+  const program = createProgram(version, (i) => (invocation = i), { stdout: (s) => (stdout += s), stderr: (s) => (stderr += s) });
+  if (argv.length === 0) return { ok: false, code: USAGE_ERROR, stdout: '', stderr: program.helpInformation() };
+  try {
+    program.parse(argv, { from: 'user' });
+  } catch (err) {
+    if (!(err instanceof CommanderError)) throw err;
+    // Help and --version exit 0; a group without its subcommand (`hub-agent agents`) shows its help as a mistake.
+    return { ok: false, code: err.exitCode === 0 ? 0 : USAGE_ERROR, stdout, stderr };
+  }
+  if (invocation === undefined) return { ok: false, code: USAGE_ERROR, stdout, stderr: stderr || program.helpInformation() };
+  const options = program.opts<{ url?: string; token?: string }>();
+  const url = options.url || env['HUB_URL'] || DEFAULT_URL;
+  const mistake = (line: string): Parsed => ({ ok: false, code: USAGE_ERROR, stdout, stderr: `hub-agent: ${line}\n` });
+  if (!isHubUrl(url)) return mistake(`--url must be an http(s):// or ws(s):// URL (got ${JSON.stringify(url)})`);
+  const token = options.token || env['HUB_TOKEN'];
+  if (!token) return mistake('no token: pass --token or set HUB_TOKEN');
+  return { ok: true, run: { ...invocation, url, token } };
 }

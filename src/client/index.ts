@@ -1,5 +1,5 @@
-// The hub's client library (`agent-hub/client`): the typed WebSocket client, the REST helper and the
-// wire types they speak. Safe to bundle for a browser.
+// The hub's client library (`@agent-hub/client`, packaged by packages/client): the typed WebSocket
+// client, the REST helper and the wire types they speak. Safe to bundle for a browser.
 export { createHubClient, HubClient } from './hubClient.js';
 export type { HubClientOptions } from './hubClient.js';
 export { ClientStoppedError, FrameRefusedError } from './clientErrors.js';

@@ -1,15 +1,8 @@
 // Why a socket did not open, asked over HTTP (a browser cannot read an upgrade refusal's status): a
 // refused credential stops the client; anything else is worth another try.
-import { errorText } from './clientErrors.js';
 import type { ProbeResult } from './connectionMachine.js';
 import { HubRequestError, type RestClient } from './rest.js';
-
-function networkCause(err: unknown): string {
-  const cause = (err as { cause?: { code?: unknown; message?: unknown } }).cause;
-  if (typeof cause?.code === 'string') return cause.code;
-  if (typeof cause?.message === 'string') return cause.message;
-  return errorText(err);
-}
+import { networkCause } from './unreachable.js';
 
 export async function probeHub(rest: RestClient, base: string): Promise<ProbeResult> {
   try {

@@ -1,7 +1,7 @@
 // A small typed helper for the hub's HTTP API (wire.md §3): one function per endpoint, bodies typed
 // by the hub's own zod schemas, answers by its wire objects. Errors come back as HubRequestError with
 // the status and the hub's `{"error"}` text. Uses the standard fetch (browsers, Node 18+).
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { authorizationView, authResponseResult, AuthRequestsQuery } from '../protocol/butler.js';
 import type { createThreadBody, updateThreadBody } from '../protocol/chat.js';
 import type { ConnectorAction, connectorFieldsBody, ConnectorLogView, ConnectorView, MachineDescription, testMessageBody } from '../protocol/connector.js';
@@ -18,6 +18,7 @@ import type {
 } from '../protocol/http.js';
 import type { ChatMessageView, MessageView, PresenceView, ThreadView, UserView } from '../protocol/objects.js';
 import { httpBase } from './transport.js';
+import { unreachable } from './unreachable.js';
 
 export class HubRequestError extends Error {
   constructor(
@@ -102,7 +103,13 @@ export function createRestClient(options: RestOptions) {
     const token = init.token ?? (typeof options.token === 'function' ? await options.token() : options.token);
     if (token) headers['Authorization'] = `Bearer ${token}`;
     if (init.body !== undefined) headers['Content-Type'] = 'application/json';
-    const res = await doFetch(url, { method, headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
+    let res: Response;
+    try {
+      res = await doFetch(url, { method, headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
+    } catch (err) {
+      // No answer at all: say where and why (fetch says only "fetch failed"); an abort stays an abort.
+      throw err instanceof TypeError ? unreachable('hub', url, err) : err;
+    }
     const text = await res.text();
     let body: unknown;
     try {

@@ -1,9 +1,9 @@
 // The code review agent: reviews a unified diff sent to it in chat (or as a directive `review <diff>`)
 // with rule-based checks on the added lines and, when CODE_REVIEW_API_KEY is set, an OpenAI-compatible
 // model; sends the result as CODE_REVIEW to the dashboards and a summary back to the sender.
-import OpenAI from 'openai';
 import parseDiff from 'parse-diff';
-import { z } from 'zod';
+import * as z from 'zod';
+import { safeUrl, unreachable } from '../client/unreachable.js';
 import type { CodeReviewPayload, ReviewFinding, ReviewSeverity } from '../protocol/reports.js';
 import { chatCommand, splitCommand, type AgentTools, type ExampleAgent } from './agent.js';
 import { findSecrets } from './secrets.js';
@@ -14,6 +14,15 @@ export interface CodeReviewOptions {
   /** Base URL of the model's API (default: OpenAI's). */
   baseUrl?: string;
   model?: string;
+  fetch?: typeof fetch;
+}
+
+/** An OpenAI-compatible Chat Completions endpoint: one POST, no streaming, so plain fetch does it. */
+export interface ModelEndpoint {
+  baseUrl: string;
+  apiKey: string;
+  model: string;
+  fetch?: typeof fetch;
 }
 
 interface LineRule {
@@ -106,17 +115,46 @@ const PROMPT = [
   'Answer with JSON only: {"summary": "<one sentence>", "findings": [{"file": "<path>", "line": <new line number>, "severity": "info|warning|error", "message": "<what and why>"}]}.',
 ].join(' ');
 
+const MODEL_TIMEOUT_MS = 60_000;
+const DEFAULT_BASE_URL = 'https://api.openai.com/v1';
+
+/** The fields of a Chat Completions answer the review reads. */
+const completion = z.object({ choices: z.array(z.object({ message: z.object({ content: z.string().nullable().optional() }) })) });
+
+/** One completion's text; failures name the endpoint and the cause (or the status and the API's own message). */
+async function complete(endpoint: ModelEndpoint, diff: string): Promise<string> {
+  const url = `${endpoint.baseUrl.replace(/\/+$/, '')}/chat/completions`;
+  let res: Response;
+  try {
+    res = await (endpoint.fetch ?? fetch)(url, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${endpoint.apiKey}`, 'Content-Type': 'application/json', Accept: 'application/json' },
+      body: JSON.stringify({
+        model: endpoint.model,
+        temperature: 0,
+        messages: [
+          { role: 'system', content: PROMPT },
+          { role: 'user', content: diff.slice(0, MAX_DIFF_FOR_MODEL) },
+        ],
+      }),
+      signal: AbortSignal.timeout(MODEL_TIMEOUT_MS),
+    });
+  } catch (err) {
+    throw unreachable('model API', url, err);
+  }
+  const body: unknown = await res.json().catch(() => undefined);
+  if (!res.ok) {
+    const message = (body as { error?: { message?: unknown } } | undefined)?.error?.message;
+    throw new Error(`the model API at ${safeUrl(url)} answered ${res.status}${typeof message === 'string' ? ` (${message})` : ''}`);
+  }
+  const parsed = completion.safeParse(body);
+  if (!parsed.success) throw new Error(`the model API at ${safeUrl(url)} answered in an unexpected shape`);
+  return parsed.data.choices[0]?.message.content ?? '';
+}
+
 /** Asks the model; its findings carry rule `model`. */
-export async function modelReview(client: OpenAI, model: string, diff: string): Promise<{ summary?: string; findings: ReviewFinding[] }> {
-  const completion = await client.chat.completions.create({
-    model,
-    temperature: 0,
-    messages: [
-      { role: 'system', content: PROMPT },
-      { role: 'user', content: diff.slice(0, MAX_DIFF_FOR_MODEL) },
-    ],
-  });
-  const text = completion.choices[0]?.message?.content ?? '';
+export async function modelReview(endpoint: ModelEndpoint, diff: string): Promise<{ summary?: string; findings: ReviewFinding[] }> {
+  const text = await complete(endpoint, diff);
   // Models wrap JSON in code fences now and then.
   const json = /\{[\s\S]*\}/.exec(text)?.[0];
   let value: unknown;
@@ -137,7 +175,9 @@ function verdictOf(findings: ReviewFinding[]): CodeReviewPayload['verdict'] {
 
 export function createCodeReviewAgent(options: CodeReviewOptions): ExampleAgent {
   const model = options.model ?? 'gpt-4o-mini';
-  const llm = options.apiKey ? new OpenAI({ apiKey: options.apiKey, baseURL: options.baseUrl, timeout: 60_000, maxRetries: 1 }) : undefined;
+  const llm: ModelEndpoint | undefined = options.apiKey
+    ? { apiKey: options.apiKey, baseUrl: options.baseUrl ?? DEFAULT_BASE_URL, model, fetch: options.fetch }
+    : undefined;
   let reviews = 0;
 
   async function review(diff: string, tools: AgentTools): Promise<CodeReviewPayload> {
@@ -146,7 +186,7 @@ export function createCodeReviewAgent(options: CodeReviewOptions): ExampleAgent 
     let note = '';
     if (llm) {
       try {
-        const answer = await modelReview(llm, model, diff);
+        const answer = await modelReview(llm, diff);
         payload.findings = [...rules.findings, ...answer.findings].slice(0, MAX_FINDINGS);
         payload.model = model;
         if (answer.summary) note = ` Model: ${answer.summary}`;

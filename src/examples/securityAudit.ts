@@ -4,7 +4,8 @@
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import semver from 'semver';
-import { z } from 'zod';
+import * as z from 'zod';
+import { safeUrl, unreachable } from '../client/unreachable.js';
 import { AlertSeverities, type AlertSeverity, type SecurityAlertPayload, type SecurityFinding } from '../protocol/reports.js';
 import { chatCommand, splitCommand, verbArgument, type AgentTools, type ExampleAgent } from './agent.js';
 import { findSecrets } from './secrets.js';
@@ -136,11 +137,27 @@ export function createSecurityAuditAgent(options: SecurityAuditOptions): Example
     if (options.advisoryUrl) {
       const headers: Record<string, string> = { Accept: 'application/json' };
       if (options.apiKey) headers['Authorization'] = `Bearer ${options.apiKey}`;
-      const res = await (options.fetch ?? fetch)(options.advisoryUrl, { headers, signal: AbortSignal.timeout(15_000) });
-      if (!res.ok) throw new Error(`the advisory service answered ${res.status}`);
-      raw = await res.json();
+      const where = safeUrl(options.advisoryUrl);
+      let res: Response;
+      try {
+        res = await (options.fetch ?? fetch)(options.advisoryUrl, { headers, signal: AbortSignal.timeout(15_000) });
+      } catch (err) {
+        throw unreachable('advisory service', options.advisoryUrl, err);
+      }
+      if (!res.ok) throw new Error(`the advisory service at ${where} answered ${res.status}`);
+      raw = await res.json().catch(() => {
+        throw new Error(`the advisory service at ${where} answered with text that is not JSON`);
+      });
     } else if (options.advisoryFile) {
-      raw = JSON.parse(await readFile(options.advisoryFile, 'utf8'));
+      const file = options.advisoryFile;
+      const text = await readFile(file, 'utf8').catch((err: unknown) => {
+        throw new Error(`the advisory file ${file} cannot be read: ${(err as { code?: string }).code ?? String(err)}`);
+      });
+      try {
+        raw = JSON.parse(text);
+      } catch {
+        throw new Error(`the advisory file ${file} is not JSON`);
+      }
     } else {
       return [];
     }

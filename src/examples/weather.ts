@@ -1,7 +1,8 @@
 // The weather agent: reads current weather from an OpenWeatherMap-compatible HTTP API and sends
 // WEATHER_UPDATE to the dashboards every WEATHER_INTERVAL seconds and whenever someone asks
 // ("weather" or "weather <place>" in chat, or as a directive). The API key never leaves the request.
-import { z } from 'zod';
+import * as z from 'zod';
+import { safeUrl, unreachable } from '../client/unreachable.js';
 import type { WeatherUpdatePayload } from '../protocol/reports.js';
 import { chatCommand, splitCommand, verbArgument, type AgentTools, type ExampleAgent } from './agent.js';
 
@@ -29,15 +30,18 @@ export async function fetchWeather(options: WeatherOptions, location: string): P
   url.searchParams.set('q', location);
   url.searchParams.set('units', 'metric');
   url.searchParams.set('appid', options.apiKey);
-  const res = await (options.fetch ?? fetch)(url, { headers: { Accept: 'application/json' }, signal: AbortSignal.timeout(10_000) });
+  let res: Response;
+  try {
+    res = await (options.fetch ?? fetch)(url, { headers: { Accept: 'application/json' }, signal: AbortSignal.timeout(10_000) });
+  } catch (err) {
+    throw unreachable('weather API', url, err);
+  }
   const body: unknown = await res.json().catch(() => undefined);
-  // Errors name the status and the service's own message, never the URL (it carries the key).
-  if (!res.ok)
-    throw new Error(
-      `the weather service answered ${res.status}${typeof (body as { message?: unknown })?.message === 'string' ? ` (${(body as { message: string }).message})` : ''}`,
-    );
+  // Messages name the URL without its query (it carries the key), the status and the service's own message.
+  const message = (body as { message?: unknown } | undefined)?.message;
+  if (!res.ok) throw new Error(`the weather API at ${safeUrl(url)} answered ${res.status}${typeof message === 'string' ? ` (${message})` : ''}`);
   const parsed = currentWeather.safeParse(body);
-  if (!parsed.success) throw new Error('the weather service answered in an unexpected shape');
+  if (!parsed.success) throw new Error(`the weather API at ${safeUrl(url)} answered in an unexpected shape`);
   const w = parsed.data;
   const place = w.name ?? location;
   const conditions = w.weather?.[0]?.description;

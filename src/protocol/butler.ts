@@ -1,6 +1,6 @@
 // Butler's wire shapes (wire.md §5): authorization requests and answers, directives, and the
 // arguments of the tools the language model may call (names fixed: prompts and tests rely on them).
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const AuthorizationStatuses = ['PENDING', 'APPROVED', 'REJECTED', 'EXPIRED'] as const;
 export type AuthorizationStatusName = (typeof AuthorizationStatuses)[number];

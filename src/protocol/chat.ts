@@ -1,6 +1,6 @@
 // Zod schemas of the chat history and conversation-thread routes (wire.md §3, /api/chat/*).
 // Kept apart from http.ts so the chat surface is defined in one place; ids come from http.ts.
-import { z } from 'zod';
+import * as z from 'zod';
 import { id } from './http.js';
 import { ChannelKinds } from './threads.js';
 

@@ -1,6 +1,6 @@
 // Wire shapes of the chat-platform connector (wire.md §3): the fields a client sends (snake_case or
 // camelCase), the answers, and the log page. Secrets are only ever written, never read back.
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** A connector's lifecycle states (src/connector/machine.ts moves between them). */
 export const ConnectorStates = ['draft', 'verified', 'enabled', 'disabled'] as const;

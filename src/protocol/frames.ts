@@ -1,7 +1,7 @@
 // WebSocket frames (wire.md §5): what clients may send, validated with zod, and how the hub builds
 // what it sends, whose shapes serverFrames.ts declares. Sender fields, timestamp and id of a client
 // frame are ignored: they are the hub's.
-import { z } from 'zod';
+import * as z from 'zod';
 import { authResponseBody } from './butler.js';
 import { systemLogPayload, TelemetryTypes, type TelemetryType } from './messages.js';
 import { reportPayloads, type ReportType } from './reports.js';

@@ -1,6 +1,6 @@
 // Zod schemas of every HTTP request body and query (wire.md §3). Route handlers get typed values
 // only after these pass; failures become one readable 400 naming the field.
-import { z } from 'zod';
+import * as z from 'zod';
 import { ChatRowTypes, LogLevels, TelemetryTypes } from './messages.js';
 import { HumanRoles, Roles } from './roles.js';
 

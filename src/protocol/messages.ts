@@ -1,6 +1,6 @@
 // Message types and payload shapes shared by the HTTP ingest, the store and the WebSocket (the report
 // types' payloads are in reports.ts).
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const LogLevels = ['INFO', 'WARNING', 'ERROR', 'SUCCESS'] as const;
 export type LogLevel = (typeof LogLevels)[number];

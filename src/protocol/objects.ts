@@ -1,6 +1,6 @@
 // The objects the HTTP API returns (wire.md §2), by the names the code uses. Each is declared once, as
 // its schema in responses.ts (which the OpenAPI document shows); services/views.ts builds them from rows.
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { chatMessageView, messageView, presenceView, threadView, userView } from './responses.js';
 
 export type UserView = z.infer<typeof userView>;

@@ -1,5 +1,5 @@
 // Zod schemas of the operations routes' inputs: actor inspection's query and path.
-import { z } from 'zod';
+import * as z from 'zod';
 import { id } from './http.js';
 
 const emptyAsAbsent = (v: unknown) => (v === '' ? undefined : v);

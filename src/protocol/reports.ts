@@ -2,7 +2,7 @@
 // them open; these are ours). Each is a JSON object of the shape below, or, for agents written for the
 // older hub, plain text. Objects are strict: a misspelt field is refused by name, not stored unread.
 // `content` is the one line a dashboard shows; the hub indexes it for `GET /api/messages?q=`.
-import { z } from 'zod';
+import * as z from 'zod';
 
 const MAX_TEXT = 65_536;
 const MAX_FINDINGS = 1000;

@@ -1,6 +1,6 @@
 // Zod schemas of what the HTTP API answers (wire.md §2–3): the one declaration of each shape, shown in
 // the OpenAPI document. The views the code builds (objects.ts) are inferred from them.
-import { z } from 'zod';
+import * as z from 'zod';
 import { ChannelKinds } from './threads.js';
 import { ActorTypes, Roles } from './roles.js';
 

@@ -2,7 +2,7 @@
 // client validates every incoming frame with them, and the hub's frame builders (frames.ts) take their
 // types from them. Message payloads use the very schemas the hub applies to what clients send, so a
 // client and the hub agree on every shape. Browser-safe: zod and protocol files only.
-import { z } from 'zod';
+import * as z from 'zod';
 import { DeliveredPayloadFields, systemLogPayload } from './messages.js';
 import { reportPayloads } from './reports.js';
 

@@ -2,7 +2,7 @@
 // Messages name the field (`username is required`, `limit must be at most 200`). Given the schema, a
 // required field that is missing, null or blank reads `<field> is required` (wire.md §1), whatever
 // check it failed; an optional one given blank says what is wrong with the value.
-import { z } from 'zod';
+import * as z from 'zod';
 
 type Issue = z.core.$ZodIssue;
 

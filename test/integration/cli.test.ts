@@ -1,63 +1,17 @@
 // `hub-agent` as a person runs it: a real child process against a real hub. Data on stdout,
 // progress on stderr, Ctrl-C (SIGINT) stops cleanly with exit code 0, refusals exit 1 with one line.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startTestHub, type TestHub } from '../helpers/hub.js';
+import { startTestHub, uniqueName, type TestHub } from '../helpers/hub.js';
+import { closedPort } from '../helpers/ports.js';
 import { hubClientPool, isChatFrom } from '../helpers/hubClients.js';
+import { startProcess, type ProcessRun } from '../helpers/processRun.js';
 
-interface Run {
-  child: ChildProcess;
-  stdout: string[];
-  stderr: string[];
-  /** Resolves with the first line (seen or to come) on the stream that matches. */
-  line(stream: 'stdout' | 'stderr', pattern: RegExp, timeoutMs?: number): Promise<string>;
-  exit(timeoutMs?: number): Promise<number | null>;
-}
+const running: ProcessRun[] = [];
+/** For tests that start several processes one after another: each is a Node start, slow on a busy machine. */
+const SEVERAL_PROCESSES_MS = 60_000;
 
-const running: Run[] = [];
-
-function hubAgent(args: string[], env: Record<string, string>): Run {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
-    env: { ...process.env, HUB_URL: '', HUB_TOKEN: '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const lines = { stdout: [] as string[], stderr: [] as string[] };
-  const waiters: Array<() => void> = [];
-  let exitCode: number | null | undefined;
-  for (const name of ['stdout', 'stderr'] as const) {
-    let partial = '';
-    child[name]!.on('data', (chunk: Buffer) => {
-      const parts = (partial + chunk.toString()).split('\n');
-      partial = parts.pop()!;
-      lines[name].push(...parts);
-      for (const wake of waiters.splice(0)) wake();
-    });
-  }
-  child.on('exit', (code) => {
-    exitCode = code;
-    for (const wake of waiters.splice(0)) wake();
-  });
-  const wait = <T>(check: () => T | undefined, what: string, timeoutMs: number) =>
-    new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(
-        () => reject(new Error(`timed out waiting for ${what}; stdout: ${JSON.stringify(lines.stdout)}; stderr: ${JSON.stringify(lines.stderr)}`)),
-        timeoutMs,
-      );
-      const attempt = () => {
-        const value = check();
-        if (value !== undefined) {
-          clearTimeout(timer);
-          resolve(value);
-        } else waiters.push(attempt);
-      };
-      attempt();
-    });
-  const run: Run = {
-    child,
-    ...lines,
-    line: (stream, pattern, timeoutMs = 15_000) => wait(() => lines[stream].find((l) => pattern.test(l)), `${stream} line ${pattern}`, timeoutMs),
-    exit: (timeoutMs = 15_000) => wait(() => (exitCode === undefined ? undefined : { code: exitCode }), 'the exit', timeoutMs).then((e) => e.code),
-  };
+function hubAgent(args: string[], env: Record<string, string>): ProcessRun {
+  const run = startProcess(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { env: { ...process.env, HUB_URL: '', HUB_TOKEN: '', ...env } });
   running.push(run);
   return run;
 }
@@ -85,6 +39,107 @@ describe('hub-agent CLI', () => {
     expect(chat).toMatchObject({ payload: 'hello from the terminal' });
     expect(run.stdout).toEqual([String(chat.id)]);
     expect(run.stderr).toContain('hub-agent: connected');
+  });
+
+  it('send --to <name>: finds the agent by its user name', async () => {
+    const agent = await t.createAgent();
+    const member = await t.createMember();
+    const a = await clients.open(agent.api_token);
+    const run = hubAgent(['send', '--to', agent.username, 'by name'], { HUB_URL: t.url, HUB_TOKEN: member.token });
+    expect(await run.exit()).toBe(0);
+    const chat = await a.waitFor(isChatFrom(member.id), 'the chat');
+    expect(chat).toMatchObject({ payload: 'by name', target_id: agent.id });
+    expect(run.stdout).toEqual([String(chat.id)]);
+  });
+
+  it('send --to <unknown name>: says so in one line and exits 1 without connecting', async () => {
+    const member = await t.createMember();
+    const run = hubAgent(['send', '--to', 'nobody-by-that-name', 'hi'], { HUB_URL: t.url, HUB_TOKEN: member.token });
+    expect(await run.exit()).toBe(1);
+    expect(run.stderr).toEqual(['hub-agent: no agent named "nobody-by-that-name" (people are found by name with an admin token only; use their id)']);
+  });
+
+  it(
+    'agents register, list, rotate and delete (admin)',
+    async () => {
+      const env = { HUB_URL: t.url, HUB_TOKEN: t.adminToken };
+      const name = uniqueName('cli-agent');
+      const register = hubAgent(['agents', 'register', name, '--kind', 'weather'], env);
+      expect(await register.exit()).toBe(0);
+      const [token] = register.stdout;
+      const connected = await clients.open(token!);
+      expect(connected.client.state).toBe('open');
+
+      const list = hubAgent(['agents', 'list', '--json'], env);
+      expect(await list.exit()).toBe(0);
+      const agents = JSON.parse(list.stdout[0]!) as Array<{ id: number; username: string; agent_kind: string | null }>;
+      const listed = agents.find((a) => a.username === name);
+      expect(listed).toMatchObject({ agent_kind: 'weather' });
+      const plain = hubAgent(['agents', 'list'], env);
+      expect(await plain.exit()).toBe(0);
+      expect(plain.stdout).toContainEqual(expect.stringMatching(new RegExp(`^${listed!.id}\t${name}\tAGENT\t`)));
+
+      const rotate = hubAgent(['agents', 'rotate', name], env);
+      expect(await rotate.exit()).toBe(0);
+      expect(rotate.stdout[0]).toMatch(/^\S{16,}$/);
+      expect(rotate.stdout[0]).not.toBe(token);
+
+      const remove = hubAgent(['agents', 'delete', String(listed!.id)], env);
+      expect(await remove.exit()).toBe(0);
+      expect(remove.stderr).toEqual([`hub-agent: deleted agent ${name} (id ${listed!.id})`]);
+      const again = hubAgent(['agents', 'delete', name], env);
+      expect(await again.exit()).toBe(1);
+      expect(again.stderr).toEqual([`hub-agent: no agent named "${name}"`]);
+    },
+    SEVERAL_PROCESSES_MS,
+  );
+
+  it(
+    "users create and list (admin); a member is refused with the hub's reason",
+    async () => {
+      const env = { HUB_URL: t.url, HUB_TOKEN: t.adminToken };
+      const name = uniqueName('cli-user');
+      const create = hubAgent(['users', 'create', name], { ...env, HUB_USER_PASSWORD: 'a-long-password' });
+      expect(await create.exit()).toBe(0);
+      const id = Number(create.stdout[0]);
+      const login = await fetch(`${t.url}/api/auth/login`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ username: name, password: 'a-long-password' }),
+      });
+      expect(login.status).toBe(200);
+      const list = hubAgent(['users', 'list', '--role', 'MEMBER'], env);
+      expect(await list.exit()).toBe(0);
+      expect(list.stdout).toContain(`${id}\t${name}\tMEMBER\tOFFLINE`);
+
+      const member = await t.createMember();
+      const refused = hubAgent(['users', 'list'], { HUB_URL: t.url, HUB_TOKEN: member.token });
+      expect(await refused.exit()).toBe(1);
+      expect(refused.stderr).toHaveLength(1);
+      expect(refused.stderr[0]).toMatch(/^hub-agent: /);
+    },
+    SEVERAL_PROCESSES_MS,
+  );
+
+  it(
+    'approvals list and an answer to an unknown request',
+    async () => {
+      const env = { HUB_URL: t.url, HUB_TOKEN: t.adminToken };
+      const list = hubAgent(['approvals', 'list', '--status', 'PENDING', '--json'], env);
+      expect(await list.exit()).toBe(0);
+      expect(JSON.parse(list.stdout[0]!)).toEqual([]);
+      const answer = hubAgent(['approvals', 'approve', 'no-such-action'], env);
+      expect(await answer.exit()).toBe(1);
+      expect(answer.stderr).toHaveLength(1);
+    },
+    SEVERAL_PROCESSES_MS,
+  );
+
+  it('an unreachable hub is named with the cause', async () => {
+    const port = await closedPort();
+    const run = hubAgent(['agents', 'list', '--url', `http://127.0.0.1:${port}`, '--token', 'x'], {});
+    expect(await run.exit()).toBe(1);
+    expect(run.stderr).toEqual([`hub-agent: hub at http://127.0.0.1:${port}/api/users/agents unreachable: ECONNREFUSED`]);
   });
 
   it('tail: prints what the user receives, then stops cleanly on Ctrl-C', async () => {
@@ -123,11 +178,13 @@ describe('hub-agent CLI', () => {
   });
 
   it.each<[string[], Record<string, string>, number, RegExp]>([
-    [['--help'], {}, 0, /^Usage:/],
+    [['--help'], {}, 0, /^Usage: hub-agent \[options\] \[command\]$/],
+    [['--version'], {}, 0, /^\d+\.\d+\.\d+/],
+    [[], {}, 2, /^Usage: hub-agent/],
     [['tail'], {}, 2, /^hub-agent: no token: pass --token or set HUB_TOKEN$/],
-    [['send', '--token', 'x', '--to', 'two', 'hi'], {}, 2, /^hub-agent: --to must be a number$/],
-    [['shout', '--token', 'x'], {}, 2, /^hub-agent: unknown command "shout"; expected one of send, tail, echo, weather, code-review, security-audit$/],
-    [['tail', '--url', 'ftp://hub', '--token', 'x'], {}, 2, /^hub-agent: --url must be an http\(s\):\/\/ or ws\(s\):\/\/ URL$/],
+    [['send', '--to', '0', 'hi'], {}, 2, /^hub-agent: option '--to <name\|id>' argument '0' is invalid\. must be a user name or an id from 1$/],
+    [['shout', '--token', 'x'], {}, 2, /^hub-agent: unknown command 'shout'$/],
+    [['tail', '--url', 'ftp://hub', '--token', 'x'], {}, 2, /^hub-agent: --url must be an http\(s\):\/\/ or ws\(s\):\/\/ URL/],
     [['weather', '--token', 'x'], { WEATHER_API_KEY: '' }, 1, /^hub-agent: WEATHER_API_KEY is required$/],
   ])('hub-agent %j', async (args, env, code, pattern) => {
     const run = hubAgent(args, env);

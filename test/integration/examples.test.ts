@@ -6,13 +6,14 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { HubClient } from '../../src/client/index.js';
 import { runAgent, type ExampleAgent, type RunningAgent } from '../../src/examples/agent.js';
-import { createCodeReviewAgent } from '../../src/examples/codeReview.js';
+import { createCodeReviewAgent, modelReview } from '../../src/examples/codeReview.js';
 import { createEchoAgent } from '../../src/examples/echo.js';
 import { createSecurityAuditAgent } from '../../src/examples/securityAudit.js';
-import { createWeatherAgent } from '../../src/examples/weather.js';
+import { createWeatherAgent, fetchWeather } from '../../src/examples/weather.js';
 import type { ServerFrame } from '../../src/protocol/serverFrames.js';
 import { fakeChatCompletions, fakeWeatherApi } from '../helpers/fakeServices.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
+import { closedPort } from '../helpers/ports.js';
 import { hubClientPool, isChatFrom, sendDirective, type RecordingClient } from '../helpers/hubClients.js';
 
 const DIFF = `diff --git a/src/run.ts b/src/run.ts
@@ -157,7 +158,7 @@ describe('example agents', () => {
     const { id, admin, m } = await start(createWeatherAgent({ apiKey: 'a-wrong-key-123', location: 'Oslo', apiUrl: api.url, intervalSeconds: 0 }));
     const error = await admin.waitFor((f) => f.type === 'SYSTEM_LOG' && f.sender_id === id && f.payload.level === 'ERROR', 'the error log');
     expect(error.payload).toMatchObject({
-      content: expect.stringMatching(/^the periodic weather update failed: the weather service answered 401 \(Invalid API key/),
+      content: expect.stringContaining(`the periodic weather update failed: the weather API at ${api.url}/data/2.5/weather answered 401 (Invalid API key`),
     });
     await m.client.send({ type: 'CHAT', payload: 'what is this', target_id: id });
     expect(await m.waitFor(isChatFrom(id), 'the hint')).toMatchObject({ payload: 'Ask me "weather" or "weather <place>" (default Oslo).' });
@@ -211,7 +212,31 @@ describe('example agents', () => {
       content: expect.stringContaining('(the model was unavailable; rule-based checks only)'),
     });
     expect(review.payload).not.toHaveProperty('model');
-    expect(logsFrom(admin, id).some((l) => l.level === 'ERROR' && l.content.startsWith('the model review failed'))).toBe(true);
+    expect(logsFrom(admin, id)).toContainEqual(
+      expect.objectContaining({
+        level: 'ERROR',
+        content: `the model review failed; rule-based findings only: the model API at ${model.baseUrl}/chat/completions answered 500 (the model is overloaded)`,
+      }),
+    );
+  });
+
+  it('an outside service that does not answer is named with its URL (never its key) and the cause', async () => {
+    const port = await closedPort();
+    const base = `http://127.0.0.1:${port}`;
+    await expect(fetchWeather({ apiKey: 'weather-key-123', location: 'Oslo', apiUrl: base }, 'Oslo')).rejects.toThrow(
+      new TypeError(`weather API at ${base}/data/2.5/weather unreachable: ECONNREFUSED`),
+    );
+    await expect(modelReview({ apiKey: 'review-key', baseUrl: `${base}/v1`, model: 'm' }, DIFF)).rejects.toThrow(
+      `model API at ${base}/v1/chat/completions unreachable: ECONNREFUSED`,
+    );
+    const root = mkdtempSync(join(tmpdir(), 'audit-'));
+    stops.push(async () => rmSync(root, { recursive: true, force: true }));
+    const audit = createSecurityAuditAgent({ root, advisoryUrl: `${base}/advisories?key=secret`, apiKey: 'k' });
+    const { id, admin, m } = await start(audit);
+    await m.client.send({ type: 'CHAT', payload: 'audit', target_id: id });
+    const reply = await m.waitFor(isChatFrom(id), 'the reply');
+    expect(reply).toMatchObject({ payload: expect.stringContaining(`advisory service at ${base}/advisories unreachable: ECONNREFUSED`) });
+    expect(logsFrom(admin, id).some((l) => l.level === 'ERROR' && l.content.includes('secret'))).toBe(false);
   });
 
   it('security audit: finds a planted secret and a vulnerable lockfile entry, masks the secret, and refuses paths outside its root', async () => {

@@ -1,5 +1,6 @@
 // The client must bundle for a browser (a dashboard builds it with Vite): bundling its entry for the
 // browser platform fails on any Node built-in it reaches, and `ws` must resolve to its browser stub.
+import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { describeCredential } from '../../src/client/credential.js';
@@ -20,6 +21,25 @@ describe('client in a browser', () => {
     expect(inputs.filter((p) => p.startsWith('src/') && !p.startsWith('src/client/') && !p.startsWith('src/protocol/'))).toEqual([]);
     expect(inputs.some((p) => p.endsWith('ws/browser.js'))).toBe(true);
     expect(result.outputFiles[0]!.text).not.toMatch(/from\s*["']node:/);
+  });
+
+  it('stays small: zod without its 60-odd other locales, under 60 KB gzipped', async () => {
+    const result = await build({
+      stdin: { contents: "import { HubClient } from './src/client/index.ts'; globalThis.hub = HubClient;", resolveDir: process.cwd(), loader: 'ts' },
+      bundle: true,
+      minify: true,
+      platform: 'browser',
+      format: 'esm',
+      write: false,
+      metafile: true,
+      logLevel: 'silent',
+    });
+    // What ends up in the bundle (metafile.inputs also lists what was read and then dropped).
+    const output = Object.values(result.metafile.outputs)[0]!;
+    const inputs = Object.entries(output.inputs).flatMap(([path, { bytesInOutput }]) => (bytesInOutput > 0 ? [path] : []));
+    // `import { z } from 'zod'` anywhere the client reaches keeps zod's whole namespace (114 KB gzipped in all).
+    expect(inputs.filter((p) => /zod\/v4\/locales\/(?!en\.js)/.test(p))).toEqual([]);
+    expect(gzipSync(result.outputFiles[0]!.contents).length).toBeLessThan(60 * 1024);
   });
 });
 

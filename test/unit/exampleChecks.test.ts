@@ -114,26 +114,51 @@ describe('hub-agent command line', () => {
   it('reads options, then the environment, with defaults', () => {
     expect(parseCommandLine(['send', '--to', '5', 'hi', 'there'], { HUB_TOKEN: 't' })).toEqual({
       ok: true,
-      command: { command: 'send', url: 'http://localhost:8080', token: 't', to: 5, type: 'CHAT', level: 'INFO', text: 'hi there' },
+      run: { command: 'send', url: 'http://localhost:8080', token: 't', to: 5, type: 'CHAT', level: 'INFO', text: 'hi there' },
     });
+    expect(parseCommandLine(['send', '--to', 'weather-bot', 'hi'], { HUB_TOKEN: 't' })).toMatchObject({ ok: true, run: { to: 'weather-bot' } });
     expect(parseCommandLine(['tail', '--since', '40', '--url', 'ws://hub:1'], { HUB_TOKEN: 't', HUB_URL: 'http://other' })).toEqual({
       ok: true,
-      command: { command: 'tail', url: 'ws://hub:1', token: 't', since: 40, json: false },
+      run: { command: 'tail', url: 'ws://hub:1', token: 't', since: 40, json: false },
+    });
+    expect(parseCommandLine(['agents', 'rotate', 'bot'], { HUB_TOKEN: 't' })).toMatchObject({ ok: true, run: { command: 'agents rotate', agent: 'bot' } });
+    expect(parseCommandLine(['approvals', 'reject', 'act-1'], { HUB_TOKEN: 't' })).toMatchObject({
+      ok: true,
+      run: { command: 'approvals reject', actionId: 'act-1' },
     });
   });
 
-  it.each<[string[], string]>([
-    [['send'], 'text must not be empty'],
-    [['send', '--type', 'SHOUT', 'x'], '--type must be one of CHAT, SYSTEM_LOG'],
-    [['tail', '--since=-1'], '--since must be at least 0'],
+  it.each<[string[], Record<string, string>, string]>([
+    [['send'], { HUB_TOKEN: 't' }, "hub-agent: missing required argument 'text'\n"],
     [
-      ['tail', '--bogus'],
-      "Unknown option '--bogus'. To specify a positional argument starting with a '-', place it at the end of the command after '--', as in '-- \"--bogus\"",
+      ['send', '--type', 'SHOUT', 'x'],
+      { HUB_TOKEN: 't' },
+      "hub-agent: option '--type <type>' argument 'SHOUT' is invalid. Allowed choices are CHAT, SYSTEM_LOG.\n",
     ],
-  ])('%j: %s', (argv, message) => {
-    const parsed = parseCommandLine(argv, { HUB_TOKEN: 't' });
-    expect(parsed).toMatchObject({ ok: false });
-    expect((parsed as { message: string }).message).toBe(message);
+    [
+      ['tail', '--since=-1'],
+      { HUB_TOKEN: 't' },
+      "hub-agent: option '--since <id>' argument '-1' is invalid. must be a message id (a whole number, 0 or more)\n",
+    ],
+    [['tail', '--bogus'], { HUB_TOKEN: 't' }, "hub-agent: unknown option '--bogus'\n"],
+    [['agents', 'lst'], { HUB_TOKEN: 't' }, "hub-agent: unknown command 'lst'\n(Did you mean list?)\n"],
+    [['shout'], {}, "hub-agent: unknown command 'shout'\n"],
+    // The argument is wrong and the token missing: the argument is named first.
+    [['send', '--to', '0', 'hi'], {}, "hub-agent: option '--to <name|id>' argument '0' is invalid. must be a user name or an id from 1\n"],
+    [['tail'], {}, 'hub-agent: no token: pass --token or set HUB_TOKEN\n'],
+    [['tail', '--url', 'ftp://hub'], { HUB_TOKEN: 't' }, 'hub-agent: --url must be an http(s):// or ws(s):// URL (got "ftp://hub")\n'],
+  ])('%j: one line naming the mistake, exit 2', (argv, env, message) => {
+    expect(parseCommandLine(argv, env)).toEqual({ ok: false, code: 2, stdout: '', stderr: message });
+  });
+
+  it('prints the version and help on stdout with exit 0; no arguments is a mistake that shows the usage', () => {
+    expect(parseCommandLine(['--version'], {}, '1.2.3')).toEqual({ ok: false, code: 0, stdout: '1.2.3\n', stderr: '' });
+    const help = parseCommandLine(['send', '--help'], {});
+    expect(help).toMatchObject({ ok: false, code: 0, stderr: '' });
+    expect((help as { stdout: string }).stdout).toMatch(/^Usage: hub-agent send \[options\] <text\.\.\.>/);
+    const none = parseCommandLine([], {});
+    expect(none).toMatchObject({ ok: false, code: 2, stdout: '' });
+    expect((none as { stderr: string }).stderr).toMatch(/^Usage: hub-agent \[options\] \[command\]/);
   });
 });
 

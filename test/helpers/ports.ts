@@ -1,0 +1,10 @@
+// A loopback port nothing listens on (bound, then released): for "unreachable" answers, ECONNREFUSED.
+import { createServer, type AddressInfo } from 'node:net';
+
+export async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
