@@ -89,6 +89,7 @@ const SHUTDOWN_ORDER = [
   'close the uWS app',
   'stop the cork anchor',
   'stop the router',
+  'stop the runtime sampler',
   'close the store',
 ] as const;
 
@@ -151,6 +152,8 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     });
     await butler.start();
     await connector.start();
+    services.runtime.start();
+    shutdown.add('stop the runtime sampler', () => services.runtime.stop());
 
     const anchor = await createCorkAnchor(logger);
     shutdown.add('stop the cork anchor', () => anchor.stop());

@@ -12,6 +12,7 @@ import { socketPresence } from '../delivery/presence.js';
 import { createReplay } from '../delivery/replay.js';
 import type { Delivery } from '../delivery/types.js';
 import type { Metrics } from '../metrics/registry.js';
+import { createPresenceLog } from '../services/statsPresence.js';
 import type { Store } from '../store/db.js';
 import type { WsMeter } from '../ws/metrics.js';
 import { createSendBatch } from '../ws/sendBatch.js';
@@ -45,10 +46,10 @@ export function createCore(options: CoreOptions) {
     round: (fn) => sendBatch.run(fn),
     meter: createPipelineMeter(metrics.factory),
   });
-  const router: RouterActor = createActor(routerMachine, {
-    systemId: 'router',
-    input: { meter: wsMeter, presence: socketPresence({ presence: (userId, patch) => pipeline.presence(userId, patch), clock }) },
-  });
+  // Presence transitions are also kept in memory for the dashboard's online/offline strips.
+  const presenceLog = createPresenceLog({ clock });
+  const presence = presenceLog.observe(socketPresence({ presence: (userId, patch) => pipeline.presence(userId, patch), clock }));
+  const router: RouterActor = createActor(routerMachine, { systemId: 'router', input: { meter: wsMeter, presence } });
   deliver.connect((deliveries) => router.send({ type: 'DELIVER', deliveries }));
   router.subscribe({ error: (err) => logger.fatal({ err }, 'the router actor failed') });
   router.start();
@@ -57,6 +58,7 @@ export function createCore(options: CoreOptions) {
     sendBatch,
     pipeline,
     router,
+    presenceLog,
     sessions: createLiveSessions(router, directory),
     replay: createReplay({ messages: repos.messages, meter: wsMeter }),
   };
