@@ -25,11 +25,15 @@ export function createRuntimeSampler(options: RuntimeSamplerOptions) {
   const delay = monitorEventLoopDelay({ resolution: 10 });
   let timer: NodeJS.Timeout | undefined;
 
-  function sample(): void {
-    // The histogram is in nanoseconds; its max is the worst delay since the last reset.
+  /** The figures now; the histogram is in nanoseconds, its max the worst delay since the last reset. */
+  function current(): RuntimeSamples['samples'][number] {
     const lag = delay.count > 0 ? delay.max / 1e6 : 0;
+    return { t: clock(), sockets: probes.sockets(), queue_depth: probes.queueDepth(), loop_lag_ms: Math.round(lag * 10) / 10 };
+  }
+
+  function sample(): void {
+    samples.push(current());
     delay.reset();
-    samples.push({ t: clock(), sockets: probes.sockets(), queue_depth: probes.queueDepth(), loop_lag_ms: Math.round(lag * 10) / 10 });
     if (samples.length > keep) samples.splice(0, samples.length - keep);
   }
 
@@ -48,8 +52,9 @@ export function createRuntimeSampler(options: RuntimeSamplerOptions) {
     },
     /** Takes one sample now (tests, and the first read after a quiet start). */
     sample,
+    /** The kept samples and, last, the figures at this moment (so a chart always ends at now). */
     read(): RuntimeSamples {
-      return { interval_ms: intervalMs, samples: [...samples] };
+      return { interval_ms: intervalMs, samples: [...samples, current()] };
     },
   };
 }

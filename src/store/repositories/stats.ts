@@ -46,8 +46,12 @@ export interface UnansweredRow {
 const minute = sql<string>`substr(created_at, 1, 16)`;
 
 export function createStatsRepo(db: Kysely<Database>, driver: 'sqlite' | 'postgres') {
-  /** A top-level string field of the JSON payload (null for text payloads and missing fields). */
-  const field = (name: string) => (driver === 'sqlite' ? sql<string | null>`json_extract(payload, ${`$.${name}`})` : sql<string | null>`(payload::jsonb ->> ${name})`);
+  /**
+   * A top-level string field of the JSON payload (null for text payloads and missing fields). The
+   * name is a constant written as a literal: PostgreSQL matches GROUP BY to SELECT only without parameters.
+   */
+  const field = (name: 'verdict' | 'severity') =>
+    driver === 'sqlite' ? sql<string | null>`json_extract(payload, ${sql.lit(`$.${name}`)})` : sql<string | null>`(payload::jsonb ->> ${sql.lit(name)})`;
 
   function windowed(query: CountWindow) {
     let builder = db.selectFrom('messages').where('type', 'in', [...query.types]).where('created_at', '>=', query.since);
