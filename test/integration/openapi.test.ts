@@ -114,7 +114,9 @@ describe('OpenAPI document', () => {
   });
 
   it('agrees with the route list the access matrix walks', () => {
-    const walked = new Map([...ROUTES, ...CHAT_ACCESS_ROUTES, ...CONNECTOR_ROUTES, ...OPS_ROUTES, ...STATS_ROUTES].map((r) => [`${r.method} ${r.path}`, r.access as string]));
+    const walked = new Map(
+      [...ROUTES, ...CHAT_ACCESS_ROUTES, ...CONNECTOR_ROUTES, ...OPS_ROUTES, ...STATS_ROUTES].map((r) => [`${r.method} ${r.path}`, r.access as string]),
+    );
     const documented = new Map(
       operations(doc)
         .filter((o) => o.path.startsWith('/api/'))

@@ -200,7 +200,10 @@ describeEachDriver('stats series', (driver) => {
     const one = ago(1);
     const four = ago(4);
     const log = (connectorId: number, action: string, created_at: string) =>
-      t.hub.store.db.insertInto('connector_logs').values({ connector_id: connectorId, level: 'INFO', action, detail: action, trace_id: null, created_at }).execute();
+      t.hub.store.db
+        .insertInto('connector_logs')
+        .values({ connector_id: connectorId, level: 'INFO', action, detail: action, trace_id: null, created_at })
+        .execute();
     await log(Number(cur.id), 'inbound_accepted', one);
     await log(Number(cur.id), 'inbound_accepted', one);
     await log(Number(cur.id), 'inbound_filtered', four);
@@ -254,9 +257,9 @@ describeEachDriver('stats series', (driver) => {
     const socket = await connectWs(t.url, agent.api_token);
     await watcher.nextWhere((f) => f.type === 'PRESENCE' && f.payload?.user_id === agent.id && f.payload?.status === 'ONLINE', 'agent online');
     const strip = async () =>
-      ((await t.api.get('/api/stats/presence?hours=1', { token: member.token })).body.agents as { id: number; online: { from: string; to: string | null }[] }[]).find(
-        (a) => a.id === agent.id,
-      )!;
+      (
+        (await t.api.get('/api/stats/presence?hours=1', { token: member.token })).body.agents as { id: number; online: { from: string; to: string | null }[] }[]
+      ).find((a) => a.id === agent.id)!;
     const online = await strip();
     expect(online.online).toEqual([{ from: expect.any(String), to: null }]);
     const runtime = await t.api.get('/api/stats/runtime', { token: t.adminToken });

@@ -54,7 +54,10 @@ export function createStatsRepo(db: Kysely<Database>, driver: 'sqlite' | 'postgr
     driver === 'sqlite' ? sql<string | null>`json_extract(payload, ${sql.lit(`$.${name}`)})` : sql<string | null>`(payload::jsonb ->> ${sql.lit(name)})`;
 
   function windowed(query: CountWindow) {
-    let builder = db.selectFrom('messages').where('type', 'in', [...query.types]).where('created_at', '>=', query.since);
+    let builder = db
+      .selectFrom('messages')
+      .where('type', 'in', [...query.types])
+      .where('created_at', '>=', query.since);
     if (query.senderName) builder = builder.where('sender_name', '=', query.senderName);
     if (query.level) builder = builder.where('level', '=', query.level);
     if (query.q) builder = builder.where(({ ref }) => containsIgnoreCase(ref('content'), query.q!));

@@ -27,7 +27,10 @@ function expected(route: RouteSpec, caller: Caller | 'anonymous'): 'served' | { 
 }
 
 function send(app: FakeApp, route: RouteSpec, caller: Caller | 'anonymous', body: unknown = SAMPLE_BODIES[key(route)] ?? {}) {
-  return app.api.request(route.method, concrete(route.path, 4, 'agent-1') + (SAMPLE_QUERIES[key(route)] ?? ''), { token: caller === 'anonymous' ? undefined : TOKENS[caller], body });
+  return app.api.request(route.method, concrete(route.path, 4, 'agent-1') + (SAMPLE_QUERIES[key(route)] ?? ''), {
+    token: caller === 'anonymous' ? undefined : TOKENS[caller],
+    body,
+  });
 }
 
 describe('HTTP access matrix (fake services)', () => {
