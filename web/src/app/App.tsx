@@ -60,7 +60,7 @@ function SessionRoot({ session }: { session: Session }) {
       agents: createAgents(api, live),
       feed: createFeed(api, live),
       chat: createChat(api, live, me),
-      approvals: createApprovals(api, live),
+      approvals: createApprovals(api, live, id),
       monitor: createMonitor(api, live),
     };
     setHub(built);

@@ -11,6 +11,7 @@ import { useStore } from '../lib/store';
 import { ActionsPanel } from './connector/ActionsPanel';
 import { ConnectorLog } from './connector/ConnectorLog';
 import { LifecycleDiagram } from './connector/Diagram';
+import { OutcomesChart } from './connector/OutcomesChart';
 import { SettingsForm } from './connector/SettingsForm';
 import { StatusStrip } from './connector/StatusStrip';
 import { useConnectorForm } from './connector/useConnectorForm';
@@ -114,6 +115,7 @@ function ConnectorPage({ view, reload, readError, reading, machine }: PageProps)
         <SettingsForm form={form} onChanged={refresh} />
         <ActionsPanel view={view} unsaved={form.changed.length > 0} onDone={afterAction} />
       </div>
+      {view.id !== 0 ? <OutcomesChart refreshKey={logKey} /> : null}
       {view.id !== 0 ? <ConnectorLog key={view.id} connectorId={view.id} refreshKey={logKey} traceId={traceId} /> : null}
     </div>
   );
