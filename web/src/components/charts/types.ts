@@ -28,4 +28,5 @@ export function formatValue(value: number | null | undefined, unit = ''): string
   return unit ? `${text} ${unit}` : text;
 }
 
-export const toSeconds = (iso: string) => Math.floor(Date.parse(iso) / 1000);
+/** Epoch seconds with the milliseconds kept (two readings in one second stay two points). */
+export const toSeconds = (iso: string) => Date.parse(iso) / 1000;

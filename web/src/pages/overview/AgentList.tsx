@@ -87,7 +87,6 @@ function AgentRow({ agent, rate, strip, stale }: { agent: UserView; rate?: reado
       <div className="agent-presence">
         <Badge tone={agent.online ? 'ok' : 'muted'}>{agent.online ? 'Online' : 'Offline'}</Badge>
         {extraStatus ? <Badge tone="info">{extraStatus}</Badge> : null}
-        {stale ? <AsOf since={stale} /> : null}
       </div>
       <div className="agent-charts">
         <span className="overview-label">
