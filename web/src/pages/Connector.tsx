@@ -111,11 +111,11 @@ function ConnectorPage({ view, reload, readError, reading, machine }: PageProps)
           <Loading what="the lifecycle" />
         )}
       </Card>
+      {view.id !== 0 ? <OutcomesChart refreshKey={logKey} /> : null}
       <div className="cx-columns">
         <SettingsForm form={form} onChanged={refresh} />
         <ActionsPanel view={view} unsaved={form.changed.length > 0} onDone={afterAction} />
       </div>
-      {view.id !== 0 ? <OutcomesChart refreshKey={logKey} /> : null}
       {view.id !== 0 ? <ConnectorLog key={view.id} connectorId={view.id} refreshKey={logKey} traceId={traceId} /> : null}
     </div>
   );

@@ -19,6 +19,9 @@ function useWidth(ref: React.RefObject<HTMLDivElement | null>): number {
 }
 
 const bars = uPlot.paths.bars!({ size: [0.7, 40], gap: 1 });
+/** Counts have whole-number ticks, and a flat zero still gets an axis up to 1. */
+const WHOLE_STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000, 1_000_000];
+const fromZero: uPlot.Scale.Range = (_u, _min, max) => [0, Math.max(1, max)];
 const steps = uPlot.paths.stepped!({ align: 1 });
 
 function colorOf(color: number | string | undefined, index: number): string {
@@ -48,8 +51,8 @@ export default function UPlotChart({ times, series, kind = 'line', height = 160,
     const opts: uPlot.Options = {
       width,
       height,
-      scales: { x: { time: true } },
-      axes: [axis, { ...axis, size: 48, values: (_u, ticks) => ticks.map((v) => formatValue(v)) }],
+      scales: { x: { time: true }, ...(kind === 'line' ? {} : { y: { range: fromZero } }) },
+      axes: [axis, { ...axis, size: 48, values: (_u, ticks) => ticks.map((v) => formatValue(v)), ...(kind === 'line' ? {} : { incrs: WHOLE_STEPS }) }],
       cursor: { drag: { x: false, y: false }, points: { size: 6 } },
       legend: { live: true },
       series: [

@@ -6,6 +6,8 @@ import { useHub } from '../../app/context';
 import { Badge, Button, toneOf } from '../../components/ui';
 import { useStore } from '../../lib/store';
 import type { Decision } from '../../state/approvals';
+
+export { decisionTitle } from './decision';
 import './Auth.css';
 
 /** The newest status known: a live outcome beats the one the row or frame carried. */
@@ -17,17 +19,6 @@ export function useAuthStatus(actionId: string, status: string): string {
 /** Who decided and when, once known. */
 export function useDecision(actionId: string): Decision | undefined {
   return useStore(useHub().approvals.state).decisions.get(actionId);
-}
-
-const clock = (iso: string) => new Date(iso).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
-const VERBS: Record<string, string> = { APPROVED: 'Approved', REJECTED: 'Rejected', EXPIRED: 'Expired' };
-
-/** "Approved by admin at 19:24", "Expired at 19:30", or just the outcome while who and when are unknown. */
-export function decisionTitle(status: string, decision: Decision | undefined, person: (id: number) => string): string {
-  const verb = VERBS[status] ?? status.toLowerCase();
-  if (!decision) return verb;
-  const who = decision.by === null || status === 'EXPIRED' ? '' : ` by ${person(decision.by)}`;
-  return `${verb}${who} at ${clock(decision.at)}`;
 }
 
 export function StatusBadge({ status }: { status: string }) {

@@ -79,7 +79,7 @@ interface Metrics {
   loopChars: number;
 }
 
-const REGULAR: Metrics = { gapX: 130, gapY: 120, lineH: 14, charW: 6.7, loopChars: 21 };
+const REGULAR: Metrics = { gapX: 150, gapY: 120, lineH: 14, charW: 6.7, loopChars: 21 };
 /** Matches the larger type the page's CSS gives a compact diagram. */
 const COMPACT: Metrics = { gapX: 96, gapY: 104, lineH: 16, charW: 7.9, loopChars: 18 };
 const GUARD_MARKS = ['*', '†', '‡', '§'];
