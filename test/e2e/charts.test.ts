@@ -55,8 +55,6 @@ async function shootBoth(d: Dashboard, path: string, name: string, ready: (page:
 describe('dashboard charts', { timeout: E2E_TIMEOUT * 2 }, () => {
   let d: Dashboard;
   const agents: HubClient[] = [];
-  let weather: { id: number; username: string };
-  let reviewer: { id: number; username: string };
   let flaky: { id: number; username: string; api_token: string };
 
   async function agent(username: string) {
@@ -73,12 +71,10 @@ describe('dashboard charts', { timeout: E2E_TIMEOUT * 2 }, () => {
 
     // Real agents, reporting over their sockets; each send resolves once the hub stored it.
     const w = await agent('weather-station');
-    weather = w.registered;
     await w.client.send({ type: 'WEATHER_UPDATE', payload: { location: 'Oslo', temperature_c: -3.4567, humidity_pct: 80 } });
     await w.client.send({ type: 'WEATHER_UPDATE', payload: { location: 'Bergen', temperature_c: 4.25 } });
     await w.client.send({ type: 'WEATHER_UPDATE', payload: { location: 'Oslo', temperature_c: -2 } });
     const r = await agent('code-reviewer');
-    reviewer = r.registered;
     const finding = { file: 'src/app.ts', line: 3, severity: 'warning' as const, rule: 'no-console', message: 'console.log left in' };
     await r.client.send({ type: 'CODE_REVIEW', payload: { verdict: 'approve', content: 'looks fine', findings: [finding, finding] } });
     await r.client.send({ type: 'CODE_REVIEW', payload: { verdict: 'request_changes', content: 'one problem', findings: [finding] } });
