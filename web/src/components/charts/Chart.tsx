@@ -23,32 +23,35 @@ function ChartTable({ title, times, series, unit, kind }: ChartProps) {
   const empty = (v: number | null | undefined) => v === null || v === undefined || (kind === 'bars' && v === 0);
   const time = (s: number) => new Date(s * 1000).toISOString().slice(11, 16);
   return (
-    <table className="sr-only chart-table">
-      <caption>{title}</caption>
-      <thead>
-        <tr>
-          <th scope="col">Time (UTC)</th>
-          {series.map((s) => (
-            <th scope="col" key={s.label}>
-              {s.label}
-            </th>
-          ))}
-        </tr>
-      </thead>
-      <tbody>
-        {times.map((t, i) =>
-          series.every((s) => empty(s.values[i])) ? null : (
-            <tr key={t} data-time={new Date(t * 1000).toISOString()}>
-              <th scope="row">{time(t)}</th>
-              {series.map((s) => (
-                <td key={s.label} data-series={s.label} data-value={s.values[i] ?? ''}>
-                  {formatValue(s.values[i], unit)}
-                </td>
-              ))}
-            </tr>
-          ),
-        )}
-      </tbody>
-    </table>
+    // Hidden by its wrapper: a table is never narrower than its cells, whatever width it is given.
+    <div className="sr-only">
+      <table className="chart-table">
+        <caption>{title}</caption>
+        <thead>
+          <tr>
+            <th scope="col">Time (UTC)</th>
+            {series.map((s) => (
+              <th scope="col" key={s.label}>
+                {s.label}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {times.map((t, i) =>
+            series.every((s) => empty(s.values[i])) ? null : (
+              <tr key={t} data-time={new Date(t * 1000).toISOString()}>
+                <th scope="row">{time(t)}</th>
+                {series.map((s) => (
+                  <td key={s.label} data-series={s.label} data-value={s.values[i] ?? ''}>
+                    {formatValue(s.values[i], unit)}
+                  </td>
+                ))}
+              </tr>
+            ),
+          )}
+        </tbody>
+      </table>
+    </div>
   );
 }

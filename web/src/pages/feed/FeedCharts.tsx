@@ -98,7 +98,7 @@ function ReadingsChart({ agent, filters, senderTypes }: { agent: string; filters
       <div className="feed-chart-head">
         <h2 id="feed-readings-title">Readings of {agent}, last 24 hours</h2>
         <label>
-          <span className="sr-only">Report type</span>
+          <span className="sr-only">Reports to plot</span>
           <select value={type} onChange={(e) => setType(e.target.value as ReportType)}>
             {REPORT_TYPES.map((t) => (
               <option key={t} value={t}>
