@@ -270,6 +270,33 @@ describe('dashboard charts', { timeout: E2E_TIMEOUT * 2 }, () => {
     }
   });
 
+  it('on a phone: the menu has a backdrop that closes it, and the feed’s filters fold away', async () => {
+    const { page, context, errors } = await d.open('/feed', { viewport: PHONE });
+    page.setDefaultTimeout(20_000);
+    await d.signIn(page);
+    const filters = page.getByRole('search', { name: 'Filter the feed' });
+    expect(await filters.isVisible()).toBe(false);
+    const toggle = page.getByRole('button', { name: /^Filters/ });
+    expect(await toggle.getAttribute('aria-expanded')).toBe('false');
+    await toggle.click();
+    await filters.waitFor({ state: 'visible' });
+    await page.getByLabel('Sender').selectOption('weather-station');
+    await page.getByRole('button', { name: 'Filters (on)' }).waitFor();
+    await d.shoot(page, 'charts-feed-phone-filters');
+
+    await page.getByRole('button', { name: 'Menu' }).click();
+    const nav = page.getByRole('navigation', { name: 'Pages' });
+    await nav.waitFor({ state: 'visible' });
+    await page.getByTestId('menu-backdrop').waitFor();
+    await d.shoot(page, 'charts-menu-phone');
+    // A tap beside the menu (on the backdrop) closes it.
+    await page.mouse.click(360, 500);
+    await nav.waitFor({ state: 'hidden' });
+    expect(await page.getByTestId('menu-backdrop').count()).toBe(0);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
   it('approval cards say who decided and when; the Monitor renders Butler’s markdown', async () => {
     const worker = await d.startEchoAgent('echo-worker');
     d.model.enqueue(
