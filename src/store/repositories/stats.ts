@@ -119,26 +119,27 @@ export function createStatsRepo(db: Kysely<Database>, driver: 'sqlite' | 'postgr
 
     /**
      * Per machine peer, `me`'s oldest CHAT to it with no CHAT from it to `me` after it, and how many
-     * of `me`'s messages wait. Both sides walk messages_pair_idx (sender_id, target_id, id).
+     * of `me`'s messages wait. Walks messages_pair_idx (sender_id, target_id, id) only: the peers
+     * `me` wrote to, then per peer its last reply and what `me` sent after it, so the cost follows the
+     * peers and the waiting messages, not everything `me` ever sent.
      */
     async unanswered(me: number): Promise<UnansweredRow[]> {
-      const lastReply = (peer: 'm.target_id') =>
-        sql<number>`coalesce((SELECT max(r.id) FROM messages r WHERE r.sender_id = ${sql.ref(peer)} AND r.target_id = ${me} AND r.type = 'CHAT'), 0)`;
-      const waiting = db
-        .selectFrom('messages as m')
-        .where('m.sender_id', '=', me)
-        .where('m.type', '=', 'CHAT')
-        .where('m.target_role', 'in', ['AGENT', 'BUTLER'])
-        .where('m.id', '>', lastReply('m.target_id'))
-        .select(['m.target_id as peer_id', (eb) => eb.fn.min<number>('m.id').as('first_id'), (eb) => eb.fn.countAll<number>().as('waiting')])
-        .groupBy('m.target_id')
-        .as('w');
-      const rows = await db
-        .selectFrom(waiting)
-        .innerJoin('messages as o', 'o.id', 'w.first_id')
-        .select(['w.peer_id', 'o.id', 'o.payload', 'o.created_at', 'w.waiting'])
-        .orderBy('o.id')
-        .execute();
+      const { rows } = await sql<{ peer_id: number; id: number; payload: string; created_at: string; waiting: number }>`
+        WITH peers AS (
+          SELECT p.peer_id,
+            coalesce((SELECT max(r.id) FROM messages r WHERE r.sender_id = p.peer_id AND r.target_id = ${me} AND r.type = 'CHAT'), 0) AS last_reply
+          FROM (SELECT DISTINCT target_id AS peer_id FROM messages WHERE sender_id = ${me} AND target_id IS NOT NULL) p
+          JOIN users u ON u.id = p.peer_id AND u.role IN ('AGENT', 'BUTLER')
+        ),
+        waiting AS (
+          SELECT q.peer_id,
+            (SELECT min(m.id) FROM messages m WHERE m.sender_id = ${me} AND m.target_id = q.peer_id AND m.id > q.last_reply AND m.type = 'CHAT') AS first_id,
+            (SELECT count(*) FROM messages m WHERE m.sender_id = ${me} AND m.target_id = q.peer_id AND m.id > q.last_reply AND m.type = 'CHAT') AS waiting
+          FROM peers q
+        )
+        SELECT w.peer_id, o.id, o.payload, o.created_at, w.waiting
+        FROM waiting w JOIN messages o ON o.id = w.first_id
+        ORDER BY o.id`.execute(db);
       return rows.map((r) => ({ peer_id: Number(r.peer_id), id: Number(r.id), payload: r.payload, created_at: r.created_at, waiting: Number(r.waiting) }));
     },
   };
