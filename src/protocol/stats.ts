@@ -10,14 +10,27 @@ const iso = z.string().meta({ description: 'ISO 8601 UTC' });
 
 export const ReportTypes = ['WEATHER_UPDATE', 'CODE_REVIEW', 'SECURITY_ALERT'] as const;
 
-export const messageRateQuery = z.object({
-  minutes: whole(1, 1440, 60).meta({ description: 'how far back the window reaches' }),
-  bucket_minutes: whole(1, 60, 1).meta({ description: 'width of one bucket' }),
-  agent_id: optionalText(64).meta({ description: "only this sender's messages (username)" }),
-  level: z.preprocess(emptyAsAbsent, z.enum(LogLevels).optional()),
-  type: z.preprocess(emptyAsAbsent, z.enum(TelemetryTypes).optional()),
-  q: optionalText(200).meta({ description: 'only messages whose text contains this' }),
-});
+/** Buckets one series may have: a day by the minute would be 1440 numbers per sender. */
+export const MAX_BUCKETS = 360;
+const fewBuckets = (q: { minutes: number; bucket_minutes: number }, ctx: z.RefinementCtx) => {
+  if (Math.ceil(q.minutes / q.bucket_minutes) > MAX_BUCKETS)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['bucket_minutes'],
+      message: `must be at least ${Math.ceil(q.minutes / MAX_BUCKETS)} for ${q.minutes} minutes (at most ${MAX_BUCKETS} buckets)`,
+    });
+};
+
+export const messageRateQuery = z
+  .object({
+    minutes: whole(1, 1440, 60).meta({ description: 'how far back the window reaches' }),
+    bucket_minutes: whole(1, 60, 1).meta({ description: 'width of one bucket' }),
+    agent_id: optionalText(64).meta({ description: "only this sender's messages (username)" }),
+    level: z.preprocess(emptyAsAbsent, z.enum(LogLevels).optional()),
+    type: z.preprocess(emptyAsAbsent, z.enum(TelemetryTypes).optional()),
+    q: optionalText(200).meta({ description: 'only messages whose text contains this' }),
+  })
+  .superRefine(fewBuckets);
 export type MessageRateQuery = z.output<typeof messageRateQuery>;
 
 export const reportTallyQuery = z.object({ minutes: whole(1, 10_080, 1440) });
@@ -31,7 +44,7 @@ export const reportFieldsQuery = z.object({
 export type ReportFieldsQuery = z.output<typeof reportFieldsQuery>;
 
 export const presenceQuery = z.object({ hours: whole(1, 24, 6) });
-export const connectorOutcomesQuery = z.object({ minutes: whole(1, 1440, 60), bucket_minutes: whole(1, 60, 1) });
+export const connectorOutcomesQuery = z.object({ minutes: whole(1, 1440, 60), bucket_minutes: whole(1, 60, 1) }).superRefine(fewBuckets);
 
 export const countSeries = z
   .object({

@@ -111,6 +111,12 @@ describeEachDriver('stats series', (driver) => {
     expect(wide.body.bucket_seconds).toBe(1800);
     expect(wide.body.total.reduce((a: number, b: number) => a + b, 0)).toBe(8);
     expect((await t.api.get('/api/stats/messages?minutes=0', { token: t.adminToken })).status).toBe(400);
+    // A day by the minute would be 1440 numbers per sender: the bucket must widen.
+    expect(await t.api.get('/api/stats/messages?minutes=1440', { token: t.adminToken })).toMatchObject({
+      status: 400,
+      body: { error: 'bucket_minutes must be at least 4 for 1440 minutes (at most 360 buckets)' },
+    });
+    expect((await t.api.get('/api/stats/messages?minutes=1440&bucket_minutes=4', { token: t.adminToken })).body.times).toHaveLength(360);
   });
 
   it('GET /api/stats/reports: levels, verdicts and severities within the window', async () => {
