@@ -95,6 +95,7 @@ const SHUTDOWN_ORDER = [
   'close the cluster link',
   'stop the cork anchor',
   'stop the router',
+  'stop the runtime sampler',
   'close the store',
 ] as const;
 
@@ -200,6 +201,8 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     await butler.start();
     // In cluster mode the leader runs the platform connection (see root/cluster.ts).
     if (!cluster) await connector.start();
+    services.runtime.start();
+    shutdown.add('stop the runtime sampler', () => services.runtime.stop());
 
     const anchor = await createCorkAnchor(logger);
     shutdown.add('stop the cork anchor', () => anchor.stop());

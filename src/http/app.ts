@@ -40,6 +40,7 @@ export interface AppDeps {
     chat: ApiDeps['chat'];
     authorizations: ApiDeps['authorizations'];
     connector: ApiDeps['connector'];
+    stats: ApiDeps['stats'];
   };
   /** Probes, metrics, inspection, and the table every route registers through. */
   operations: {

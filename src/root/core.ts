@@ -13,6 +13,7 @@ import { createReplay } from '../delivery/replay.js';
 import type { Handoff } from '../delivery/deliver.js';
 import type { Delivery, PresencePort } from '../delivery/types.js';
 import type { Metrics } from '../metrics/registry.js';
+import { createPresenceLog } from '../services/statsPresence.js';
 import type { Store } from '../store/db.js';
 import type { WsMeter } from '../ws/metrics.js';
 import { createSendBatch } from '../ws/sendBatch.js';
@@ -59,10 +60,10 @@ export function createCore(options: CoreOptions) {
     round: (fn) => sendBatch.run(fn),
     meter: createPipelineMeter(metrics.factory),
   });
-  const router: RouterActor = createActor(routerMachine, {
-    systemId: 'router',
-    input: { meter: wsMeter, presence: cluster?.presence ?? socketPresence({ presence: (userId, patch) => pipeline.presence(userId, patch), clock }) },
-  });
+  // Presence transitions are also kept in memory for the dashboard's online/offline strips.
+  const presenceLog = createPresenceLog({ clock });
+  const presence = presenceLog.observe(cluster?.presence ?? socketPresence({ presence: (userId, patch) => pipeline.presence(userId, patch), clock }));
+  const router: RouterActor = createActor(routerMachine, { systemId: 'router', input: { meter: wsMeter, presence } });
   deliver.connect((deliveries) => router.send({ type: 'DELIVER', deliveries }));
   router.subscribe({ error: (err) => logger.fatal({ err }, 'the router actor failed') });
   router.start();
@@ -71,6 +72,7 @@ export function createCore(options: CoreOptions) {
     sendBatch,
     pipeline,
     router,
+    presenceLog,
     sessions: createLiveSessions(router, directory, cluster),
     replay: createReplay({ messages: repos.messages, meter: wsMeter }),
   };

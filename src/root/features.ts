@@ -18,7 +18,10 @@ import { bootstrap } from '../services/bootstrap.js';
 import { createChatService } from '../services/chat.js';
 import { createDevMockService } from '../services/devMock.js';
 import { createMessagesService } from '../services/messages.js';
+import { createStatsService } from '../services/stats.js';
+import { createRuntimeSampler } from '../services/statsRuntime.js';
 import type { Store } from '../store/db.js';
+import { createStatsRepo } from '../store/repositories/stats.js';
 import type { Auth } from './auth.js';
 import type { Core } from './core.js';
 import type { Repos } from './storage.js';
@@ -128,7 +131,13 @@ export interface ServicesOptions {
 export function createServices(options: ServicesOptions) {
   const { store, repos, core, auth, connector, clock } = options;
   const { users, credentials, messages, threads, chat } = repos;
+  const runtime = createRuntimeSampler({
+    clock,
+    probes: { sockets: () => core.router.getSnapshot().context.table.summary().endpoints, queueDepth: () => core.pipeline.depth },
+  });
   return {
+    /** Samples the hub's vital signs for the Actors page; started and stopped by the hub. */
+    runtime,
     users: auth.users,
     auth: auth.service,
     agents: createAgentsService({ db: store.db, users, credentials, vault: auth.vault, clock, sessions: core.sessions }),
@@ -143,6 +152,7 @@ export function createServices(options: ServicesOptions) {
     }),
     chat: createChatService({ users, threads, chat, clock }),
     connector: connector.service,
+    stats: createStatsService({ stats: createStatsRepo(store.db, store.driver), users, presence: core.presenceLog, runtime, clock }),
   };
 }
 export type Services = ReturnType<typeof createServices>;

@@ -75,10 +75,19 @@ const DEFAULT_REPLIES = {
     setEnabled: { id: 1 },
     logs: { items: [], cursor: '' },
   },
+  stats: {
+    messageRate: { series: [] },
+    reportTallies: { levels: {} },
+    reportFields: { series: [] },
+    presence: { agents: [] },
+    connectorOutcomes: { series: [] },
+    runtime: { samples: [] },
+    unanswered: { oldest: null },
+  },
 } satisfies { [S in Exclude<ServiceName, 'auth'>]: Record<keyof Services[S], unknown> } & { auth: Partial<Record<keyof Services['auth'], unknown>> };
 
 /** Methods the routes call without awaiting: their fakes answer at once. */
-const SYNC_METHODS = new Set(['connector.machine']);
+const SYNC_METHODS = new Set(['connector.machine', 'stats.runtime']);
 
 export interface Call {
   /** `service.method`, e.g. `agents.list`. */

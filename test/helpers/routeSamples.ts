@@ -15,6 +15,11 @@ export const SAMPLE_BODIES: Record<string, unknown> = {
   'PATCH /api/integrations/feishu/:id/enable': { enabled: true },
 };
 
+/** The query string a GET route with required query fields needs (keyed "METHOD /pattern"). */
+export const SAMPLE_QUERIES: Record<string, string> = {
+  'GET /api/stats/report-fields': '?agent_id=agent-1&type=WEATHER_UPDATE',
+};
+
 /** What an admin gets from a route when let in with a valid request, where it is not a 2xx. */
 export const NON_SUCCESS_ANSWERS: Record<string, number> = {
   'GET /api/ws': 426,

@@ -105,3 +105,17 @@ export const OPS_ROUTES: readonly RouteSpec[] = [
   { method: 'DELETE', path: '/api/users/ops/nodes/:id', access: 'admin' },
   { method: 'POST', path: '/api/users/ops/nodes/:id/test', access: 'admin' },
 ];
+
+/**
+ * The dashboard's chart series (read-only). Walked by test/unit/http/access.test.ts over fake
+ * services and by test/integration/stats.test.ts over a whole hub (which has the 'human' level).
+ */
+export const STATS_ROUTES: readonly RouteSpec[] = [
+  { method: 'GET', path: '/api/stats/messages', access: 'authenticated' },
+  { method: 'GET', path: '/api/stats/reports', access: 'authenticated' },
+  { method: 'GET', path: '/api/stats/report-fields', access: 'authenticated' },
+  { method: 'GET', path: '/api/stats/presence', access: 'authenticated' },
+  { method: 'GET', path: '/api/stats/connector', access: 'admin' },
+  { method: 'GET', path: '/api/stats/runtime', access: 'admin' },
+  { method: 'GET', path: '/api/stats/unanswered', access: 'human', machineRefusal: 'only human users have conversations waiting for an answer' },
+];

@@ -7,13 +7,14 @@ import { connectorRoutes, type ConnectorDeps } from './connector.js';
 import { devMockRoutes, type DevMockDeps } from './devMock.js';
 import { messageRoutes, type MessageDeps } from './messages.js';
 import { opsRoutes } from './ops.js';
+import { statsRoutes, type StatsDeps } from './stats.js';
 import { systemRoutes, type SystemDeps } from './system.js';
 import { actorRoutes, type ActorDeps } from './systemActors.js';
 import { metricsRoutes, type MetricsDeps } from './systemMetrics.js';
 import { userRoutes, type UserDeps } from './users.js';
 
 /** What the handlers are given: the service methods they call, and the operations parts. */
-export type ApiDeps = SystemDeps & MetricsDeps & AuthDeps & AgentDeps & UserDeps & MessageDeps & ChatDeps & ConnectorDeps & ActorDeps & DevMockDeps;
+export type ApiDeps = SystemDeps & MetricsDeps & AuthDeps & AgentDeps & UserDeps & MessageDeps & ChatDeps & ConnectorDeps & ActorDeps & DevMockDeps & StatsDeps;
 
 export const API_ROUTES: readonly Route<ApiDeps>[] = [
   ...systemRoutes,
@@ -27,4 +28,5 @@ export const API_ROUTES: readonly Route<ApiDeps>[] = [
   ...connectorRoutes,
   ...actorRoutes,
   ...devMockRoutes,
+  ...statsRoutes,
 ];

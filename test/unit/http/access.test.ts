@@ -3,10 +3,10 @@
 // is read or any service is called.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeApp, TOKENS, type Caller, type FakeApp } from '../../helpers/fakeApp.js';
-import { NON_SUCCESS_ANSWERS, SAMPLE_BODIES } from '../../helpers/routeSamples.js';
-import { CHAT_ACCESS_ROUTES, concrete, CONNECTOR_ROUTES, OPS_ROUTES, ROUTES, type RouteSpec } from '../../helpers/routes.js';
+import { NON_SUCCESS_ANSWERS, SAMPLE_BODIES, SAMPLE_QUERIES } from '../../helpers/routeSamples.js';
+import { CHAT_ACCESS_ROUTES, concrete, CONNECTOR_ROUTES, OPS_ROUTES, ROUTES, STATS_ROUTES, type RouteSpec } from '../../helpers/routes.js';
 
-const ALL: readonly RouteSpec[] = [...ROUTES, ...CHAT_ACCESS_ROUTES, ...CONNECTOR_ROUTES, ...OPS_ROUTES];
+const ALL: readonly RouteSpec[] = [...ROUTES, ...CHAT_ACCESS_ROUTES, ...CONNECTOR_ROUTES, ...OPS_ROUTES, ...STATS_ROUTES];
 const key = (r: { method: string; path: string }) => `${r.method} ${r.path}`;
 const THREADS_REFUSAL = 'only human users have conversation threads';
 
@@ -27,7 +27,10 @@ function expected(route: RouteSpec, caller: Caller | 'anonymous'): 'served' | { 
 }
 
 function send(app: FakeApp, route: RouteSpec, caller: Caller | 'anonymous', body: unknown = SAMPLE_BODIES[key(route)] ?? {}) {
-  return app.api.request(route.method, concrete(route.path, 4, 'agent-1'), { token: caller === 'anonymous' ? undefined : TOKENS[caller], body });
+  return app.api.request(route.method, concrete(route.path, 4, 'agent-1') + (SAMPLE_QUERIES[key(route)] ?? ''), {
+    token: caller === 'anonymous' ? undefined : TOKENS[caller],
+    body,
+  });
 }
 
 describe('HTTP access matrix (fake services)', () => {

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { HubError } from '../../../src/errors.js';
 import { API_ROUTES } from '../../../src/http/routes/index.js';
 import { startFakeApp, TOKENS, type FakeApp } from '../../helpers/fakeApp.js';
-import { SAMPLE_BODIES } from '../../helpers/routeSamples.js';
+import { SAMPLE_BODIES, SAMPLE_QUERIES } from '../../helpers/routeSamples.js';
 import { concrete } from '../../helpers/routes.js';
 
 /** What reading `raw` with a route's reader throws: the 400 text, or undefined when it is accepted. */
@@ -89,10 +89,14 @@ describe('HTTP input validation (fake services)', () => {
   });
 
   it.each(WITH_LIMIT)('$method $path: a limit out of range or not a number is a 400 naming limit', async (route) => {
+    // The route's other required fields, when it has any, are given: the refusal is about limit alone.
+    const required = new URLSearchParams(SAMPLE_QUERIES[key(route)] ?? '');
     for (const limit of ['0', 'abc', '100000']) {
-      const res = await send(route.method, `${url(route.path)}?limit=${limit}`);
+      const query = new URLSearchParams(required);
+      query.set('limit', limit);
+      const res = await send(route.method, `${url(route.path)}?${query}`);
       expect(res.status, limit).toBe(400);
-      expect(res.body.error, limit).toBe(refusal(route.read.query, { limit }));
+      expect(res.body.error, limit).toBe(refusal(route.read.query, Object.fromEntries(query)));
       expect(res.body.error, limit).toMatch(/^limit /);
     }
     expect(app.calls).toEqual([]);

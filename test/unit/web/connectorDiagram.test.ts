@@ -73,7 +73,7 @@ describe('lifecycle layout', () => {
     for (const key of ['enabled->draft', 'disabled->draft']) {
       expect(edge(key).kind).toBe('arc');
       expect(edge(key).label.y).toBeGreaterThan(bottom);
-      expect(edge(key).label.lines).toEqual(['UPDATE', 'if changes credentials']);
+      expect(edge(key).label.lines).toEqual(['update settings', 'if changes credentials']);
     }
     // The longer arc runs deeper, so the two never cross.
     const depth = (key: string) =>
@@ -93,7 +93,7 @@ describe('lifecycle layout', () => {
     expect(cell).toEqual({ draft: '0,0', verified: '0,1', enabled: '1,1', disabled: '1,0' });
     expect(layout.edges.every((e) => e.kind !== 'arc')).toBe(true);
     expect(layout.notes).toEqual([{ mark: '*', text: 'if changes credentials' }]);
-    expect(layout.edges.find((e) => e.key === 'enabled->draft')!.label.lines).toEqual(['UPDATE*']);
+    expect(layout.edges.find((e) => e.key === 'enabled->draft')!.label.lines).toEqual(['update settings*']);
     const regular = layoutMachine(machine);
     expect(regular.notes).toEqual([]);
     expect(layout.viewBox.width).toBeLessThan(regular.viewBox.width / 1.5);
@@ -125,6 +125,13 @@ describe('lifecycle layout', () => {
       expect(x0 === from.x + from.width || x0 === from.x || y0 === from.y || y0 === from.y + from.height, e.key).toBe(true);
       expect(x1 > to.x && x1 < to.x + to.width && y1 > to.y && y1 < to.y + to.height, e.key).toBe(false);
     }
+  });
+
+  it('labels transitions as the actions a person takes, never enum names', () => {
+    const layout = layoutMachine(machine);
+    const labels = layout.edges.flatMap((e) => e.label.lines).filter((l) => !l.startsWith('if '));
+    expect(new Set(labels)).toEqual(new Set(['create', 'verify', 'enable', 'disable', 'update settings']));
+    expect(layout.nodes.find((n) => n.state === 'draft')!.loopLines).toEqual([['UPDATE'], ['TEST_MESSAGE']]);
   });
 
   it('is pure: the same description gives the same layout', () => {

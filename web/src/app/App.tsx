@@ -7,6 +7,7 @@ import { Toasts } from '../components/Toasts';
 import { Loading, PageHeader } from '../components/ui';
 import { createApi } from '../lib/api';
 import { createLive } from '../lib/live';
+import { createStatsApi } from '../lib/stats';
 import { useStore } from '../lib/store';
 import type { Session } from '../lib/session';
 import { createAgents } from '../state/agents';
@@ -54,11 +55,12 @@ function SessionRoot({ session }: { session: Session }) {
     const built: Hub = {
       ...shell,
       api,
+      stats: createStatsApi(shell.session),
       live,
       agents: createAgents(api, live),
       feed: createFeed(api, live),
       chat: createChat(api, live, me),
-      approvals: createApprovals(api, live),
+      approvals: createApprovals(api, live, id),
       monitor: createMonitor(api, live),
     };
     setHub(built);

@@ -86,6 +86,19 @@ export function Layout({ children }: { children: ReactNode }) {
           <SessionControls idPrefix="theme-menu" />
         </div>
       </nav>
+      {menuOpen ? (
+        <button
+          type="button"
+          className="menu-backdrop"
+          data-testid="menu-backdrop"
+          aria-label="Close the menu"
+          tabIndex={-1}
+          onClick={() => {
+            setMenuOpen(false);
+            menuButton.current?.focus();
+          }}
+        />
+      ) : null}
       <main id="main" className="content" tabIndex={-1}>
         {children}
       </main>

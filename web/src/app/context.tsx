@@ -4,6 +4,7 @@ import type { RestClient } from '@hub/client';
 import { createContext, useContext } from 'react';
 import type { Live } from '../lib/live';
 import type { SessionStore } from '../lib/session';
+import type { StatsApi } from '../lib/stats';
 import type { Theme } from '../lib/theme';
 import type { Toasts } from '../lib/toasts';
 import type { Agents } from '../state/agents';
@@ -24,6 +25,8 @@ export interface Shell {
 /** Exists while someone is signed in. */
 export interface Hub extends Shell {
   api: RestClient;
+  /** The chart series (GET /api/stats/...). */
+  stats: StatsApi;
   live: Live;
   agents: Agents;
   chat: ChatLive;

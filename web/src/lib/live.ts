@@ -10,6 +10,11 @@ export interface Live {
   status: Store<StatusEvent>;
   /** Increments on every (re)connection: views refetch what a PRESENCE-less gap may have changed. */
   connections: Store<number>;
+  /**
+   * Epoch ms when the socket stopped being open (undefined while it is open, and before it first
+   * opened): presence and counts shown since are only as fresh as that moment.
+   */
+  staleSince: Store<number | undefined>;
   /** Starts over after the client stopped (the indicator's "Reconnect"). */
   restart(): void;
   close(): Promise<void>;
@@ -18,12 +23,17 @@ export interface Live {
 export function createLive(session: SessionStore, base = window.location.origin): Live {
   const status = createStore<StatusEvent>({ state: 'connecting', message: 'connecting', attempt: 0 });
   const connections = createStore(0);
+  const staleSince = createStore<number | undefined>(undefined);
   let closing = false;
   const client = new HubClient({ url: base, token: () => session.token() });
 
   client.on('status', (event) => {
+    const wasOpen = status.get().state === 'open';
     status.set(event);
-    if (event.state === 'open') connections.set((n) => n + 1);
+    if (event.state === 'open') {
+      staleSince.set(undefined);
+      connections.set((n) => n + 1);
+    } else if (wasOpen) staleSince.set(Date.now());
     if (event.state === 'stopped' && !closing) {
       const current = session.current.get();
       if (!current || current.expiresAt <= Date.now()) session.signOut('Your session has expired. Please sign in again.');
@@ -37,6 +47,7 @@ export function createLive(session: SessionStore, base = window.location.origin)
     client,
     status,
     connections,
+    staleSince,
     restart() {
       // A stopped client does not start again; a fresh page state is the honest way back.
       window.location.reload();

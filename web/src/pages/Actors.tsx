@@ -1,5 +1,7 @@
 // Actors (admins): the hub's live actor system, read again every few seconds while the page is in
-// view (the one view that polls: actor state has no frames), with each actor's snapshot a click away.
+// view (the one view that polls: actor state has no frames), with each actor's snapshot a click away,
+// the hub's sockets, commit queue and event-loop lag over the last hour, and (cluster mode) which
+// node answered.
 import { HubRequestError } from '@hub/client';
 import { useState } from 'react';
 import { Link, useParams } from 'wouter';
@@ -8,6 +10,8 @@ import { PageHeader } from '../components/ui';
 import { useAutoRefresh } from '../hooks/useAutoRefresh';
 import { ActorDetail, isGone } from './actors/ActorDetail';
 import { ActorSummary } from './actors/ActorSummary';
+import { nodeOf, type NodeInfo } from './actors/nodeInfo';
+import { RuntimeCharts } from './actors/RuntimeCharts';
 import { RefreshControls } from './actors/RefreshControls';
 import './Actors.css';
 
@@ -28,11 +32,14 @@ interface Controls {
 function Summary({ paused, setPaused }: Controls) {
   const { api } = useHub();
   const read = useAutoRefresh(() => api.admin.actors(), [api], { intervalMs: EVERY_MS, paused });
+  const node = nodeOf(read.data as Record<string, unknown> | undefined);
   return (
     <div className="actors-page">
       <PageHeader title="Actors">
         <RefreshControls {...read} paused={paused} intervalMs={EVERY_MS} onPause={setPaused} onRefresh={read.refresh} />
       </PageHeader>
+      {node ? <NodeLine node={node} /> : null}
+      <RuntimeCharts paused={paused} everyMs={EVERY_MS} />
       <ActorSummary data={read.data} error={read.error} retry={read.refresh} />
     </div>
   );
@@ -60,5 +67,16 @@ function Detail({ id, paused, setPaused }: Controls & { id: string }) {
       </PageHeader>
       <ActorDetail id={id} data={read.data} error={read.error} retry={read.refresh} />
     </div>
+  );
+}
+
+/** The hub node this page reads, in cluster mode (an answer without `node` shows nothing). */
+function NodeLine({ node }: { node: NodeInfo }) {
+  return (
+    <p className="ac-node" data-testid="actors-node">
+      Node <strong className="mono">{node.id}</strong>
+      {node.cluster ? (node.leader === undefined ? ' in a cluster' : node.leader ? ', cluster leader' : ', cluster member') : ''}
+      {node.peers && node.peers.length > 0 ? <span className="muted"> · peers: {node.peers.join(', ')}</span> : null}
+    </p>
   );
 }

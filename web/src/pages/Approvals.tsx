@@ -6,7 +6,7 @@ import { Link, useLocation, useSearch } from 'wouter';
 import { useHub } from '../app/context';
 import { Button, Empty, ErrorNote, Loading, PageHeader, Time } from '../components/ui';
 import { useStore } from '../lib/store';
-import { AuthActions, StatusBadge, useAuthStatus } from './chat/AuthActions';
+import { AuthActions, decisionTitle, StatusBadge, useAuthStatus, useDecision } from './chat/AuthActions';
 import { useAuthRequests, type StatusFilter } from './approvals/useAuthRequests';
 import { usePeople } from './approvals/usePeople';
 import './Approvals.css';
@@ -88,11 +88,17 @@ function RequestCard({ request: r, person }: { request: AuthorizationView; perso
   const { session } = useHub();
   const user = useStore(session.current)!.user;
   const status = useAuthStatus(r.action_id, r.status);
+  const decision = useDecision(r.action_id);
   const mayAnswer = user.role === 'ADMIN' || r.approver_id === user.id;
   return (
     <article className="card approval" data-testid="approval" data-status={status} data-action={r.action_id}>
       <div className="approval-head">
         <h2>
+          {status !== 'PENDING' ? (
+            <span className="approval-outcome" data-testid="approval-title">
+              {decisionTitle(status, decision ?? (r.decided_at ? { by: r.decided_by, at: r.decided_at } : undefined), person)}:{' '}
+            </span>
+          ) : null}
           <span className="approval-agent">{r.target_agent_name}</span>
           <span className="muted"> · asked by {person(r.requester_id)}</span>
         </h2>

@@ -11,6 +11,7 @@ import { useStore } from '../lib/store';
 import { ActionsPanel } from './connector/ActionsPanel';
 import { ConnectorLog } from './connector/ConnectorLog';
 import { LifecycleDiagram } from './connector/Diagram';
+import { OutcomesChart } from './connector/OutcomesChart';
 import { SettingsForm } from './connector/SettingsForm';
 import { StatusStrip } from './connector/StatusStrip';
 import { useConnectorForm } from './connector/useConnectorForm';
@@ -110,6 +111,7 @@ function ConnectorPage({ view, reload, readError, reading, machine }: PageProps)
           <Loading what="the lifecycle" />
         )}
       </Card>
+      {view.id !== 0 ? <OutcomesChart refreshKey={logKey} /> : null}
       <div className="cx-columns">
         <SettingsForm form={form} onChanged={refresh} />
         <ActionsPanel view={view} unsaved={form.changed.length > 0} onDone={afterAction} />

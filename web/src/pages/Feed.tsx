@@ -8,6 +8,7 @@ import { Button, PageHeader } from '../components/ui';
 import { useStore } from '../lib/store';
 import { MAX_ROWS } from '../state/feed';
 import { FEED_TYPES } from '../state/feedRows';
+import { FeedCharts } from './feed/FeedCharts';
 import { FeedList } from './feed/FeedList';
 import { applyFilters, filtersFromSearch, isFiltered, LEVELS, NO_FILTERS, searchOfFilters, type FeedFilters } from './feed/filters';
 import { TYPE_LABELS } from './feed/telemetry';
@@ -49,6 +50,12 @@ export default function Feed() {
     return [...names].sort((a, b) => a.localeCompare(b));
   }, [known, rows, fromUrl.agent]);
 
+  // The report types the picked sender has sent (the readings chart opens on one of them).
+  const senderTypes = useMemo(
+    () => new Set(fromUrl.agent ? rows.filter((r) => r.sender_name === fromUrl.agent).map((r) => r.type) : []),
+    [rows, fromUrl.agent],
+  );
+  const [filtersOpen, setFiltersOpen] = useState(false);
   const filtered = isFiltered(filters);
   const filterKey = `${fromUrl.agent}|${fromUrl.level}|${fromUrl.type}|${query.trim()}`;
 
@@ -59,7 +66,23 @@ export default function Feed() {
           {rows.length.toLocaleString()} loaded{hubTotal !== undefined ? ` of ${Math.max(hubTotal, rows.length).toLocaleString()} on the hub` : ''}
         </span>
       </PageHeader>
-      <form className="feed-filters" role="search" aria-label="Filter the feed" onSubmit={(e) => e.preventDefault()}>
+      {/* On a phone the filters fold away behind one button; on a laptop they are always shown. */}
+      <button
+        type="button"
+        className="btn btn-small feed-filters-toggle"
+        aria-expanded={filtersOpen}
+        aria-controls="feed-filters"
+        onClick={() => setFiltersOpen((o) => !o)}
+      >
+        Filters{filtered ? ' (on)' : ''}
+      </button>
+      <form
+        id="feed-filters"
+        className={`feed-filters${filtersOpen ? ' open' : ''}`}
+        role="search"
+        aria-label="Filter the feed"
+        onSubmit={(e) => e.preventDefault()}
+      >
         <label>
           Sender
           <select value={fromUrl.agent} onChange={(e) => setFilters({ agent: e.target.value })}>
@@ -101,6 +124,7 @@ export default function Feed() {
           Clear
         </Button>
       </form>
+      <FeedCharts filters={filters} senderTypes={senderTypes} />
       <FeedList
         rows={matching}
         history={history}

@@ -11,8 +11,16 @@ export interface ApprovalsState {
   pending: ReadonlySet<string>;
   /** Outcomes by action id: read at each connection, then live (newer than a row read earlier). */
   decided: ReadonlyMap<string, string>;
+  /** Who decided and when, where known (a live update says neither: the list is read again for them). */
+  decisions: ReadonlyMap<string, Decision>;
   /** Why the pending list could not be read (the count is then a lower bound). */
   error: unknown;
+}
+
+export interface Decision {
+  /** User id; null when the hub decided (expiry). */
+  by: number | null;
+  at: string;
 }
 
 export interface Approvals {
@@ -26,16 +34,18 @@ export interface Approvals {
 /** More than a person answers at once; the count says "50+" past it. */
 export const PENDING_LIMIT = 50;
 
-export function createApprovals(api: RestClient, live: Live): Approvals {
-  const state = createStore<ApprovalsState>({ pending: new Set(), decided: new Map(), error: undefined });
+export function createApprovals(api: RestClient, live: Live, me = 0): Approvals {
+  const state = createStore<ApprovalsState>({ pending: new Set(), decided: new Map(), decisions: new Map(), error: undefined });
+  let rereading: ReturnType<typeof setTimeout> | undefined;
 
-  function decide(actionId: string, status: string) {
+  function decide(actionId: string, status: string, decision?: Decision) {
     state.set((prev) => {
       const pending = new Set(prev.pending);
       pending.delete(actionId);
       const decided = new Map(prev.decided);
       decided.set(actionId, status);
-      return { ...prev, pending, decided };
+      const decisions = decision ? new Map(prev.decisions).set(actionId, decision) : prev.decisions;
+      return { ...prev, pending, decided, decisions };
     });
   }
 
@@ -48,10 +58,12 @@ export function createApprovals(api: RestClient, live: Live): Approvals {
       ]);
       state.set((prev) => {
         const decided = new Map(prev.decided);
+        const decisions = new Map(prev.decisions);
         for (const r of recent) if (r.status !== 'PENDING') decided.set(r.action_id, r.status);
+        for (const r of recent) if (r.decided_at) decisions.set(r.action_id, { by: r.decided_by, at: r.decided_at });
         // Kept: requests that arrived live while this was read (a decided one is in `recent`).
         const pending = new Set([...waiting.map((r) => r.action_id), ...prev.pending].filter((id) => !decided.has(id)));
-        return { pending, decided, error: undefined };
+        return { pending, decided, decisions, error: undefined };
       });
     } catch (err) {
       // Only the count depends on it; the Approvals page reads its list itself and shows its errors.
@@ -68,7 +80,11 @@ export function createApprovals(api: RestClient, live: Live): Approvals {
           : { ...prev, pending: new Set(prev.pending).add(frame.payload.action_id) },
       );
     }),
-    live.client.on('AUTH_STATUS_UPDATE', (frame) => decide(frame.payload.action_id, frame.payload.status)),
+    live.client.on('AUTH_STATUS_UPDATE', (frame) => {
+      decide(frame.payload.action_id, frame.payload.status);
+      // The frame says what, not who or when: read the recent ones again (once for a burst).
+      if (!state.get().decisions.has(frame.payload.action_id)) rereading ??= setTimeout(() => ((rereading = undefined), void reload()), 300);
+    }),
     live.connections.subscribe(() => void reload()),
   ];
   void reload();
@@ -79,7 +95,7 @@ export function createApprovals(api: RestClient, live: Live): Approvals {
     async respond(actionId, approved) {
       try {
         const result = await api.chat.authRespond(actionId, approved);
-        decide(actionId, approved ? 'APPROVED' : 'REJECTED');
+        decide(actionId, approved ? 'APPROVED' : 'REJECTED', { by: me, at: new Date().toISOString() });
         return result;
       } catch (err) {
         // Decided elsewhere, expired or gone: the pending list is out of date.
@@ -88,6 +104,7 @@ export function createApprovals(api: RestClient, live: Live): Approvals {
       }
     },
     dispose() {
+      if (rereading) clearTimeout(rereading);
       for (const off of offs) off();
     },
   };

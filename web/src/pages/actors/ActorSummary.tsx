@@ -4,6 +4,8 @@ import { Empty, ErrorNote, Loading } from '../../components/ui';
 import { SummarySection } from './SummarySection';
 
 const ORDER = ['router', 'connector', 'connections', 'butler'];
+/** Top-level keys that are not parts of the actor system (the page header shows the node). */
+const NOT_SECTIONS = new Set(['node']);
 
 function rank(name: string): number {
   const i = ORDER.indexOf(name);
@@ -23,6 +25,7 @@ export function ActorSummary({ data, error, retry }: { data: Record<string, unkn
       ) : (
         <div className="actor-sections">
           {Object.entries(data)
+            .filter(([name]) => !NOT_SECTIONS.has(name))
             .sort(([a], [b]) => rank(a) - rank(b) || a.localeCompare(b))
             .map(([name, value]) => (
               <SummarySection key={name} name={name} value={value} />

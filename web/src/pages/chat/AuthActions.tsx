@@ -5,12 +5,20 @@ import { useState } from 'react';
 import { useHub } from '../../app/context';
 import { Badge, Button, toneOf } from '../../components/ui';
 import { useStore } from '../../lib/store';
+import type { Decision } from '../../state/approvals';
+
+export { decisionTitle } from './decision';
 import './Auth.css';
 
 /** The newest status known: a live outcome beats the one the row or frame carried. */
 export function useAuthStatus(actionId: string, status: string): string {
   const decided = useStore(useHub().approvals.state).decided.get(actionId);
   return decided ?? status;
+}
+
+/** Who decided and when, once known. */
+export function useDecision(actionId: string): Decision | undefined {
+  return useStore(useHub().approvals.state).decisions.get(actionId);
 }
 
 export function StatusBadge({ status }: { status: string }) {

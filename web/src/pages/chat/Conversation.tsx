@@ -111,7 +111,13 @@ export function Conversation({ peer, threadId }: { peer: UserView; threadId: num
                   <span>{dayFormat.format(new Date(item.timestamp))}</span>
                 </div>
               ) : null}
-              <Message item={item} mine={item.sender_id === me} onRetry={retry} onDiscard={discard} />
+              <Message
+                item={item}
+                mine={item.sender_id === me}
+                onRetry={retry}
+                onDiscard={discard}
+                answered={item.auth ? items.slice(n + 1).some((later) => later.sender_id !== me && !later.auth) : undefined}
+              />
             </Fragment>
           ))}
         </div>

@@ -1,9 +1,12 @@
 // Message text as markdown: GitHub-flavoured, line breaks kept as typed (it is chat). Raw HTML in a
 // message is shown as text, images become links (no request leaves the page unasked), and the result
-// is sanitised again by DOMPurify; links open in a new tab without access to this one.
+// is sanitised again by DOMPurify; links open in a new tab without access to this one. A pasted diff
+// or block of code without fences is shown as code (lib/pastedCode.ts).
 import DOMPurify from 'dompurify';
 import { Marked } from 'marked';
 import { memo, useMemo } from 'react';
+import { fencePasted } from '../../lib/pastedCode';
+import './Markdown.css';
 
 function escapeHtml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
@@ -33,6 +36,6 @@ export function renderMarkdown(text: string): string {
 }
 
 export const Markdown = memo(function Markdown({ text }: { text: string }) {
-  const html = useMemo(() => renderMarkdown(text), [text]);
+  const html = useMemo(() => renderMarkdown(fencePasted(text)), [text]);
   return <div className="md" dangerouslySetInnerHTML={{ __html: html }} />;
 });

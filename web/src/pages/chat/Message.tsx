@@ -12,9 +12,11 @@ interface Props {
   mine: boolean;
   onRetry(localId: string): void;
   onDiscard(localId: string): void;
+  /** For an authorization card: the peer wrote again after it (so nothing is waiting on it any more). */
+  answered?: boolean;
 }
 
-export const Message = memo(function Message({ item, mine, onRetry, onDiscard }: Props) {
+export const Message = memo(function Message({ item, mine, onRetry, onDiscard, answered }: Props) {
   return (
     <article
       className={`msg ${mine ? 'msg-mine' : 'msg-theirs'}`}
@@ -34,7 +36,7 @@ export const Message = memo(function Message({ item, mine, onRetry, onDiscard }:
         ) : null}
       </header>
       {item.auth ? (
-        <AuthCard card={item.auth} />
+        <AuthCard card={item.auth} answered={answered ?? false} />
       ) : (
         <div className="msg-body">
           <Markdown text={item.text} />

@@ -3,7 +3,7 @@
 // anyone who cannot see the picture.
 import { useId, useMemo } from 'react';
 import type { DiagramEdge, DiagramLayout, Highlight, MachineInput, NodeBox } from './diagram';
-import { describeOutcome, highlightFor, layoutMachine, outcomesFrom } from './diagram';
+import { actionLabel, describeOutcome, highlightFor, layoutMachine, outcomesFrom } from './diagram';
 
 interface Props {
   machine: MachineInput;
@@ -34,7 +34,7 @@ export function LifecycleDiagram({ machine, current, allowed, compact }: Props) 
         <title id={titleId}>Connector lifecycle</title>
         <desc id={descId}>
           {`States ${machine.states.join(', ')}. ${summary} ` +
-            layout.edges.map((e) => `${e.from ?? 'creation'} to ${e.to} on ${e.events.join(' or ')}`).join('; ') +
+            layout.edges.map((e) => `${e.from ?? 'creation'} to ${e.to} on ${e.events.map(actionLabel).join(' or ')}`).join('; ') +
             '.'}
         </desc>
         <defs>
@@ -116,7 +116,7 @@ function StateNode({ node, layout, highlight, markerId }: { node: NodeBox; layou
                 {line.map((event, j) => (
                   <tspan key={event} className={current && highlight.loopEvents.has(event) ? 'cx-loop-on' : undefined}>
                     {j > 0 ? ' · ' : ''}
-                    {event}
+                    {actionLabel(event)}
                   </tspan>
                 ))}
               </tspan>
@@ -141,7 +141,7 @@ function DiagramText({ machine, current, allowed }: { machine: MachineInput; cur
         <ul>
           {outcomes.map((o) => (
             <li key={o.action}>
-              <span className="mono">{o.action.replace('_', ' ')}</span> ({o.event}): {describeOutcome(current, o)}
+              <strong>{actionLabel(o.event)}</strong>: {describeOutcome(current, o)}
             </li>
           ))}
         </ul>

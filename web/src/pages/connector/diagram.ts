@@ -79,7 +79,7 @@ interface Metrics {
   loopChars: number;
 }
 
-const REGULAR: Metrics = { gapX: 130, gapY: 120, lineH: 14, charW: 6.7, loopChars: 21 };
+const REGULAR: Metrics = { gapX: 150, gapY: 120, lineH: 14, charW: 6.7, loopChars: 21 };
 /** Matches the larger type the page's CSS gives a compact diagram. */
 const COMPACT: Metrics = { gapX: 96, gapY: 104, lineH: 16, charW: 7.9, loopChars: 18 };
 const GUARD_MARKS = ['*', '†', '‡', '§'];
@@ -96,8 +96,24 @@ export function humanize(name: string): string {
   return name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
 }
 
+/** What a person does to cause each event, as the labels say it ("verify", not VERIFIED). */
+export const EVENT_LABELS: Record<string, string> = {
+  CREATE: 'create',
+  VERIFIED: 'verify',
+  UPDATE: 'update settings',
+  ENABLE: 'enable',
+  DISABLE: 'disable',
+  TEST_MESSAGE: 'send test message',
+};
+
+/** An event as an action: its label, or the enum name in lower case words. */
+export function actionLabel(event: string): string {
+  return EVENT_LABELS[event] ?? event.toLowerCase().replace(/_/g, ' ');
+}
+
 export function transitionLabel(event: string, guard?: string): string[] {
-  return guard ? [event, `if ${humanize(guard)}`] : [event];
+  const action = actionLabel(event);
+  return guard ? [action, `if ${humanize(guard)}`] : [action];
 }
 
 /** Distance of every state from the initial one over the transitions; unreachable states come last. */
@@ -117,17 +133,19 @@ export function ranks(machine: MachineInput): Map<string, number> {
   return rank;
 }
 
+/** Events in lines of at most `max` characters as they read (their action labels, ` · ` between). */
 function wrap(words: string[], max: number): string[][] {
   const lines: string[][] = [];
   let line: string[] = [];
   let length = 0;
   for (const w of words) {
-    if (line.length > 0 && length + 3 + w.length > max) {
+    const width = actionLabel(w).length;
+    if (line.length > 0 && length + 3 + width > max) {
       lines.push(line);
       line = [];
       length = 0;
     }
-    length += (line.length > 0 ? 3 : 0) + w.length;
+    length += (line.length > 0 ? 3 : 0) + width;
     line.push(w);
   }
   if (line.length > 0) lines.push(line);
@@ -163,7 +181,7 @@ export function layoutMachine(machine: MachineInput, options: LayoutOptions = {}
     const text = `if ${humanize(guard)}`;
     let note = notes.find((n) => n.text === text);
     if (!note) notes.push((note = { mark: GUARD_MARKS[notes.length] ?? `(${notes.length + 1})`, text }));
-    return [`${event}${note.mark}`];
+    return [`${actionLabel(event)}${note.mark}`];
   };
 
   // Transitions grouped by (from, to); those that stay put become the state's loop list.

@@ -3,6 +3,7 @@
 import type { CodeReviewPayload, SecurityAlertPayload, SecurityFinding, WeatherUpdatePayload } from '@hub/client';
 import type { ReactNode } from 'react';
 import { Badge, CopyButton, toneOf } from '../../components/ui';
+import { reading } from '../../lib/reportText';
 import type { FeedRow } from '../../state/feedRows';
 import { alertOf, plural, reviewOf, VERDICTS, weatherOf } from './telemetry';
 
@@ -24,7 +25,7 @@ function Fields({ items }: { items: Array<[string, ReactNode]> }) {
   );
 }
 
-const celsius = (v: number | undefined) => (v === undefined ? undefined : `${v} °C`);
+const celsius = (v: number | undefined) => (v === undefined ? undefined : `${reading(v)} °C`);
 const exactTime = (iso: string | undefined) => (iso ? new Date(iso).toLocaleString() : undefined);
 
 function Weather({ w }: { w: WeatherUpdatePayload }) {
@@ -35,8 +36,8 @@ function Weather({ w }: { w: WeatherUpdatePayload }) {
         ['Temperature', celsius(w.temperature_c)],
         ['Feels like', celsius(w.feels_like_c)],
         ['Conditions', w.conditions],
-        ['Humidity', w.humidity_pct === undefined ? undefined : `${w.humidity_pct}%`],
-        ['Wind', w.wind_speed_ms === undefined ? undefined : `${w.wind_speed_ms} m/s`],
+        ['Humidity', w.humidity_pct === undefined ? undefined : `${reading(w.humidity_pct)}%`],
+        ['Wind', w.wind_speed_ms === undefined ? undefined : `${reading(w.wind_speed_ms)} m/s`],
         ['Observed', exactTime(w.observed_at)],
         ['Source', w.source],
         ['Note', w.content],

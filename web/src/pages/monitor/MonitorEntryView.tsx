@@ -1,7 +1,9 @@
 // One message between Butler and an agent: a directive (a command Butler sends once a human approved
-// it) reads as a command; Butler's other messages and the agent's replies read as a conversation.
+// it) reads as a command; Butler's other messages and the agent's replies read as a conversation,
+// rendered as markdown the way Chat renders them (pasted diffs and code as code).
 import { memo } from 'react';
 import { Badge } from '../../components/ui';
+import { Markdown } from '../chat/Markdown';
 import type { MonitorEntry } from '../../state/monitorEntries';
 
 const timeOf = (iso: string) => new Date(iso).toLocaleTimeString();
@@ -38,7 +40,9 @@ export const MonitorEntryView = memo(function MonitorEntryView({
           {entry.text}
         </pre>
       ) : (
-        <div className="mon-text">{entry.text}</div>
+        <div className="mon-text">
+          <Markdown text={entry.text} />
+        </div>
       )}
       {answers ? (
         <p className="mon-answers muted" data-testid="monitor-answers">

@@ -1,15 +1,30 @@
-// Every agent with its live presence, last report and last seen; each opens its chat. A search box
-// appears once there are enough agents to need one.
+// Every agent with its live presence, last report and last seen, its messages per minute over the
+// last hour (a sparkline) and its online spans over the last hours (a strip); each opens its chat. A
+// search box appears once there are enough agents to need one. While the socket is away, presence
+// reads "as of" the moment it went.
 import type { UserView } from '@hub/client';
 import { useDeferredValue, useMemo, useState } from 'react';
 import { Link } from 'wouter';
+import { PresenceStrip, Sparkline } from '../../components/charts/Small';
+import { AsOf, useStaleSince } from '../../components/Freshness';
 import { Badge, Card, Empty, Time } from '../../components/ui';
+import { isMarker, reportText } from '../../lib/reportText';
 import { matchesAgent, sortAgents } from './agents';
+import { RATE_MINUTES, STRIP_HOURS, type Strip } from './useActivity';
 
 /** More agents than this get a search box. */
 const SEARCH_FROM = 8;
 
-export function AgentList({ agents, admin }: { agents: readonly UserView[]; admin: boolean }) {
+export interface AgentListProps {
+  agents: readonly UserView[];
+  admin: boolean;
+  /** Messages per minute over the last hour, by username. */
+  rates?: ReadonlyMap<string, readonly number[]>;
+  strips?: ReadonlyMap<number, Strip>;
+}
+
+export function AgentList({ agents, admin, rates, strips }: AgentListProps) {
+  const stale = useStaleSince();
   const [query, setQuery] = useState('');
   const deferred = useDeferredValue(query);
   const sorted = useMemo(() => sortAgents(agents), [agents]);
@@ -45,7 +60,7 @@ export function AgentList({ agents, admin }: { agents: readonly UserView[]; admi
       ) : (
         <ul className="agent-list">
           {shown.map((agent) => (
-            <AgentRow key={agent.id} agent={agent} />
+            <AgentRow key={agent.id} agent={agent} rate={rates?.get(agent.username)} strip={strips?.get(agent.id)} stale={stale} />
           ))}
         </ul>
       )}
@@ -53,10 +68,13 @@ export function AgentList({ agents, admin }: { agents: readonly UserView[]; admi
   );
 }
 
-function AgentRow({ agent }: { agent: UserView }) {
+const NO_MESSAGES: readonly number[] = new Array<number>(RATE_MINUTES).fill(0);
+
+function AgentRow({ agent, rate, strip, stale }: { agent: UserView; rate?: readonly number[]; strip?: Strip; stale: number | undefined }) {
+  const total = (rate ?? NO_MESSAGES).reduce((a, b) => a + b, 0);
   const extraStatus = agent.status && agent.status !== 'ONLINE' && agent.status !== 'OFFLINE' ? agent.status : undefined;
   return (
-    <li className="agent-row" data-testid="agent-row" data-agent={agent.username} data-online={agent.online}>
+    <li className={`agent-row${stale ? ' is-stale' : ''}`} data-testid="agent-row" data-agent={agent.username} data-online={agent.online}>
       <div className="agent-name">
         <span className={`presence-dot ${agent.online ? 'on' : 'off'}`} aria-hidden />
         <div>
@@ -70,13 +88,32 @@ function AgentRow({ agent }: { agent: UserView }) {
         <Badge tone={agent.online ? 'ok' : 'muted'}>{agent.online ? 'Online' : 'Offline'}</Badge>
         {extraStatus ? <Badge tone="info">{extraStatus}</Badge> : null}
       </div>
+      <div className="agent-charts">
+        <span className="overview-label">
+          Last hour: {total} message{total === 1 ? '' : 's'}
+        </span>
+        <Sparkline values={rate ?? NO_MESSAGES} label={`${agent.username}: ${total} messages in the last hour`} testId="agent-rate" width={140} height={24} />
+        {strip ? <PresenceStrip {...strip} label={`${agent.username}: online spans over the last ${STRIP_HOURS} hours`} testId="agent-strip" /> : null}
+      </div>
       <div className="agent-report" title={agent.last_report ?? undefined}>
         <span className="overview-label">Last report</span>
-        {agent.last_report ? <span className="agent-report-text">{agent.last_report}</span> : <span className="muted">none yet</span>}
+        {agent.last_report ? (
+          <span className="agent-report-text">
+            {reportText(agent.last_report)}
+            {isMarker(agent.last_report) && agent.last_seen_at ? (
+              <>
+                {' '}
+                <Time iso={agent.last_seen_at} />
+              </>
+            ) : null}
+          </span>
+        ) : (
+          <span className="muted">none yet</span>
+        )}
       </div>
       <div className="agent-seen">
         <span className="overview-label">Last seen</span>
-        {agent.online ? <span>now</span> : <Time iso={agent.last_seen_at} />}
+        {agent.online && !stale ? <span>now</span> : agent.online ? <AsOf since={stale!} /> : <Time iso={agent.last_seen_at} />}
       </div>
       <div className="agent-actions">
         <Link href={`/chat/${agent.id}`} className="btn btn-small" aria-label={`Chat with ${agent.username}`}>

@@ -3,6 +3,7 @@
 // the card says so rather than guess.
 import type { UserView } from '@hub/client';
 import { Link } from 'wouter';
+import { Fresh, useStaleSince } from '../../components/Freshness';
 import { Badge, Button, Card, ErrorNote, Time } from '../../components/ui';
 import { useRequest } from '../../hooks/useRequest';
 import { useHub } from '../../app/context';
@@ -10,6 +11,7 @@ import { PENDING_LIMIT, usePendingApprovals } from './usePendingApprovals';
 
 export function ButlerCard({ butler, admin }: { butler: UserView | undefined; admin: boolean }) {
   const pending = usePendingApprovals();
+  const stale = useStaleSince();
   const count = pending.items?.length;
   const oldest = pending.items?.reduce<string | undefined>((min, i) => (!min || i.created_at < min ? i.created_at : min), undefined);
 
@@ -17,54 +19,56 @@ export function ButlerCard({ butler, admin }: { butler: UserView | undefined; ad
     <Card
       className="overview-butler"
       title="Butler"
-      actions={butler ? <Badge tone={butler.online ? 'ok' : 'bad'}>{butler.online ? 'Online' : 'Offline'}</Badge> : null}
+      actions={butler ? <Badge tone={stale ? 'muted' : butler.online ? 'ok' : 'bad'}>{butler.online ? 'Online' : 'Offline'}</Badge> : null}
     >
-      <div data-testid="butler-card">
-        {butler ? (
-          <p className="overview-line">
-            {butler.description ?? 'The core agent.'} <span className="muted">({[butler.agent_kind, butler.runtime_kind].filter(Boolean).join(', ')})</span>
-          </p>
-        ) : (
-          <p className="muted">Butler is not listed by the hub.</p>
-        )}
-        <dl className="overview-facts">
-          <div>
-            <dt>Pending approvals</dt>
-            <dd data-testid="pending-approvals">
-              {count === undefined ? (
-                pending.error ? (
-                  '—'
-                ) : (
-                  '…'
-                )
-              ) : (
-                <Link href="/approvals">
-                  {count >= PENDING_LIMIT ? `${PENDING_LIMIT}+` : count}
-                  {count > 0 && oldest ? (
-                    <span className="muted">
-                      {' '}
-                      (oldest <Time iso={oldest} />)
-                    </span>
-                  ) : null}
-                </Link>
-              )}
-            </dd>
-          </div>
-          {butler?.last_report ? (
+      <Fresh what="Butler's state">
+        <div data-testid="butler-card">
+          {butler ? (
+            <p className="overview-line">
+              {butler.description ?? 'The core agent.'} <span className="muted">({[butler.agent_kind, butler.runtime_kind].filter(Boolean).join(', ')})</span>
+            </p>
+          ) : (
+            <p className="muted">Butler is not listed by the hub.</p>
+          )}
+          <dl className="overview-facts">
             <div>
-              <dt>Last report</dt>
-              <dd>{butler.last_report}</dd>
+              <dt>Pending approvals</dt>
+              <dd data-testid="pending-approvals">
+                {count === undefined ? (
+                  pending.error ? (
+                    '—'
+                  ) : (
+                    '…'
+                  )
+                ) : (
+                  <Link href="/approvals">
+                    {count >= PENDING_LIMIT ? `${PENDING_LIMIT}+` : count}
+                    {count > 0 && oldest ? (
+                      <span className="muted">
+                        {' '}
+                        (oldest <Time iso={oldest} />)
+                      </span>
+                    ) : null}
+                  </Link>
+                )}
+              </dd>
             </div>
+            {butler?.last_report ? (
+              <div>
+                <dt>Last report</dt>
+                <dd>{butler.last_report}</dd>
+              </div>
+            ) : null}
+            {admin ? <ButlerActivity /> : null}
+          </dl>
+          <ErrorNote error={pending.error} retry={pending.reload} />
+          {butler ? (
+            <Link href={`/chat/${butler.id}`} className="btn btn-small">
+              Chat with Butler
+            </Link>
           ) : null}
-          {admin ? <ButlerActivity /> : null}
-        </dl>
-        <ErrorNote error={pending.error} retry={pending.reload} />
-        {butler ? (
-          <Link href={`/chat/${butler.id}`} className="btn btn-small">
-            Chat with Butler
-          </Link>
-        ) : null}
-      </div>
+        </div>
+      </Fresh>
     </Card>
   );
 }

@@ -1,25 +1,32 @@
 // The oldest message of the signed-in user that an agent or Butler has not answered yet, and how
-// many conversations are waiting, kept current by live chat.
+// many conversations are waiting: one server query (GET /api/stats/unanswered), read again when a
+// chat to or from the user arrives and after every reconnection.
 import type { UserView } from '@hub/client';
 import { Link } from 'wouter';
+import { useHub } from '../../app/context';
 import { Card, ErrorNote, Time } from '../../components/ui';
-import { oldestWaiting } from './unanswered';
-import { MAX_PEERS, useWaiting } from './useWaiting';
+import { useLiveStats } from '../../hooks/useLiveStats';
+import { useStore } from '../../lib/store';
 
 const PREVIEW = 140;
 
 export function WaitingCard({ users }: { users: ReadonlyMap<number, UserView> }) {
-  const waiting = useWaiting();
-  const oldest = oldestWaiting(waiting.byPeer);
-  const peer = oldest ? users.get(oldest.peerId) : undefined;
-  const count = waiting.byPeer.size;
+  const { stats, session } = useHub();
+  const me = useStore(session.current)?.user.id ?? 0;
+  const waiting = useLiveStats(() => stats.unanswered(), [stats], {
+    when: (frame) => frame.type === 'CHAT' && (frame.sender_id === me || frame.target_id === me),
+    settleMs: 150,
+  });
+  const oldest = waiting.data?.oldest ?? undefined;
+  const peer = oldest ? users.get(oldest.peer_id) : undefined;
+  const count = waiting.data?.conversations ?? 0;
 
   return (
     <Card className="overview-waiting" title="Oldest unanswered message">
       <div data-testid="oldest-unanswered">
-        {waiting.error ? (
+        {waiting.error && !waiting.data ? (
           <ErrorNote error={waiting.error} retry={waiting.reload} />
-        ) : waiting.loading && !oldest ? (
+        ) : !waiting.data ? (
           <p className="loading" role="status">
             <span className="spinner" aria-hidden /> Reading your conversations…
           </p>
@@ -27,10 +34,10 @@ export function WaitingCard({ users }: { users: ReadonlyMap<number, UserView> })
           <>
             <blockquote className="overview-quote">{oldest.text.length > PREVIEW ? `${oldest.text.slice(0, PREVIEW)}…` : oldest.text}</blockquote>
             <p className="overview-line">
-              To <strong>{peer?.username ?? `user ${oldest.peerId}`}</strong>, sent <Time iso={oldest.timestamp} />.{' '}
+              To <strong>{peer?.username ?? `user ${oldest.peer_id}`}</strong>, sent <Time iso={oldest.timestamp} />.{' '}
               {count > 1 ? `${count} conversations are waiting.` : 'No other conversation is waiting.'}
             </p>
-            <Link href={`/chat/${oldest.peerId}`} className="btn btn-small">
+            <Link href={`/chat/${oldest.peer_id}`} className="btn btn-small">
               Open the chat
             </Link>
           </>
@@ -38,10 +45,7 @@ export function WaitingCard({ users }: { users: ReadonlyMap<number, UserView> })
           <p className="muted">Nothing is waiting: every agent you wrote to has answered.</p>
         )}
       </div>
-      <p className="overview-hint">
-        Your oldest message to an agent or Butler that has had no reply from it since
-        {waiting.truncated ? ` (your ${MAX_PEERS} most recent conversations)` : ''}.
-      </p>
+      <p className="overview-hint">Your oldest message to an agent or Butler that has had no reply from it since.</p>
     </Card>
   );
 }
