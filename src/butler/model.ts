@@ -88,6 +88,8 @@ export function createOpenAiModel(settings: ModelSettings): LanguageModel {
         let answered = false;
         let finished = false;
         let idle: NodeJS.Timeout | undefined;
+        /** When the endpoint last sent something; one timer checks it, rather than a new timer per chunk. */
+        let heardAt = 0;
 
         const cleanup = () => {
           clearTimeout(idle);
@@ -101,9 +103,14 @@ export function createOpenAiModel(settings: ModelSettings): LanguageModel {
           reject(err);
         };
         const onAbort = () => fail(signal.reason);
-        const armIdle = () => {
-          clearTimeout(idle);
-          idle = setTimeout(() => fail(silence()), settings.idleTimeoutMs);
+        const checkIdle = () => {
+          const quiet = performance.now() - heardAt;
+          if (quiet >= settings.idleTimeoutMs) fail(silence());
+          else idle = setTimeout(checkIdle, settings.idleTimeoutMs - quiet);
+        };
+        const heard = () => {
+          heardAt = performance.now();
+          idle ??= setTimeout(checkIdle, settings.idleTimeoutMs);
         };
 
         // One Chat Completions chunk: text deltas go out at once, tool calls are put together from their fragments.
@@ -136,7 +143,7 @@ export function createOpenAiModel(settings: ModelSettings): LanguageModel {
 
         const req = transport.request(url, { method: 'POST', agent, headers: { ...headers, 'content-length': Buffer.byteLength(body) } }, (res) => {
           answered = true;
-          armIdle();
+          heard();
           res.setEncoding('utf8');
           const status = res.statusCode ?? 0;
           const brokeOff = () => fail(new ModelError("the language model's answer broke off"));
@@ -154,7 +161,7 @@ export function createOpenAiModel(settings: ModelSettings): LanguageModel {
           }
           const parser = createSseParser(onEvent);
           res.on('data', (chunk: string) => {
-            armIdle();
+            heard();
             parser.feed(chunk);
           });
           res.on('end', () => {
@@ -168,7 +175,7 @@ export function createOpenAiModel(settings: ModelSettings): LanguageModel {
         req.on('error', (err) => fail(new ModelError(answered ? "the language model's answer broke off" : 'the language model could not be reached', err)));
         if (signal.aborted) return fail(signal.reason);
         signal.addEventListener('abort', onAbort, { once: true });
-        armIdle();
+        heard();
         req.end(body);
       });
     },
