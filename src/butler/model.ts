@@ -126,7 +126,8 @@ export function createOpenAiModel(settings: ModelSettings): LanguageModel {
           } catch (err) {
             return fail(new ModelError('the language model sent an event that is not JSON', err));
           }
-          if (event === 'error' || chunk.error) return fail(new ModelError(`the language model reported an error${detailOf(chunk.error)}`));
+          // An error mid-stream comes as an `error` event or as a chunk with an `error` object.
+          if (event === 'error' || chunk.error) return fail(new ModelError(`the language model reported an error${detailOf(chunk.error ?? chunk)}`));
           const delta = chunk.choices?.[0]?.delta;
           if (!delta) return;
           if (typeof delta.content === 'string' && delta.content.length > 0) {
