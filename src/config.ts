@@ -39,7 +39,7 @@ export function parseDurationSeconds(text: string): number | undefined {
 }
 
 /** Language-model calls in flight at once, hub-wide, unless BUTLER_MAX_CONCURRENCY says otherwise. */
-export const DEFAULT_BUTLER_MAX_CONCURRENCY = 500;
+export const DEFAULT_BUTLER_MAX_CONCURRENCY = 256;
 
 const positiveInt = (fallback: number) => z.preprocess(unsetIfEmpty, z.coerce.number().int().min(1).default(fallback));
 

@@ -1,7 +1,9 @@
 // Butler under load: many conversations at once with a fake streaming model (a fixed delay per
 // delta). Completed answers/s against the ideal (every conversation busy, the model the only
 // wait), and the latency the hub adds per delta: model write → CHAT_STREAM at the asker, which
-// includes Butler's coalescing window (BUTLER_STREAM_FLUSH_MS, 50 ms by default).
+// includes Butler's coalescing window (BUTLER_STREAM_FLUSH_MS, 50 ms by default). The hub-wide cap
+// on model calls (BUTLER_MAX_CONCURRENCY) is set to the number of conversations, so every
+// conversation can be busy at once as the ideal assumes; the hub's queue depth is read at the end.
 import type { ButlerRunResult } from '../gen/protocol.js';
 import { HubApi, createCast } from '../lib/api.js';
 import { pick } from '../lib/plan.js';
@@ -40,6 +42,7 @@ export default defineScenario({
       BUTLER_BASE_URL: `http://127.0.0.1:${port}/v1`,
       BUTLER_MODEL: 'bench-model',
       BUTLER_MAX_REPLY_CHARS: '100000',
+      BUTLER_MAX_CONCURRENCY: String(s.conversations),
     });
     const api = new HubApi(hub.baseUrl);
     const admin = await api.login(ADMIN.username, ADMIN.password);

@@ -79,7 +79,7 @@ describe('parseConfig defaults outside production', () => {
       authTimeoutMs: 600_000,
       agentReplyTimeoutMs: 60_000,
       agentCommands: 'approval',
-      maxConcurrency: 500,
+      maxConcurrency: 256,
     });
   });
 
