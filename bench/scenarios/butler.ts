@@ -3,7 +3,7 @@
 // wait), and the latency the hub adds per delta: model write → CHAT_STREAM at the asker, which
 // includes Butler's coalescing window (BUTLER_STREAM_FLUSH_MS, 50 ms by default). The hub-wide cap
 // on model calls (BUTLER_MAX_CONCURRENCY) is set to the number of conversations, so every
-// conversation can be busy at once as the ideal assumes; the hub's queue depth is read at the end.
+// conversation can be busy at once, as the ideal assumes.
 import type { ButlerRunResult } from '../gen/protocol.js';
 import { HubApi, createCast } from '../lib/api.js';
 import { pick } from '../lib/plan.js';
