@@ -51,6 +51,7 @@ function fakeStore() {
       sender_name: m.sender_name,
       sender_role: m.sender_id === BUTLER ? 'BUTLER' : 'MEMBER',
       target_id: m.target_id ?? null,
+      target_role: null,
       payload: JSON.stringify(m.payload),
       level: null,
       content: '',
