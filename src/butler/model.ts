@@ -142,7 +142,7 @@ export function createOpenAiModel(settings: ModelSettings): LanguageModel {
           }
         };
 
-        const req = transport.request(url, { method: 'POST', agent, headers: { ...headers, 'content-length': Buffer.byteLength(body) } }, (res) => {
+        const onResponse = (res: http.IncomingMessage) => {
           answered = true;
           heard();
           res.setEncoding('utf8');
@@ -172,12 +172,22 @@ export function createOpenAiModel(settings: ModelSettings): LanguageModel {
             cleanup();
             resolve({ text, toolCalls: calls.filter(Boolean).map((c, i) => ({ ...c, id: c.id || `call_${i}` })) });
           });
-        });
-        req.on('error', (err) => fail(new ModelError(answered ? "the language model's answer broke off" : 'the language model could not be reached', err)));
-        if (signal.aborted) return fail(signal.reason);
+        };
+        const send = (retry: boolean): http.ClientRequest => {
+          const request = transport.request(url, { method: 'POST', agent, headers: { ...headers, 'content-length': Buffer.byteLength(body) } }, onResponse);
+          request.on('error', (err: NodeJS.ErrnoException) => {
+            // A kept-alive connection the endpoint closed just as it was reused: nothing was sent
+            // back, so sending again on a new connection replays nothing (Node's documented remedy).
+            if (retry && !answered && !settled && request.reusedSocket && err.code === 'ECONNRESET') req = send(false);
+            else fail(new ModelError(answered ? "the language model's answer broke off" : 'the language model could not be reached', err));
+          });
+          request.end(body);
+          return request;
+        };
+        if (signal.aborted) return reject(signal.reason as Error);
         signal.addEventListener('abort', onAbort, { once: true });
         heard();
-        req.end(body);
+        let req = send(true);
       });
     },
   };

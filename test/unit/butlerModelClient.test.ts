@@ -78,6 +78,20 @@ describe("Butler's model client", () => {
     expect(s.connections()).toBe(2);
   });
 
+  it('sends again, once, when a kept-alive connection was closed by the endpoint as it was reused', async () => {
+    let request = 0;
+    const s = await serve((res) => {
+      request++;
+      // The second request arrives on the first one's connection: the endpoint drops it unanswered.
+      if (request === 2) res.socket?.destroy();
+      else res.writeHead(200, { 'content-type': 'text/event-stream' }).end(`${chunk({ content: `answer ${request}` })}\n\ndata: [DONE]\n\n`);
+    });
+    const model = createOpenAiModel({ baseUrl: s.url, name: 'test-model', idleTimeoutMs: 5000 });
+    expect((await run('', { model })).text).toBe('answer 1');
+    expect((await run('', { model })).text).toBe('answer 3');
+    expect(s.connections()).toBe(2);
+  });
+
   it('reads a stream cut anywhere: text deltas in order, tool calls put together, nothing after [DONE]', async () => {
     const events = [
       chunk({ role: 'assistant', content: '' }),
