@@ -4,8 +4,9 @@
 // per request over this one's is what its layers add. Run alone:
 // `npx tsx bench/servers/httpReference.ts --port 9002 --db <hub.db>`.
 //
-// - GET /api/users/agents?uid=<caller>: the caller's row, then agents and Butler with their token
-//   hints in one joined query (the page tells the total; a full page would count), as JSON views.
+// - GET /api/users/agents?uid=<caller>: the caller's row, then the file's change mark; while it is
+//   unchanged the page read before is reused, else agents and Butler with their token hints in one
+//   joined query (the page tells the total; a full page would count), as JSON views.
 // - POST /api/messages?uid=<agent>: the sender's row, then the row inserted; commits are grouped per
 //   event-loop turn (one transaction, one fsync, synchronous=FULL as the hub's) before each 201.
 import { parseArgs } from 'node:util';
@@ -44,6 +45,8 @@ const userById = db.prepare<[number], UserRow>('select * from "users" where "id"
 const agents = db.prepare<[string, string, number, number], UserRow>(
   'select "users".*, "machine_credentials"."token_hint", "machine_credentials"."token_updated_at" from "users" left join "machine_credentials" on "machine_credentials"."user_id" = "users"."id" where "role" in (?, ?) order by "users"."id" limit ? offset ?',
 );
+const changeMark = db.prepare<[], { v: number; c: number }>('select (select data_version from pragma_data_version) as v, total_changes() as c');
+let page: { mark: string; rows: UserRow[]; total: number } | undefined;
 const countAgents = db.prepare<[string, string], { n: number }>('select count(*) as "n" from "users" where "role" in (?, ?)');
 const insertMessage = db.prepare(
   'insert into "messages" ("type", "sender_id", "sender_name", "sender_role", "target_id", "payload", "level", "content", "created_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?)',
@@ -106,10 +109,14 @@ app.get('/api/users/agents', (req, res) => {
   const caller = userById.get(Number(req.query['uid']));
   if (!caller) return void res.status(401).json({ error: 'invalid token' });
   const limit = 1000;
-  const rows = agents.all('AGENT', 'BUTLER', limit, 0);
-  const total = rows.length < limit ? rows.length : countAgents.get('AGENT', 'BUTLER')!.n;
-  res.setHeader('X-Total-Count', String(total));
-  res.json(rows.map(view));
+  const { v, c } = changeMark.get()!;
+  const mark = `${v}:${c}`;
+  if (page?.mark !== mark) {
+    const rows = agents.all('AGENT', 'BUTLER', limit, 0);
+    page = { mark, rows, total: rows.length < limit ? rows.length : countAgents.get('AGENT', 'BUTLER')!.n };
+  }
+  res.setHeader('X-Total-Count', String(page.total));
+  res.json(page.rows.map(view));
 });
 
 app.post('/api/messages', (req, res) => {

@@ -2,6 +2,7 @@
 import type { Kysely } from 'kysely';
 import type { Database, MachineCredentialRow, NewUser, UserPatch, UserRow } from '../schema.js';
 import { containsIgnoreCase } from './like.js';
+import { createUnchangedCache } from './changeMark.js';
 import { prepare } from './prepared.js';
 
 export interface UserQuery {
@@ -60,6 +61,17 @@ export function createUsersRepo(db: Kysely<Database>) {
   );
   const machinePage = prepare(db, 2, (limit: number, offset: number) => machines({}).limit(limit).offset(offset));
   const machinePageExcluding = prepare(db, 3, (excludeRole: string, limit: number, offset: number) => machines({ excludeRole }).limit(limit).offset(offset));
+  // Dashboards poll the agent list; on SQLite a page is read again only once the file changed.
+  const machinePages = createUnchangedCache<Database, { rows: MachineUserRow[]; total: number }>(db, 32);
+
+  async function readMachines(query: MachineListQuery): Promise<{ rows: MachineUserRow[]; total: number }> {
+    const rows = query.q
+      ? await machines(query).limit(query.limit).offset(query.offset).execute()
+      : query.excludeRole
+        ? await machinePageExcluding(query.excludeRole, query.limit, query.offset)
+        : await machinePage(query.limit, query.offset);
+    return { rows, total: totalFromPage(rows.length, query) ?? (await countOf({ ...query, roles: MACHINE_ROLES })) };
+  }
 
   return {
     async insert(user: NewUser, trx: Kysely<Database> = db): Promise<UserRow> {
@@ -79,14 +91,10 @@ export function createUsersRepo(db: Kysely<Database>) {
       const rows = await filtered(query).selectAll().orderBy('id').limit(query.limit).offset(query.offset).execute();
       return { rows, total: totalFromPage(rows.length, query) ?? (await countOf(query)) };
     },
-    /** Agents and Butler with their token hints, paged by id. */
+    /** Agents and Butler with their token hints, paged by id. The rows may be shared with other callers: read them, never change them. */
     async listMachines(query: MachineListQuery): Promise<{ rows: MachineUserRow[]; total: number }> {
-      const rows = query.q
-        ? await machines(query).limit(query.limit).offset(query.offset).execute()
-        : query.excludeRole
-          ? await machinePageExcluding(query.excludeRole, query.limit, query.offset)
-          : await machinePage(query.limit, query.offset);
-      return { rows, total: totalFromPage(rows.length, query) ?? (await countOf({ ...query, roles: MACHINE_ROLES })) };
+      if (!machinePages || query.q) return readMachines(query);
+      return machinePages.get(`${query.excludeRole ?? ''}:${query.limit}:${query.offset}`, () => readMachines(query));
     },
     async count(): Promise<number> {
       const row = await db
