@@ -136,7 +136,9 @@ export function createButler(deps: ButlerDeps) {
     isPlatformIdentity: deps.isPlatformIdentity,
     logger: log,
   });
-  const client = deps.model ?? (settings.model && createOpenAiModel({ ...settings.model, idleTimeoutMs: settings.streamIdleTimeoutMs }));
+  const client =
+    deps.model ??
+    (settings.model && createOpenAiModel({ ...settings.model, idleTimeoutMs: settings.streamIdleTimeoutMs, keepConnections: settings.maxConcurrency }));
   const gate = createModelGate(settings.maxConcurrency);
   // Metered inside the gate: a call's time is its stream's, not its wait for a slot.
   const model = client && gatedModel(deps.meter ? meteredModel(client, deps.meter) : client, gate);

@@ -53,6 +53,8 @@ export interface ModelSettings {
   name: string;
   /** A stream that sends nothing for this long is given up. */
   idleTimeoutMs: number;
+  /** Connections kept open between calls (the most calls that run at once); 256 when not given. */
+  keepConnections?: number;
 }
 
 const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
@@ -67,7 +69,9 @@ export function createOpenAiModel(settings: ModelSettings): LanguageModel {
   const url = completionsUrl(settings.baseUrl);
   const transport = url.protocol === 'https:' ? https : http;
   // Keep-alive: a thousand conversations reuse their connections instead of opening one per step.
-  const agent = new transport.Agent({ keepAlive: true });
+  // As many idle connections kept as calls may run at once: past Node's default of 256, a busy hub
+  // closed connections after each call and opened new ones for the next.
+  const agent = new transport.Agent({ keepAlive: true, maxFreeSockets: settings.keepConnections ?? 256 });
   const headers = {
     'content-type': 'application/json',
     accept: 'text/event-stream',
