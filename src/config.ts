@@ -38,6 +38,9 @@ export function parseDurationSeconds(text: string): number | undefined {
   return seconds >= 1 ? Math.floor(seconds) : undefined;
 }
 
+/** Language-model calls in flight at once, hub-wide, unless BUTLER_MAX_CONCURRENCY says otherwise. */
+export const DEFAULT_BUTLER_MAX_CONCURRENCY = 256;
+
 const positiveInt = (fallback: number) => z.preprocess(unsetIfEmpty, z.coerce.number().int().min(1).default(fallback));
 
 const envSchema = z.object({
@@ -74,6 +77,7 @@ const envSchema = z.object({
   BUTLER_AUTH_TIMEOUT: z.string().default('10m'),
   BUTLER_AGENT_REPLY_TIMEOUT: z.string().default('60s'),
   BUTLER_AGENT_COMMANDS: z.preprocess(unsetIfEmpty, z.enum(['approval', 'allow', 'deny']).default('approval')),
+  BUTLER_MAX_CONCURRENCY: positiveInt(DEFAULT_BUTLER_MAX_CONCURRENCY),
   CHATPLATFORM_BASE_URL: z.string().default('https://open.feishu.cn'),
   CHATPLATFORM_WS_ENABLED: boolean(false),
   CHATPLATFORM_TIMEOUT_MS: positiveInt(10_000),
@@ -171,6 +175,8 @@ export interface ButlerConfig {
   readonly agentReplyTimeoutMs: number;
   /** Commands an agent asks Butler to run on another agent: need an admin's approval, run, or are refused. */
   readonly agentCommands: 'approval' | 'allow' | 'deny';
+  /** Language-model calls streaming at once, hub-wide; more wait their turn, round-robin by conversation. */
+  readonly maxConcurrency: number;
 }
 
 export interface ClusterConfig {
@@ -402,6 +408,7 @@ function build(s: Settings, cwd: string): Config {
       authTimeoutMs: ms(s.seconds.butlerAuth),
       agentReplyTimeoutMs: ms(s.seconds.butlerAgentReply),
       agentCommands: s.BUTLER_AGENT_COMMANDS,
+      maxConcurrency: s.BUTLER_MAX_CONCURRENCY,
     },
     chatPlatform: { baseUrl: s.CHATPLATFORM_BASE_URL, wsEnabled: s.CHATPLATFORM_WS_ENABLED, timeoutMs: s.CHATPLATFORM_TIMEOUT_MS },
     logLevel: s.LOG_LEVEL,

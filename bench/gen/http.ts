@@ -22,11 +22,11 @@ function requestOf(p: HttpRunParams, posted: Posted): autocannon.Request {
     case 'login':
       return { method: 'POST', path: '/api/auth/login', headers: json, body: JSON.stringify({ username: p.username, password: p.password }) };
     case 'agents':
-      return { method: 'GET', path: '/api/users/agents', headers: auth };
+      return { method: 'GET', path: `/api/users/agents${p.query ?? ''}`, headers: auth };
     case 'message':
       return {
         method: 'POST',
-        path: '/api/messages',
+        path: `/api/messages${p.query ?? ''}`,
         headers: { ...json, ...auth },
         // A unique content per request, so the dashboard socket can tell each one apart. The context
         // is the connection's, which has one request in flight, so the answer finds its sequence.

@@ -127,6 +127,8 @@ export interface HttpRunParams {
   request: 'login' | 'agents' | 'message';
   /** Bearer credential (agents list, messages); login uses `username`/`password`. */
   bearer?: string;
+  /** Appended to the request's path (the HTTP reference names its caller with `?uid=`). */
+  query?: string;
   username?: string;
   password?: string;
   /** Messages: the dashboard socket that must receive each posted message exactly once. */

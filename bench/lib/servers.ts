@@ -12,7 +12,7 @@ import { RpcClient } from './rpc.js';
 import { spawnTs, stopChild } from './spawn.js';
 import type { ScratchStore } from './stores.js';
 
-export type ServerKind = 'hub' | 'raw' | 'socketio';
+export type ServerKind = 'hub' | 'raw' | 'socketio' | 'httpRef';
 
 /** Event-loop delay (ms beyond the probe's 10 ms tick) and utilisation (0..1), since the last reading. */
 export interface LoopLag {
@@ -165,3 +165,17 @@ export const startRawRelay = () => startRelay('raw', 'ws', 'bench/servers/rawRel
 /** What a team might pick instead: a Socket.IO server on node:http, one room per user, no store. */
 export const startSocketioRelay = () =>
   startRelay('socketio', 'socketio', 'bench/servers/socketioRelay.ts', (port, uid) => `http://127.0.0.1:${port}/?uid=${uid}`);
+
+/** The HTTP reference: bare ultimate-express routes doing the hub's SQL on the hub's SQLite file (`dbPath`). */
+export const startHttpReference = (dbPath: string) =>
+  startServer({
+    kind: 'httpRef',
+    transport: 'ws',
+    script: 'bench/servers/httpReference.ts',
+    args: (port) => ['--port', String(port), '--db', dbPath],
+    pingPath: '/ping',
+    socketUrl: () => {
+      throw new Error('the HTTP reference has no sockets');
+    },
+    startTimeoutMs: 30_000,
+  });

@@ -7,6 +7,7 @@ import type { CredentialsRepo } from '../store/repositories/credentials.js';
 import type { UsersRepo } from '../store/repositories/users.js';
 import type { UserRow } from '../store/schema.js';
 import type { TokenVault } from './agentTokens.js';
+import { createCredentialCache } from './credentialCache.js';
 import type { JwtIssuer } from './jwt.js';
 import type { LoginThrottle } from './loginThrottle.js';
 import type { PasswordHasher } from './passwords.js';
@@ -33,8 +34,18 @@ export interface Session {
 
 const JWT_SHAPE = /^[\w-]+\.[\w-]+\.[\w-]+$/;
 
+/** Agent tokens whose lookup digest is kept (an HMAC per request otherwise). */
+const LOOKUP_CAPACITY = 10_000;
+
 export function createAuthService(deps: AuthServiceDeps) {
   const { users, credentials, passwords, jwt, vault } = deps;
+  // The digest is a pure function of the token: which agent holds it is read from the store each time.
+  const lookups = createCredentialCache<string>(LOOKUP_CAPACITY);
+  const lookupOf = (token: string) => {
+    let lookup = lookups.get(token);
+    if (lookup === undefined) lookups.set(token, (lookup = vault.lookup(token)));
+    return lookup;
+  };
 
   async function sessionFromJwt(token: string): Promise<{ user: UserRow; expiresAt: number } | undefined> {
     const claims = jwt.verify(token);
@@ -49,8 +60,7 @@ export function createAuthService(deps: AuthServiceDeps) {
   }
 
   async function userFromAgentToken(token: string): Promise<UserRow | undefined> {
-    const credential = await credentials.machineByLookup(vault.lookup(token));
-    const user = credential && (await users.findById(credential.user_id));
+    const user = await users.findByTokenLookup(lookupOf(token));
     // Only agents hold api_tokens. Butler runs inside the hub: a token left on it (hubs from before
     // migration 0006) must not open a socket or call the API as Butler.
     return user?.role === 'AGENT' ? user : undefined;

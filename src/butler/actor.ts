@@ -21,6 +21,14 @@ export interface ButlerInput {
   claimAnswer(frame: MessageFrame): boolean;
   maxQueued?: number;
   idleMs?: number;
+  /** The hub-wide cap on model calls, for inspection: calls streaming and waiting. */
+  modelCalls?: ModelCalls;
+}
+
+export interface ModelCalls {
+  readonly active: number;
+  readonly queued: number;
+  readonly max: number;
 }
 
 export type ButlerEvent =
@@ -37,6 +45,7 @@ export interface ButlerContext {
   claimAnswer(frame: MessageFrame): boolean;
   maxQueued: number;
   idleMs: number;
+  modelCalls?: ModelCalls;
   /** Changed in place by `adopt` and `forget`: a copy per new conversation would cost O(conversations) on a busy hub. */
   conversations: Map<string, ConversationActor>;
   /** Turns handed to conversations since start. */
@@ -132,6 +141,7 @@ export const butlerMachine = butlerSetup.createMachine({
     claimAnswer: input.claimAnswer,
     maxQueued: input.maxQueued ?? MAX_QUEUED,
     idleMs: input.idleMs ?? IDLE_MS,
+    modelCalls: input.modelCalls,
     conversations: new Map(),
     turns: 0,
     claimed: 0,

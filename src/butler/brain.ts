@@ -11,7 +11,8 @@ import { RelayError, type AgentRelay } from './relay.js';
 import type { ReplyStream, ReplyTarget } from './replyStream.js';
 import { describeAgents, planSafeReply, SAFE_MODE_HELP } from './safeMode.js';
 import { toolDefinitions, type Asker, type CommandOutcome, type Toolbox } from './tools.js';
-import type { Turn } from './turns.js';
+import { linkSignals, timeoutSignal } from './signals.js';
+import { conversationKey, type Turn } from './turns.js';
 
 export interface BrainSettings {
   maxSteps: number;
@@ -110,35 +111,41 @@ export function createBrain(deps: BrainDeps) {
     ];
     // The model is stopped when the reply hits its size cap; that ends the answer, not in error.
     const capped = new AbortController();
-    const stepSignal = AbortSignal.any([signal, capped.signal]);
+    const stepSignal = linkSignals([signal, capped.signal]);
+    // Model calls wait their turn hub-wide, round-robin by conversation.
+    const queueKey = conversationKey(asker);
     let needsBreak = false;
     const onDelta = (delta: string) => {
       if (needsBreak && stream.text.length > 0) stream.write('\n\n');
       needsBreak = false;
       if (!stream.write(delta)) capped.abort();
     };
-    for (let step = 0; step < settings.maxSteps; step++) {
-      let result;
-      try {
-        result = await llm.step(messages, tools, { signal: stepSignal, onDelta });
-      } catch (err) {
-        if (capped.signal.aborted && !signal.aborted) return undefined;
-        throw err;
+    try {
+      for (let step = 0; step < settings.maxSteps; step++) {
+        let result;
+        try {
+          result = await llm.step(messages, tools, { signal: stepSignal.signal, onDelta, queueKey });
+        } catch (err) {
+          if (capped.signal.aborted && !signal.aborted) return undefined;
+          throw err;
+        }
+        if (result.toolCalls.length === 0) return undefined;
+        messages.push({
+          role: 'assistant',
+          content: result.text || null,
+          tool_calls: result.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })),
+        });
+        for (const call of result.toolCalls) {
+          const output = await toolbox.run(call.name, call.arguments, asker, signal);
+          logger.debug({ tool: call.name, asker: asker.principal.id }, 'Butler ran a tool');
+          messages.push({ role: 'tool', tool_call_id: call.id, content: output });
+        }
+        needsBreak = true;
       }
-      if (result.toolCalls.length === 0) return undefined;
-      messages.push({
-        role: 'assistant',
-        content: result.text || null,
-        tool_calls: result.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })),
-      });
-      for (const call of result.toolCalls) {
-        const output = await toolbox.run(call.name, call.arguments, asker, signal);
-        logger.debug({ tool: call.name, asker: asker.principal.id }, 'Butler ran a tool');
-        messages.push({ role: 'tool', tool_call_id: call.id, content: output });
-      }
-      needsBreak = true;
+      return `I stopped after ${settings.maxSteps} rounds of tool calls without reaching an answer.`;
+    } finally {
+      stepSignal.dispose();
     }
-    return `I stopped after ${settings.maxSteps} rounds of tool calls without reaching an answer.`;
   }
 
   async function carryOut(request: AuthorizationRow, stream: ReplyStream, signal: AbortSignal): Promise<void> {
@@ -163,7 +170,7 @@ export function createBrain(deps: BrainDeps) {
     if (timedOut) return `⚠️ I stopped: the answer took longer than ${Math.round(settings.turnTimeoutMs / 1000)} s.`;
     if (signal.aborted) return signal.reason instanceof TurnCancelled ? 'Stopped: you cancelled this answer.' : 'Stopped: the hub is shutting down.';
     if (err instanceof RelayError) return `⚠️ ${err.message}.`;
-    if (err instanceof ModelError) return `⚠️ I could not finish this answer: ${describeModelFailure(err, settings.streamIdleTimeoutMs)}.`;
+    if (err instanceof ModelError) return `⚠️ I could not finish this answer: ${describeModelFailure(err)}.`;
     return "⚠️ I could not finish this answer: something failed inside the hub (it is in the hub's log).";
   }
 
@@ -171,8 +178,9 @@ export function createBrain(deps: BrainDeps) {
     /** Answers one turn to `asker`; resolves once its stream has ended. */
     async answer(turn: Turn, asker: Asker, signal: AbortSignal): Promise<void> {
       const stream = deps.openStream({ to: asker.principal, conversationId: asker.conversationId });
-      const deadline = AbortSignal.timeout(settings.turnTimeoutMs);
-      const turnSignal = AbortSignal.any([signal, deadline]);
+      const deadline = timeoutSignal(settings.turnTimeoutMs);
+      const linked = linkSignals([signal, deadline.signal]);
+      const turnSignal = linked.signal;
       let note: string | undefined;
       try {
         if (turn.kind === 'decision') await carryOut(turn.request, stream, turnSignal);
@@ -183,9 +191,11 @@ export function createBrain(deps: BrainDeps) {
         } else if (model) note = await modelAnswer(model, turn, asker, stream, turnSignal);
         else await safeAnswer(turn.message.text, asker, stream, turnSignal);
       } catch (err) {
-        note = stopNote(err, signal, deadline.aborted && !signal.aborted);
+        note = stopNote(err, signal, deadline.signal.aborted && !signal.aborted);
         if (!signal.aborted && !(err instanceof RelayError)) logger.warn({ err, asker: asker.principal.id }, 'Butler could not finish an answer');
       } finally {
+        linked.dispose();
+        deadline.dispose();
         await stream.finish(note);
       }
     },

@@ -5,6 +5,7 @@
 // aborts it too. A conversation left idle ends, and Butler forgets it.
 import { assertEvent, assign, fromPromise, setup, type ActorRefFrom } from 'xstate';
 import { TurnCancelled } from './brain.js';
+import { linkSignals } from './signals.js';
 import type { Asker } from './tools.js';
 import type { Turn } from './turns.js';
 
@@ -47,9 +48,14 @@ export const conversationMachine = setup({
     input: {} as ConversationInput,
   },
   actors: {
-    answer: fromPromise<void, { turn: Turn; asker: Asker; ports: ConversationPorts; cancel: AbortSignal }>(({ input, signal }) =>
-      input.ports.answer(input.turn, input.asker, AbortSignal.any([signal, input.cancel])),
-    ),
+    answer: fromPromise<void, { turn: Turn; asker: Asker; ports: ConversationPorts; cancel: AbortSignal }>(async ({ input, signal }) => {
+      const linked = linkSignals([signal, input.cancel]);
+      try {
+        await input.ports.answer(input.turn, input.asker, linked.signal);
+      } finally {
+        linked.dispose();
+      }
+    }),
   },
   delays: {
     idle: ({ context }) => context.idleMs,

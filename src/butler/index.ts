@@ -23,8 +23,10 @@ import { createAuthorizations } from './authorizations.js';
 import { createBrain } from './brain.js';
 import type { ConversationPorts } from './conversation.js';
 import { createHistory } from './history.js';
+import { createConversationMemory } from './memory.js';
 import type { ButlerMeter } from './metrics.js';
 import { createOpenAiModel, type LanguageModel } from './model.js';
+import { createModelGate, gatedModel } from './modelGate.js';
 import { createAgentRelay } from './relay.js';
 import { openReplyStream } from './replyStream.js';
 import { createToolbox, type AgentDirectory } from './tools.js';
@@ -59,10 +61,21 @@ export interface ButlerDeps {
 const MAX_LISTED_AGENTS = 200;
 /** How long stopping waits for answers to end their streams. */
 const STOP_WAIT_MS = 5000;
+/** Characters of conversation history kept in memory over all conversations (about 2 bytes each). */
+const MEMORY_CHARS = 32 * 1024 * 1024;
 
 export function createButler(deps: ButlerDeps) {
-  const { settings, butler, router, pipeline, directory, users, logger } = deps;
+  const { settings, butler, router, directory, users, logger } = deps;
   const log = logger.child({ component: 'butler' });
+  const memory = createConversationMemory({ chat: deps.chat, butlerId: butler.id, rowsPerTurn: settings.historyWindow * 2, maxChars: MEMORY_CHARS });
+  // Everything Butler stores goes through here, so its memory of each conversation stays whole.
+  // (The core's pipeline stays the prototype: its other members, live getters included, are its own.)
+  const post: Pipeline['post'] = async (sender, input) => {
+    const accepted = await deps.pipeline.post(sender, input);
+    if (accepted.stored && !accepted.stored.duplicate) memory.record({ ...accepted.message, id: accepted.stored.id });
+    return accepted;
+  };
+  const pipeline = Object.create(deps.pipeline, { post: { value: post } }) as Pipeline;
 
   const isOnline = deps.cluster ? deps.cluster.isOnline : (id: number) => router.getSnapshot().context.table.countOf(id) > 0;
   const agents: AgentDirectory = {
@@ -108,6 +121,7 @@ export function createButler(deps: ButlerDeps) {
     timeoutMs: settings.authTimeoutMs,
     onRequested: () => deps.meter?.authorization('PENDING'),
     onDecided(request) {
+      memory.decided(request.action_id, request.status);
       deps.meter?.authorization(request.status);
       // The conversation that asked lives on the leader: a decision stored elsewhere goes there.
       if (deps.cluster && !deps.cluster.isLeader()) return deps.cluster.forwardDecision(request.action_id);
@@ -129,14 +143,19 @@ export function createButler(deps: ButlerDeps) {
     isPlatformIdentity: deps.isPlatformIdentity,
     logger: log,
   });
-  const client = deps.model ?? (settings.model && createOpenAiModel({ ...settings.model, idleTimeoutMs: settings.streamIdleTimeoutMs }));
-  const model = client && deps.meter ? meteredModel(client, deps.meter) : client;
+  const client =
+    deps.model ??
+    (settings.model && createOpenAiModel({ ...settings.model, idleTimeoutMs: settings.streamIdleTimeoutMs, keepConnections: settings.maxConcurrency }));
+  const gate = createModelGate(settings.maxConcurrency);
+  // Metered inside the gate: a call's time is its stream's, not its wait for a slot.
+  const model = client && gatedModel(deps.meter ? meteredModel(client, deps.meter) : client, gate);
+  deps.meter?.watchModelCalls(() => ({ active: gate.active, queued: gate.queued }));
   const streamDeps = { pipeline, butler, logger: log, flushMs: settings.streamFlushMs, maxChars: settings.maxReplyChars };
   const brain = createBrain({
     model,
     toolbox,
     relay,
-    history: createHistory({ chat: deps.chat, butlerId: butler.id, window: settings.historyWindow }),
+    history: createHistory({ chat: deps.chat, butlerId: butler.id, window: settings.historyWindow, memory }),
     openStream: (target) => openReplyStream(streamDeps, target),
     settings,
     logger: log,
@@ -167,7 +186,7 @@ export function createButler(deps: ButlerDeps) {
     systemId: 'butler',
     // Butler joins the router's actor system, as connection actors do.
     parent: router,
-    input: { butler, ports, claimAnswer: (frame) => relay.claim(frame) },
+    input: { butler, ports, claimAnswer: (frame) => relay.claim(frame), modelCalls: gate },
   });
   actor.subscribe({ error: (err) => log.fatal({ err }, 'the Butler actor failed') });
   deps.meter?.watchConversations(() => actor.getSnapshot().context.conversations.size);
@@ -192,6 +211,7 @@ export function createButler(deps: ButlerDeps) {
     // The router hands an in-hub endpoint the frame object beside its text; Butler acts on CHAT only.
     deliver(_text, _id, frame) {
       if (frame?.type !== 'CHAT') return;
+      if (frame.id !== undefined) memory.record({ ...frame, id: frame.id });
       // Not inside the router's delivery: Butler's work starts once the delivery round is over.
       queueMicrotask(() => actor.send({ type: 'INBOUND', frame }));
     },
@@ -208,6 +228,8 @@ export function createButler(deps: ButlerDeps) {
 
     /** Starts Butler; in cluster mode it waits on standby until `lead`. */
     async start(): Promise<void> {
+      // What happened while Butler was not running did not reach its memory: it reads the store again.
+      memory.clear();
       actor.start();
       if (deps.cluster) return log.info('Butler is on standby: the leader node runs it');
       await lead();
@@ -242,12 +264,14 @@ export function createButler(deps: ButlerDeps) {
 
     /** After a dev reset: conversations, open requests and expiry timers belong to wiped data. */
     reset(): void {
+      memory.clear();
       authorizations.stop();
       relay.cancelAll('the hub was reset');
       actor.send({ type: 'RESET' });
     },
 
     async stop(): Promise<void> {
+      memory.clear();
       authorizations.stop();
       router.send({ type: 'UNBIND', endpoint });
       actor.send({ type: 'SHUTDOWN' });

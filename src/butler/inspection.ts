@@ -50,7 +50,15 @@ export function butlerSource(butler: ButlerLike, relay: { readonly open: number 
       kind: 'butler',
       state: stateOf(snapshot.value),
       status: snapshot.status,
-      context: { user_id: c.butler.id, conversations: c.conversations.size, turns: c.turns, claimed_answers: c.claimed, open_agent_requests: relay.open },
+      context: {
+        user_id: c.butler.id,
+        conversations: c.conversations.size,
+        turns: c.turns,
+        claimed_answers: c.claimed,
+        open_agent_requests: relay.open,
+        // BUTLER_MAX_CONCURRENCY at work: model calls streaming, and waiting their turn.
+        ...(c.modelCalls && { model_calls: { in_flight: c.modelCalls.active, queued: c.modelCalls.queued, max: c.modelCalls.max } }),
+      },
     };
   };
   return {

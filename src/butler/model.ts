@@ -1,9 +1,16 @@
 // Butler's language model: one streamed Chat Completions call per step, over any OpenAI-compatible
-// endpoint (the `openai` client with a base URL). Text deltas are handed out as they arrive; tool
-// calls are assembled from their fragments. Every failure becomes a ModelError whose message is
-// fit for the asker: it names what went wrong, never the endpoint's credentials.
-import OpenAI from 'openai';
+// endpoint (`POST <base URL>/chat/completions` with `stream: true`, answered with Server-Sent
+// Events). Text deltas are handed out as they arrive; tool calls are assembled from their
+// fragments. Every failure becomes a ModelError whose message is fit for the asker: it names what
+// went wrong, never the endpoint's credentials.
+//
+// The request and the stream are handled here on node:http with a lean SSE parser rather than with
+// the `openai` client: at a thousand conversations its request building and stream parsing (web
+// streams over fetch) were a sixth of the hub's CPU. Only its message and tool types are used.
+import http from 'node:http';
+import https from 'node:https';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
+import { createSseParser } from './sse.js';
 
 export type ModelMessage = ChatCompletionMessageParam;
 export type ModelTool = ChatCompletionTool;
@@ -24,6 +31,8 @@ export interface StepOptions {
   signal: AbortSignal;
   /** Each text delta as it arrives. */
   onDelta(text: string): void;
+  /** Whose call this is (one key per conversation): calls wait their turn hub-wide, round-robin by key. */
+  queueKey?: string;
 }
 
 export interface LanguageModel {
@@ -44,61 +53,87 @@ export interface ModelSettings {
   name: string;
   /** A stream that sends nothing for this long is given up. */
   idleTimeoutMs: number;
+  /** Connections kept open between calls (the most calls that run at once); 256 when not given. */
+  keepConnections?: number;
 }
 
 const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
 
 /** A short, safe description of a failed call. */
-export function describeModelFailure(err: unknown, idleTimeoutMs: number): string {
+export function describeModelFailure(err: unknown): string {
   if (err instanceof ModelError) return err.message;
-  if (err instanceof OpenAI.APIConnectionTimeoutError) return `the language model did not answer within ${seconds(idleTimeoutMs)}`;
-  if (err instanceof OpenAI.APIConnectionError) return 'the language model could not be reached';
-  if (err instanceof OpenAI.APIError && err.status !== undefined) {
-    const detail = (err.error as { message?: unknown } | undefined)?.message;
-    const text = typeof detail === 'string' && detail.trim() ? `: ${detail.trim().slice(0, 200)}` : '';
-    return `the language model answered HTTP ${err.status}${text}`;
-  }
   return "the language model's answer broke off";
 }
 
 export function createOpenAiModel(settings: ModelSettings): LanguageModel {
-  const client = new OpenAI({
-    baseURL: settings.baseUrl,
-    // Local OpenAI-compatible servers often need no key; the client insists on one.
-    apiKey: settings.apiToken ?? 'none',
-    // A retry would replay a half-streamed answer; the asker gets a clear failure instead.
-    maxRetries: 0,
-    timeout: settings.idleTimeoutMs,
-  });
+  const url = completionsUrl(settings.baseUrl);
+  const transport = url.protocol === 'https:' ? https : http;
+  // Keep-alive: a thousand conversations reuse their connections instead of opening one per step.
+  // As many idle connections kept as calls may run at once: past Node's default of 256, a busy hub
+  // closed connections after each call and opened new ones for the next.
+  const agent = new transport.Agent({ keepAlive: true, maxFreeSockets: settings.keepConnections ?? 256 });
+  const headers = {
+    'content-type': 'application/json',
+    accept: 'text/event-stream',
+    // Local OpenAI-compatible servers often need no key; the header is sent as the official client sends it.
+    authorization: `Bearer ${settings.apiToken ?? 'none'}`,
+    'user-agent': 'agent-hub',
+  };
+  const silence = () => new ModelError(`the language model sent nothing for ${seconds(settings.idleTimeoutMs)}`);
 
   return {
     name: settings.name,
-    async step(messages, tools, { signal, onDelta }) {
-      // Our own controller also fires when the stream goes quiet for too long.
-      const controller = new AbortController();
-      const abort = () => controller.abort();
-      signal.addEventListener('abort', abort, { once: true });
-      let idle: NodeJS.Timeout | undefined;
-      let idleExpired = false;
-      const armIdle = () => {
-        clearTimeout(idle);
-        idle = setTimeout(() => {
-          idleExpired = true;
-          controller.abort();
-        }, settings.idleTimeoutMs);
-      };
-      try {
-        armIdle();
-        const stream = await client.chat.completions.create(
-          { model: settings.name, messages: [...messages], stream: true, ...(tools.length > 0 ? { tools: [...tools] } : {}) },
-          { signal: controller.signal },
-        );
+    step(messages, tools, { signal, onDelta }) {
+      const body = JSON.stringify({ model: settings.name, messages, stream: true, ...(tools.length > 0 ? { tools } : {}) });
+      return new Promise<ModelStep>((resolve, reject) => {
         let text = '';
         const calls: Array<{ id: string; name: string; arguments: string }> = [];
-        for await (const chunk of stream) {
-          armIdle();
-          const delta = chunk.choices[0]?.delta;
-          if (!delta) continue;
+        let settled = false;
+        let answered = false;
+        let finished = false;
+        let idle: NodeJS.Timeout | undefined;
+        /** When the endpoint last sent something; one timer checks it, rather than a new timer per chunk. */
+        let heardAt = 0;
+
+        const cleanup = () => {
+          clearTimeout(idle);
+          signal.removeEventListener('abort', onAbort);
+        };
+        const fail = (err: unknown) => {
+          if (settled) return;
+          settled = true;
+          cleanup();
+          req.destroy();
+          reject(err);
+        };
+        const onAbort = () => fail(signal.reason);
+        const checkIdle = () => {
+          const quiet = performance.now() - heardAt;
+          if (quiet >= settings.idleTimeoutMs) fail(silence());
+          else idle = setTimeout(checkIdle, settings.idleTimeoutMs - quiet);
+        };
+        const heard = () => {
+          heardAt = performance.now();
+          idle ??= setTimeout(checkIdle, settings.idleTimeoutMs);
+        };
+
+        // One Chat Completions chunk: text deltas go out at once, tool calls are put together from their fragments.
+        const onEvent = (data: string, event: string | undefined) => {
+          if (settled || finished) return;
+          if (data === '[DONE]') {
+            finished = true;
+            return;
+          }
+          let chunk: StreamChunk;
+          try {
+            chunk = JSON.parse(data) as StreamChunk;
+          } catch (err) {
+            return fail(new ModelError('the language model sent an event that is not JSON', err));
+          }
+          // An error mid-stream comes as an `error` event or as a chunk with an `error` object.
+          if (event === 'error' || chunk.error) return fail(new ModelError(`the language model reported an error${detailOf(chunk.error ?? chunk)}`));
+          const delta = chunk.choices?.[0]?.delta;
+          if (!delta) return;
           if (typeof delta.content === 'string' && delta.content.length > 0) {
             text += delta.content;
             onDelta(delta.content);
@@ -109,20 +144,91 @@ export function createOpenAiModel(settings: ModelSettings): LanguageModel {
             if (part.function?.name) call.name += part.function.name;
             if (part.function?.arguments) call.arguments += part.function.arguments;
           }
-        }
-        // The client ends an aborted stream quietly, as if it were complete; it was not.
-        if (controller.signal.aborted)
-          throw signal.aborted ? signal.reason : new ModelError(`the language model sent nothing for ${seconds(settings.idleTimeoutMs)}`);
-        const toolCalls = calls.filter(Boolean).map((c, i) => ({ ...c, id: c.id || `call_${i}` }));
-        return { text, toolCalls };
-      } catch (err) {
-        if (signal.aborted) throw err;
-        if (idleExpired) throw new ModelError(`the language model sent nothing for ${seconds(settings.idleTimeoutMs)}`, err);
-        throw new ModelError(describeModelFailure(err, settings.idleTimeoutMs), err);
-      } finally {
-        clearTimeout(idle);
-        signal.removeEventListener('abort', abort);
-      }
+        };
+
+        const onResponse = (res: http.IncomingMessage) => {
+          answered = true;
+          heard();
+          res.setEncoding('utf8');
+          const status = res.statusCode ?? 0;
+          const brokeOff = () => fail(new ModelError("the language model's answer broke off"));
+          res.on('error', brokeOff);
+          res.on('close', () => {
+            if (!res.complete) brokeOff();
+          });
+          if (status < 200 || status > 299) {
+            let error = '';
+            res.on('data', (chunk: string) => {
+              if (error.length < MAX_ERROR_BODY) error += chunk;
+            });
+            res.on('end', () => fail(new ModelError(`the language model answered HTTP ${status}${detailOf(errorOf(error))}`)));
+            return;
+          }
+          const parser = createSseParser(onEvent);
+          res.on('data', (chunk: string) => {
+            heard();
+            parser.feed(chunk);
+          });
+          res.on('end', () => {
+            parser.end();
+            if (settled) return;
+            settled = true;
+            cleanup();
+            resolve({ text, toolCalls: calls.filter(Boolean).map((c, i) => ({ ...c, id: c.id || `call_${i}` })) });
+          });
+        };
+        const send = (retry: boolean): http.ClientRequest => {
+          const request = transport.request(url, { method: 'POST', agent, headers: { ...headers, 'content-length': Buffer.byteLength(body) } }, onResponse);
+          request.on('error', (err: NodeJS.ErrnoException) => {
+            // A kept-alive connection the endpoint closed just as it was reused: nothing was sent
+            // back, so sending again on a new connection replays nothing (Node's documented remedy).
+            if (retry && !answered && !settled && request.reusedSocket && err.code === 'ECONNRESET') req = send(false);
+            else fail(new ModelError(answered ? "the language model's answer broke off" : 'the language model could not be reached', err));
+          });
+          request.end(body);
+          return request;
+        };
+        if (signal.aborted) return reject(signal.reason as Error);
+        signal.addEventListener('abort', onAbort, { once: true });
+        heard();
+        let req = send(true);
+      });
     },
   };
+}
+
+/** `<base URL>/chat/completions`, keeping any query the base URL carries. */
+function completionsUrl(baseUrl: string): URL {
+  const url = new URL(baseUrl);
+  url.pathname = `${url.pathname.replace(/\/+$/, '')}/chat/completions`;
+  return url;
+}
+
+/** The parts of a streamed chunk Butler reads. */
+interface StreamChunk {
+  choices?: Array<{
+    delta?: {
+      content?: string | null;
+      tool_calls?: Array<{ index: number; id?: string; function?: { name?: string; arguments?: string } }>;
+    };
+  }>;
+  error?: unknown;
+}
+
+/** Error bodies are read this far, for their message. */
+const MAX_ERROR_BODY = 16_384;
+
+/** The `error` object of an error answer's JSON body, if it is one. */
+function errorOf(body: string): unknown {
+  try {
+    return (JSON.parse(body) as { error?: unknown } | null)?.error;
+  } catch {
+    return undefined; // not JSON: the status alone says it
+  }
+}
+
+/** `: <message>` of an error object that has one, cut short; otherwise nothing. */
+function detailOf(error: unknown): string {
+  const message = (error as { message?: unknown } | null | undefined)?.message;
+  return typeof message === 'string' && message.trim() ? `: ${message.trim().slice(0, 200)}` : '';
 }

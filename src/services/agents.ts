@@ -7,7 +7,7 @@ import { type PresenceView, type UserView } from '../protocol/objects.js';
 import { BUTLER_USERNAME } from '../protocol/roles.js';
 import { isUniqueViolation } from '../store/errors.js';
 import type { CredentialsRepo } from '../store/repositories/credentials.js';
-import type { UsersRepo } from '../store/repositories/users.js';
+import type { MachineUserRow, UsersRepo } from '../store/repositories/users.js';
 import type { Database, UserRow } from '../store/schema.js';
 import { tokenHint, type TokenVault } from '../auth/agentTokens.js';
 import type { Clock } from '../clock.js';
@@ -41,6 +41,12 @@ export interface AgentListQuery {
   q?: string;
   page: number;
   limit: number;
+}
+
+/** An agent's view with its token hint; Butler holds no token and shows none. */
+function machineView(row: MachineUserRow): UserView {
+  const { token_hint, token_updated_at } = row;
+  return toUserView(row, token_hint === null || token_updated_at === null ? undefined : { token_hint, token_updated_at });
 }
 
 export function createAgentsService(deps: AgentsServiceDeps) {
@@ -97,14 +103,13 @@ export function createAgentsService(deps: AgentsServiceDeps) {
     },
 
     async list(query: AgentListQuery): Promise<{ items: UserView[]; total: number }> {
-      const { rows, total } = await users.list({
-        roles: ['AGENT', 'BUTLER'],
+      const { rows, total } = await users.listMachines({
         excludeRole: query.excludeRole,
         q: query.q,
         offset: (query.page - 1) * query.limit,
         limit: query.limit,
       });
-      return { items: await toUserViews(rows, credentials), total };
+      return { items: rows.map(machineView), total };
     },
 
     async statusList(): Promise<PresenceView[]> {

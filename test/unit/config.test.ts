@@ -79,7 +79,14 @@ describe('parseConfig defaults outside production', () => {
       authTimeoutMs: 600_000,
       agentReplyTimeoutMs: 60_000,
       agentCommands: 'approval',
+      maxConcurrency: 256,
     });
+  });
+
+  it('caps concurrent model calls at BUTLER_MAX_CONCURRENCY, a whole number of at least 1', () => {
+    expect(parseConfig({ BUTLER_MAX_CONCURRENCY: '8' }).butler.maxConcurrency).toBe(8);
+    expect(problemsOf({ BUTLER_MAX_CONCURRENCY: '0' })).toEqual(['BUTLER_MAX_CONCURRENCY must be at least 1']);
+    expect(problemsOf({ BUTLER_MAX_CONCURRENCY: 'many' })).toEqual(['BUTLER_MAX_CONCURRENCY must be a number']);
   });
 
   it('has WebSocket limits 1048576 / 1000 / 2000 and log level info', () => {

@@ -1,7 +1,9 @@
 // Users table: humans and machines, with their presence columns.
 import type { Kysely } from 'kysely';
-import type { Database, NewUser, UserPatch, UserRow } from '../schema.js';
+import type { Database, MachineCredentialRow, NewUser, UserPatch, UserRow } from '../schema.js';
 import { containsIgnoreCase } from './like.js';
+import { createUnchangedCache } from './changeMark.js';
+import { prepare } from './prepared.js';
 
 export interface UserQuery {
   roles?: readonly string[];
@@ -10,6 +12,22 @@ export interface UserQuery {
   offset: number;
   limit: number;
 }
+
+/** A machine user with its token hint (none for Butler, which holds no token). */
+export type MachineUserRow = UserRow & { [K in 'token_hint' | 'token_updated_at']: MachineCredentialRow[K] | null };
+
+export type MachineListQuery = Omit<UserQuery, 'roles'>;
+
+/**
+ * The total of a page's filter, when the page itself says it: a page that is neither full nor
+ * empty past the start ends the list. Otherwise undefined (the count needs its own query).
+ */
+function totalFromPage(rows: number, query: { offset: number; limit: number }): number | undefined {
+  if (rows < query.limit && (rows > 0 || query.offset === 0)) return query.offset + rows;
+  return undefined;
+}
+
+const MACHINE_ROLES = ['AGENT', 'BUTLER'];
 
 export function createUsersRepo(db: Kysely<Database>) {
   function filtered(query: Omit<UserQuery, 'offset' | 'limit'>) {
@@ -20,24 +38,63 @@ export function createUsersRepo(db: Kysely<Database>) {
     return builder;
   }
 
+  const countOf = async (query: Omit<UserQuery, 'offset' | 'limit'>) => {
+    const row = await filtered(query)
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  };
+
+  /** Machine users with their token hints: one joined query instead of a page and a lookup of its credentials. */
+  const machines = (query: Omit<MachineListQuery, 'offset' | 'limit'>) =>
+    filtered({ ...query, roles: MACHINE_ROLES })
+      .leftJoin('machine_credentials', 'machine_credentials.user_id', 'users.id')
+      .selectAll('users')
+      .select(['machine_credentials.token_hint', 'machine_credentials.token_updated_at'])
+      .orderBy('users.id');
+
+  // The shapes every authenticated request or dashboard poll runs, compiled once.
+  const byId = prepare(db, 1, (id: number) => db.selectFrom('users').selectAll().where('id', '=', id));
+  const byUsername = prepare(db, 1, (username: string) => db.selectFrom('users').selectAll().where('username', '=', username));
+  const byTokenLookup = prepare(db, 1, (lookup: string) =>
+    db.selectFrom('machine_credentials').innerJoin('users', 'users.id', 'machine_credentials.user_id').selectAll('users').where('token_lookup', '=', lookup),
+  );
+  const machinePage = prepare(db, 2, (limit: number, offset: number) => machines({}).limit(limit).offset(offset));
+  const machinePageExcluding = prepare(db, 3, (excludeRole: string, limit: number, offset: number) => machines({ excludeRole }).limit(limit).offset(offset));
+  // Dashboards poll the agent list; on SQLite a page is read again only once the file changed.
+  const machinePages = createUnchangedCache<Database, { rows: MachineUserRow[]; total: number }>(db, 32);
+
+  async function readMachines(query: MachineListQuery): Promise<{ rows: MachineUserRow[]; total: number }> {
+    const rows = query.q
+      ? await machines(query).limit(query.limit).offset(query.offset).execute()
+      : query.excludeRole
+        ? await machinePageExcluding(query.excludeRole, query.limit, query.offset)
+        : await machinePage(query.limit, query.offset);
+    return { rows, total: totalFromPage(rows.length, query) ?? (await countOf({ ...query, roles: MACHINE_ROLES })) };
+  }
+
   return {
     async insert(user: NewUser, trx: Kysely<Database> = db): Promise<UserRow> {
       return trx.insertInto('users').values(user).returningAll().executeTakeFirstOrThrow();
     },
     async findById(id: number): Promise<UserRow | undefined> {
-      return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+      return (await byId(id))[0];
     },
     async findByUsername(username: string): Promise<UserRow | undefined> {
-      return db.selectFrom('users').selectAll().where('username', '=', username).executeTakeFirst();
+      return (await byUsername(username))[0];
+    },
+    /** The user holding the machine credential with this lookup digest, in one query. */
+    async findByTokenLookup(lookup: string): Promise<UserRow | undefined> {
+      return (await byTokenLookup(lookup))[0];
     },
     async list(query: UserQuery): Promise<{ rows: UserRow[]; total: number }> {
-      const [rows, count] = await Promise.all([
-        filtered(query).selectAll().orderBy('id').limit(query.limit).offset(query.offset).execute(),
-        filtered(query)
-          .select((eb) => eb.fn.countAll<number>().as('n'))
-          .executeTakeFirstOrThrow(),
-      ]);
-      return { rows, total: Number(count.n) };
+      const rows = await filtered(query).selectAll().orderBy('id').limit(query.limit).offset(query.offset).execute();
+      return { rows, total: totalFromPage(rows.length, query) ?? (await countOf(query)) };
+    },
+    /** Agents and Butler with their token hints, paged by id. The rows may be shared with other callers: read them, never change them. */
+    async listMachines(query: MachineListQuery): Promise<{ rows: MachineUserRow[]; total: number }> {
+      if (!machinePages || query.q) return readMachines(query);
+      return machinePages.get(`${query.excludeRole ?? ''}:${query.limit}:${query.offset}`, () => readMachines(query));
     },
     async count(): Promise<number> {
       const row = await db
