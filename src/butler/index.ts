@@ -196,6 +196,8 @@ export function createButler(deps: ButlerDeps) {
   async function lead(): Promise<void> {
     if (leading) return;
     leading = true;
+    // What happened while this node did not run Butler did not reach its memory: it reads the store again.
+    memory.clear();
     router.send({ type: 'BIND', endpoint });
     const pending = await authorizations.start();
     log.info(
@@ -246,6 +248,7 @@ export function createButler(deps: ButlerDeps) {
       router.send({ type: 'UNBIND', endpoint });
       relay.cancelAll(reason);
       actor.send({ type: 'RESET' });
+      memory.clear();
       leading = false;
       log.warn({ reason }, 'Butler is on standby on this node');
     },
@@ -254,6 +257,7 @@ export function createButler(deps: ButlerDeps) {
     async actOnDecision(actionId: string): Promise<void> {
       const request = await deps.authorizations.find(actionId);
       if (!request || request.status === 'PENDING') return;
+      memory.decided(request.action_id, request.status);
       const requester = await agents.find(request.requester_id);
       if (requester) actor.send({ type: 'DECIDED', request, requester });
     },
