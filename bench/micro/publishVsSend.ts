@@ -7,7 +7,8 @@ import { fork } from 'node:child_process';
 import uWS from 'uWebSockets.js';
 import WebSocket from 'ws';
 
-const [sockets, perRound, rounds] = [200, 50, 200].map((d, i) => Number(process.argv[2 + i] ?? d));
+const arg = (i: number, fallback: number) => Number(process.argv[2 + i] ?? fallback);
+const [sockets, perRound, rounds] = [arg(0, 200), arg(1, 50), arg(2, 200)];
 
 if (process.env.PVS_CLIENT) {
   const url = process.env.PVS_CLIENT;
@@ -24,14 +25,33 @@ if (process.env.PVS_CLIENT) {
   const app = uWS.App().ws<{ bytes: number; queued: string[] }>('/*', {
     maxBackpressure: 2 * 1024 * 1024,
     upgrade: (res, req, ctx) =>
-      res.upgrade({ bytes: 0, queued: [] }, req.getHeader('sec-websocket-key'), req.getHeader('sec-websocket-protocol'), req.getHeader('sec-websocket-extensions'), ctx),
+      res.upgrade(
+        { bytes: 0, queued: [] },
+        req.getHeader('sec-websocket-key'),
+        req.getHeader('sec-websocket-protocol'),
+        req.getHeader('sec-websocket-extensions'),
+        ctx,
+      ),
     open: (ws) => void socketsOpen.push(ws),
   });
   const port = await new Promise<number>((resolve) => app.listen('127.0.0.1', 0, (t) => resolve(uWS.us_socket_local_port(t))));
-  const child = fork(new URL(import.meta.url).pathname, process.argv.slice(2), { env: { ...process.env, PVS_CLIENT: `ws://127.0.0.1:${port}/` }, execArgv: ['--import', 'tsx'] });
-  const ask = () => new Promise<number>((resolve) => { child.once('message', (m: { received: number }) => resolve(m.received)); child.send('?'); });
+  const child = fork(new URL(import.meta.url).pathname, process.argv.slice(2), {
+    env: { ...process.env, PVS_CLIENT: `ws://127.0.0.1:${port}/` },
+    execArgv: ['--import', 'tsx'],
+  });
+  const ask = () =>
+    new Promise<number>((resolve) => {
+      child.once('message', (m: { received: number }) => resolve(m.received));
+      child.send('?');
+    });
   await new Promise((resolve) => child.once('message', resolve));
-  const text = JSON.stringify({ type: 'SYSTEM_LOG', id: 123456, payload: { level: 'INFO', content: 'x'.repeat(100) }, sender_id: 7, timestamp: new Date().toISOString() });
+  const text = JSON.stringify({
+    type: 'SYSTEM_LOG',
+    id: 123456,
+    payload: { level: 'INFO', content: 'x'.repeat(100) },
+    sender_id: 7,
+    timestamp: new Date().toISOString(),
+  });
 
   const perSocket = () => {
     for (let f = 0; f < perRound; f++) for (const ws of socketsOpen) ws.getUserData().queued.push(text);
@@ -39,7 +59,9 @@ if (process.env.PVS_CLIENT) {
       const d = ws.getUserData();
       const texts = d.queued;
       d.queued = [];
-      ws.cork(() => { for (const t of texts) ws.send(t, false); });
+      ws.cork(() => {
+        for (const t of texts) ws.send(t, false);
+      });
       d.bytes += texts.length * text.length;
       ws.getBufferedAmount();
     }
@@ -64,7 +86,9 @@ if (process.env.PVS_CLIENT) {
     const wall = performance.now() - t0;
     const deliveries = rounds * perRound * sockets;
     const us = cpu.user + cpu.system;
-    console.log(`${name.padEnd(10)} ${deliveries} deliveries: server CPU ${(us / 1000).toFixed(0)} ms = ${((us * 1000) / deliveries).toFixed(0)} ns/delivery (${Math.round(deliveries / (us / 1e6)).toLocaleString('en-US')} deliveries per CPU-second), all received after ${wall.toFixed(0)} ms`);
+    console.log(
+      `${name.padEnd(10)} ${deliveries} deliveries: server CPU ${(us / 1000).toFixed(0)} ms = ${((us * 1000) / deliveries).toFixed(0)} ns/delivery (${Math.round(deliveries / (us / 1e6)).toLocaleString('en-US')} deliveries per CPU-second), all received after ${wall.toFixed(0)} ms`,
+    );
     return us;
   }
   for (const ws of socketsOpen) ws.subscribe('humans');

@@ -14,7 +14,8 @@ import { parseConfig } from '../../src/config.js';
 import { startHub } from '../../src/hub.js';
 import { createLogger } from '../../src/logger.js';
 
-const [sockets, agents] = [4000, 100].map((d, i) => Number(process.argv[2 + i] ?? d));
+const arg = (i: number, fallback: number) => Number(process.argv[2 + i] ?? fallback);
+const [sockets, agents] = [arg(0, 4000), arg(1, 100)];
 
 if (process.env.SM_URLS) {
   const urls = JSON.parse(process.env.SM_URLS) as string[];
@@ -67,18 +68,27 @@ if (process.env.SM_URLS) {
     LOG_LEVEL: 'warn',
     WEB_DIR: '',
     DB_PATH: join(dir, 'hub.db'),
-
   });
   const hub = await startHub({ config, logger: createLogger('warn', process.stderr), passwordCost: 1024 });
   const base = `http://127.0.0.1:${hub.port}`;
   const post = async (path: string, body: unknown, token?: string) =>
-    (await (await fetch(base + path, { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body) })).json()) as Record<string, string>;
+    (await (
+      await fetch(base + path, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+        body: JSON.stringify(body),
+      })
+    ).json()) as Record<string, string>;
   const { token } = await post('/api/auth/login', { username: 'admin', password: 'admin-password' });
   const urls: string[] = [];
-  for (let i = 0; i < agents; i++) urls.push(`ws://127.0.0.1:${hub.port}/api/ws?token=${(await post('/api/users/agents', { username: `idle-${i}` }, token)).api_token}`);
+  for (let i = 0; i < agents; i++)
+    urls.push(`ws://127.0.0.1:${hub.port}/api/ws?token=${(await post('/api/users/agents', { username: `idle-${i}` }, token)).api_token}`);
   const before = sample();
   if (process.env.SM_SNAPSHOT) v8.writeHeapSnapshot(`${process.env.SM_SNAPSHOT}-0.heapsnapshot`);
-  const child = fork(new URL(import.meta.url).pathname, process.argv.slice(2), { env: { ...process.env, SM_URLS: JSON.stringify(urls) }, execArgv: ['--import', 'tsx'] });
+  const child = fork(new URL(import.meta.url).pathname, process.argv.slice(2), {
+    env: { ...process.env, SM_URLS: JSON.stringify(urls) },
+    execArgv: ['--import', 'tsx'],
+  });
   const done = await new Promise<{ acked: number; ms: number }>((resolve) => child.once('message', resolve as (m: unknown) => void));
   await new Promise((resolve) => setTimeout(resolve, 1000));
   const after = sample();

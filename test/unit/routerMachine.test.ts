@@ -7,6 +7,7 @@ import { routerMachine, type RouterEvent } from '../../src/actors/router.js';
 import type { Role } from '../../src/protocol/roles.js';
 import type { Delivery, Endpoint, PresencePort, Principal, Routable } from '../../src/delivery/types.js';
 import { CloseCode } from '../../src/protocol/errors.js';
+import type { MessageFrame } from '../../src/protocol/frames.js';
 
 // ---- fakes -------------------------------------------------------------------------------------
 
@@ -309,7 +310,8 @@ describe('router: address table and presence', () => {
     router.send({ type: 'BIND', endpoint: inHub });
     deliver(
       router,
-      delivery('CHAT', 'member', 'butler', { text: 'to Butler' }),
+      // A local delivery carries its frame object beside the text (remote ones are parsed from the text).
+      delivery('CHAT', 'member', 'butler', { text: 'to Butler', frame: { type: 'CHAT' } as MessageFrame }),
       delivery('CHAT', 'member', null, { text: 'broadcast' }),
       delivery('SYSTEM_LOG', 'agent', null, { text: 'telemetry' }),
       delivery('CHAT', 'admin', 'butler', { text: 'a record', socketsOnly: true }),
