@@ -57,13 +57,6 @@ export interface SocketOutletOptions {
  * goes once a quarter of the window is unread, so a reader keeps writing without waiting.
  */
 const READ_WINDOW_BYTES = 128 * 1024;
-/**
- * A reader's window doubles, up to the soft bound, each time a pong finds frames held back: a
- * reader proves it reads before it gets more, so a stalled one stays at the first window. A fixed
- * window caps a socket at window ÷ round trip (128 KB over a 250 ms round trip on a busy machine
- * is 2,000 frames/s of telemetry), which a dashboard fan-out at full rate passes.
- */
-const windowCeiling = (bounds: BufferBounds) => Math.max(READ_WINDOW_BYTES, bounds.softBytes);
 
 const byteCount = (texts: readonly string[]) => texts.reduce((sum, text) => sum + text.length, 0);
 
@@ -97,8 +90,6 @@ export class SocketOutlet implements ConnectionOutlet, Origin, BatchedSocket {
   /** Frames kept back past the read window, in order, and their size. */
   private windowed: string[] = [];
   private windowedBytes = 0;
-  /** The read window now (grows for a reader that keeps answering; see windowCeiling). */
-  private window = READ_WINDOW_BYTES;
 
   private readonly ws: uWS.WebSocket<unknown>;
   readonly key: number;
@@ -181,7 +172,7 @@ export class SocketOutlet implements ConnectionOutlet, Origin, BatchedSocket {
     if (this.ended) return false;
     // Past the read window, frames wait (as references to the strings every recipient shares) for the
     // client to show it read what it has; once one waits, every later one does, to keep the order.
-    if (this.windowed.length > 0 || this.sentBytes - this.readBytes >= this.window) return this.wait(text);
+    if (this.windowed.length > 0 || this.sentBytes - this.readBytes >= READ_WINDOW_BYTES) return this.wait(text);
     if (this.batch.active) {
       if (this.queued.push(text) === 1) this.batch.enlist(this);
       return true;
@@ -239,7 +230,7 @@ export class SocketOutlet implements ConnectionOutlet, Origin, BatchedSocket {
   private stalled(): boolean {
     const unread = this.sentBytes - this.readBytes;
     if (!this.probe) {
-      if (unread >= this.window / 4) this.sendProbe();
+      if (unread >= READ_WINDOW_BYTES / 4) this.sendProbe();
       return false;
     }
     return unread > this.bounds.hardBytes && performance.now() - this.probe.at > this.bounds.stallMs;
@@ -250,7 +241,6 @@ export class SocketOutlet implements ConnectionOutlet, Origin, BatchedSocket {
     if (!this.probe || Buffer.from(message).toString('latin1') !== this.probe.tag) return;
     this.readBytes = this.probe.bytes;
     this.probe = undefined;
-    if (this.windowed.length > 0) this.window = Math.min(2 * this.window, windowCeiling(this.bounds));
     this.releaseWindowed();
   }
 
@@ -271,7 +261,7 @@ export class SocketOutlet implements ConnectionOutlet, Origin, BatchedSocket {
     if (this.ended || this.windowed.length === 0) return;
     const texts: string[] = [];
     let bytes = 0;
-    while (this.windowed.length > 0 && this.sentBytes + bytes - this.readBytes < this.window) {
+    while (this.windowed.length > 0 && this.sentBytes + bytes - this.readBytes < READ_WINDOW_BYTES) {
       const text = this.windowed.shift()!;
       texts.push(text);
       bytes += text.length;
