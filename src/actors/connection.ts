@@ -79,7 +79,7 @@ export interface ConnectionContext {
 }
 
 /** Stands in for the upgrade once it is answered, so the request's objects can be collected. */
-const ANSWERED: UpgradePort = { accept: () => undefined, refuse: () => undefined };
+export const ANSWERED: UpgradePort = { accept: () => undefined, refuse: () => undefined };
 
 /** setTimeout's ceiling (about 24.8 days). */
 const MAX_DELAY = 2 ** 31 - 1;

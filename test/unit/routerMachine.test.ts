@@ -310,7 +310,8 @@ describe('router: address table and presence', () => {
     router.send({ type: 'BIND', endpoint: inHub });
     deliver(
       router,
-      delivery('CHAT', 'member', 'butler', { text: 'to Butler' }),
+      // A local delivery carries its frame object beside the text (remote ones are parsed from the text).
+      delivery('CHAT', 'member', 'butler', { text: 'to Butler', frame: { type: 'CHAT' } as MessageFrame }),
       delivery('CHAT', 'member', null, { text: 'broadcast' }),
       delivery('SYSTEM_LOG', 'agent', null, { text: 'telemetry' }),
       delivery('CHAT', 'admin', 'butler', { text: 'a record', socketsOnly: true }),
