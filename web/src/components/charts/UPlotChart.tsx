@@ -23,6 +23,9 @@ const bars = uPlot.paths.bars!({ size: [0.7, 40], gap: 1 });
 const WHOLE_STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000, 1_000_000];
 const fromZero: uPlot.Scale.Range = (_u, _min, max) => [0, Math.max(1, max)];
 const steps = uPlot.paths.stepped!({ align: 1 });
+/** Readings seconds apart still get a time axis of minutes (uPlot would label fractions of a second). */
+const MIN_SPAN_S = 600;
+const atLeastMinutes: uPlot.Scale.Range = (_u, min, max) => (max - min >= MIN_SPAN_S ? [min, max] : [max - MIN_SPAN_S + 30, max + 30]);
 
 function colorOf(color: number | string | undefined, index: number): string {
   const variable = typeof color === 'string' ? color : PALETTE[(color ?? index) % PALETTE.length]!;
@@ -51,7 +54,7 @@ export default function UPlotChart({ times, series, kind = 'line', height = 160,
     const opts: uPlot.Options = {
       width,
       height,
-      scales: { x: { time: true }, ...(kind === 'line' ? {} : { y: { range: fromZero } }) },
+      scales: { x: { time: true, range: atLeastMinutes }, ...(kind === 'line' ? {} : { y: { range: fromZero } }) },
       axes: [axis, { ...axis, size: 48, values: (_u, ticks) => ticks.map((v) => formatValue(v)), ...(kind === 'line' ? {} : { incrs: WHOLE_STEPS }) }],
       cursor: { drag: { x: false, y: false }, points: { size: 6 } },
       legend: { live: true },
