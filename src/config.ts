@@ -3,6 +3,7 @@
 // Nothing is parsed at import time; tests call `parseConfig` with a plain object.
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -65,6 +66,8 @@ const envSchema = z.object({
   LOGIN_MAX_FAILURES_PER_ADDRESS: z.preprocess(unsetIfEmpty, z.coerce.number().int().min(1).optional()),
   LOGIN_FAILURE_WINDOW: z.string().default('15m'),
   CORS_ALLOWED_ORIGINS: z.string().default('http://localhost:5173,http://localhost:3000'),
+  // Unset: the socket's address is the client's. See `trustProxyOf`.
+  TRUST_PROXY: optionalString,
   BUTLER_BASE_URL: optionalString,
   BUTLER_API_TOKEN: optionalString,
   BUTLER_MODEL: optionalString,
@@ -210,7 +213,12 @@ export interface Config {
     readonly loginMaxFailuresPerAddress: number;
     readonly loginFailureWindowSeconds: number;
   };
-  readonly http: { readonly corsOrigins: readonly string[]; readonly bodyLimitBytes: number };
+  readonly http: {
+    readonly corsOrigins: readonly string[];
+    readonly bodyLimitBytes: number;
+    /** Proxies whose X-Forwarded-For names the client (TRUST_PROXY): addresses and ranges, or a hop count. */
+    readonly trustProxy: readonly string[] | number | undefined;
+  };
   readonly butler: ButlerConfig;
   readonly chatPlatform: {
     readonly baseUrl: string;
@@ -349,6 +357,12 @@ function checkRules(s: Settings, ctx: z.RefinementCtx): void {
   // uWS sends pings on its own and counts idle time in 4-second steps; below 8 s a healthy client
   // on a slow link would be cut off between two pings.
   if (s.WS_IDLE_TIMEOUT < 8) problem('WS_IDLE_TIMEOUT', 'WS_IDLE_TIMEOUT must be at least 8 (seconds)');
+  if (s.TRUST_PROXY !== undefined && trustProxyOf(s.TRUST_PROXY) === undefined) {
+    problem(
+      'TRUST_PROXY',
+      `TRUST_PROXY must be a number of proxy hops, or addresses and CIDR ranges (or loopback, linklocal, uniquelocal) separated by commas (got "${s.TRUST_PROXY}")`,
+    );
+  }
   // A guessable scrape token would be worse than none: it suggests protection that is not there.
   if (s.METRICS_TOKEN !== undefined && s.METRICS_TOKEN.length < 16) problem('METRICS_TOKEN', 'METRICS_TOKEN must be at least 16 characters');
 }
@@ -396,6 +410,7 @@ function build(s: Settings, cwd: string): Config {
         .map((o) => o.trim())
         .filter(Boolean),
       bodyLimitBytes: s.HTTP_BODY_LIMIT_BYTES,
+      trustProxy: s.TRUST_PROXY === undefined ? undefined : trustProxyOf(s.TRUST_PROXY),
     },
     butler: {
       model: s.BUTLER_BASE_URL && s.BUTLER_MODEL ? { baseUrl: s.BUTLER_BASE_URL, apiToken: s.BUTLER_API_TOKEN, name: s.BUTLER_MODEL } : undefined,
@@ -473,6 +488,26 @@ function defaultWebDir(cwd: string): string {
     if (parent === dir) return resolve(cwd, 'dist', 'web');
     dir = parent;
   }
+}
+
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** TRUST_PROXY → a hop count, or addresses/ranges/names; undefined when any part is not one. */
+function trustProxyOf(text: string): readonly string[] | number | undefined {
+  if (/^\d+$/.test(text)) return Number(text) >= 1 ? Number(text) : undefined;
+  const parts = text
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
+  const valid = (part: string) => {
+    if (PROXY_NAMES.has(part)) return true;
+    const [address, bits, extra] = part.split('/');
+    if (extra !== undefined || isIP(address!) === 0) return false;
+    if (bits === undefined) return true;
+    const max = isIP(address!) === 4 ? 32 : 128;
+    return /^\d{1,3}$/.test(bits) && Number(bits) <= max;
+  };
+  return parts.length > 0 && parts.every(valid) ? parts : undefined;
 }
 
 /** A node's default name: its host, its pid and a random suffix (two nodes on one host never share it). */

@@ -26,6 +26,11 @@ export interface AppDeps {
   logger: Logger;
   isProduction: boolean;
   corsOrigins: readonly string[];
+  /**
+   * Proxies whose X-Forwarded-For is believed (TRUST_PROXY): addresses, CIDR ranges or
+   * loopback/linklocal/uniquelocal, or a number of hops; unset: the socket's address is the client's.
+   */
+  trustProxy?: readonly string[] | number;
   bodyLimitBytes: number;
   /** The built dashboard, served at `/` beside the API, and its pages' Content-Security-Policy. */
   web: WebBuild;
@@ -63,6 +68,8 @@ export function createApp(deps: AppDeps) {
   const app = express({ uwsApp: deps.uwsApp, threads: 0 });
   app.set('x-powered-by', false);
   app.set('etag', false);
+  // Behind a load balancer every client would share its address (one failed-login budget for all).
+  if (deps.trustProxy !== undefined) app.set('trust proxy', typeof deps.trustProxy === 'number' ? deps.trustProxy : [...deps.trustProxy]);
   // Every route passes through the request log and CORS; the declarative fast path would skip them.
   app.set('declarative responses', false);
 

@@ -88,6 +88,7 @@ export function createHttpEdge(options: HttpEdgeOptions) {
     logger,
     isProduction: config.isProduction,
     corsOrigins: config.http.corsOrigins,
+    trustProxy: config.http.trustProxy,
     bodyLimitBytes: config.http.bodyLimitBytes,
     web: options.web,
     webCsp: config.webCsp,

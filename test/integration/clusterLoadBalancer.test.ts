@@ -106,6 +106,25 @@ describe.skipIf(!inject('pgUrl'))('HAProxy in front of the cluster [postgres]', 
     expect(lb.lines.filter((l) => l.includes(agent.api_token))).toEqual([]);
   });
 
+  it('delivers between two clients the balancer put on different nodes', async () => {
+    const agent = await cluster.createAgent();
+    const member = await cluster.createMember();
+    const mark = lb.lines.length;
+    // leastconn with nothing else open: the second socket goes to the other node.
+    const human = await connectWs(lbUrl, member.token);
+    const bot = await connectWs(lbUrl, agent.api_token);
+    bot.send({ type: 'CHAT', target_id: member.id, payload: 'across the balancer', local_id: 'lb-x' });
+    const ack = await bot.next('ACK');
+    const got = await human.nextWhere((f) => f.type === 'CHAT' && f.payload === 'across the balancer', 'the chat');
+    expect(got.id).toBe(ack.id);
+    await Promise.all([human.close(), bot.close()]);
+    const served = await Promise.all([
+      lb.waitFor(/hub_nodes\/n1 .*"GET \/api\/ws HTTP\/1.1"/, mark),
+      lb.waitFor(/hub_nodes\/n2 .*"GET \/api\/ws HTTP\/1.1"/, mark),
+    ]);
+    expect(served).toHaveLength(2);
+  });
+
   it('takes a killed node out of rotation and a restarted one back', async () => {
     const api = apiClient(lbUrl);
     const n2 = cluster.nodes[1]!;

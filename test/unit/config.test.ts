@@ -540,3 +540,22 @@ describe('cluster settings', () => {
     expect(() => parseConfig({ ...pg, REDIS_URL: 'redis://127.0.0.1', NODE_ID: 'a b' })).toThrow(/NODE_ID/);
   });
 });
+
+describe('TRUST_PROXY', () => {
+  const base = { JWT_SECRET: 'x'.repeat(32) };
+  it('is off unless set, and takes a hop count or addresses, ranges and names', () => {
+    expect(parseConfig(base).http.trustProxy).toBeUndefined();
+    expect(parseConfig({ ...base, TRUST_PROXY: '1' }).http.trustProxy).toBe(1);
+    expect(parseConfig({ ...base, TRUST_PROXY: 'loopback, 10.0.0.0/8, fd00::/8, 192.0.2.4' }).http.trustProxy).toEqual([
+      'loopback',
+      '10.0.0.0/8',
+      'fd00::/8',
+      '192.0.2.4',
+    ]);
+  });
+  it('refuses what proxy-addr would not take, naming the setting', () => {
+    for (const bad of ['0', 'everyone', '10.0.0.0/33', '300.1.1.1', 'loopback,,x']) {
+      expect(() => parseConfig({ ...base, TRUST_PROXY: bad }), bad).toThrow(/TRUST_PROXY must be a number of proxy hops/);
+    }
+  });
+});
