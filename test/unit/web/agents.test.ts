@@ -97,6 +97,28 @@ describe('agents store', () => {
     expect(frames).toEqual([]);
   });
 
+  it('keeps a PRESENCE that arrives while the list is being read, even for an agent the list did not know yet', async () => {
+    const f = fakes([user(3, 'agent-3')]);
+    const agents = createAgents(f.api, f.live);
+    await vi.waitFor(() => expect(agents.state.get().loaded).toBe(true));
+
+    // A new agent connects: its first PRESENCE makes the store read the list, which was read before
+    // the agent's first report was stored...
+    let answer!: (value: { items: UserView[]; total: number }) => void;
+    vi.mocked(f.api.agents.list).mockImplementationOnce(() => new Promise((resolve) => (answer = resolve)));
+    f.send(presence(5, 'websocket_connected'));
+    nextFrame();
+    // ...and the report's PRESENCE comes while that read is in flight.
+    f.send(presence(5, 'echo agent online'));
+    nextFrame();
+    answer({
+      items: [user(3, 'agent-3'), { ...user(5, 'agent-5'), online: true, status: 'ONLINE', last_report: 'websocket_connected' } as UserView],
+      total: 2,
+    });
+    await vi.waitFor(() => expect(agents.state.get().byId.get(5)).toMatchObject({ last_report: 'echo agent online', online: true }));
+    agents.dispose();
+  });
+
   it('keeps the last list and says why when reading it fails', async () => {
     const f = fakes([user(3, 'agent-3')]);
     const agents = createAgents(f.api, f.live);

@@ -28,15 +28,36 @@ export function createAgents(api: RestClient, live: Live): Agents {
   const state = createStore<AgentsState>({ byId: new Map(), loaded: false, error: undefined });
   let loading: Promise<void> | undefined;
 
+  /**
+   * PRESENCE frames that arrived while a load was in flight. The list may have been read before
+   * they were stored (and one for an agent the list did not know yet is dropped by `flush`), so they
+   * are applied again on top of it; a change stored later still sends its own frame after.
+   */
+  let duringLoad: Map<number, PresenceView> | undefined;
+  const withPresence = (known: UserView, p: PresenceView): UserView => ({
+    ...known,
+    status: p.status,
+    online: p.online,
+    last_seen_at: p.last_seen_at,
+    last_report: p.last_report,
+  });
+
   async function load() {
+    duringLoad = new Map();
     try {
       const [agents, butler] = await Promise.all([api.agents.list({ limit: 1000 }), api.agents.butler()]);
       const byId = new Map<number, UserView>();
       byId.set(butler.id, butler);
       for (const agent of agents.items) byId.set(agent.id, agent);
+      for (const [id, p] of duringLoad) {
+        const known = byId.get(id);
+        if (known) byId.set(id, withPresence(known, p));
+      }
       state.set({ byId, loaded: true, error: undefined });
     } catch (err) {
       state.set((prev) => ({ ...prev, error: err }));
+    } finally {
+      duringLoad = undefined;
     }
   }
   function reload() {
@@ -56,12 +77,13 @@ export function createAgents(api: RestClient, live: Live): Agents {
     for (const [id, p] of updates) {
       const known = byId.get(id);
       if (!known) unknown = true;
-      else byId.set(id, { ...known, status: p.status, online: p.online, last_seen_at: p.last_seen_at, last_report: p.last_report });
+      else byId.set(id, withPresence(known, p));
     }
     state.set((prev) => ({ ...prev, byId }));
     if (unknown) void reload();
   }
   function apply(presence: PresenceView) {
+    duringLoad?.set(presence.id, presence);
     queued.set(presence.id, presence);
     if (!flushing) {
       flushing = true;
