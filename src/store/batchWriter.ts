@@ -80,6 +80,22 @@ export interface BatchResult {
 
 export type BatchWriter = (batch: WriteBatch) => Promise<BatchResult>;
 
+/** What a batch weighs for the writer's bounds: its rows, and roughly the bytes they carry. */
+export interface BatchCost {
+  rows: number;
+  bytes: number;
+}
+
+/** Per-row overhead beyond the text columns (ids, names, timestamps, index entries), roughly. */
+const ROW_BYTES = 160;
+
+export function batchCost(batch: WriteBatch): BatchCost {
+  let bytes = 0;
+  for (const m of batch.messages) bytes += ROW_BYTES + m.payload.length + m.content.length;
+  const rows = batch.messages.length + batch.presence.length + batch.threads.length;
+  return { rows, bytes: bytes + ROW_BYTES * (batch.presence.length + batch.threads.length) };
+}
+
 /** The default conversation thread of (owner, peer, kind), made if it does not exist yet. */
 export interface DefaultThreadRequest {
   ownerId: number;
@@ -253,10 +269,26 @@ export interface PostgresWriterOptions {
   ordered?: boolean;
 }
 
+/**
+ * Pipelined: a batch runs its statements once the batch before has drawn its ids (so ids follow
+ * posting order) and commits once that batch has settled (so commits follow them too); its inserts
+ * thus overlap the previous commit's wait for the disk. Two batches at most are in flight
+ * (`writeDepth` 2). In ordered mode the second waits at the commit-order row lock instead.
+ */
 export function postgresBatchWriter(pool: pg.Pool, options: PostgresWriterOptions = {}): BatchWriter {
+  let idsDrawn: Promise<void> = Promise.resolve();
+  let settled: Promise<void> = Promise.resolve();
   return async (batch) => {
-    const client = await pool.connect();
+    const afterIds = idsDrawn;
+    const afterCommit = settled;
+    let drew!: () => void;
+    let done!: () => void;
+    idsDrawn = new Promise((resolve) => (drew = resolve));
+    settled = new Promise((resolve) => (done = resolve));
+    let client: pg.PoolClient | undefined;
     try {
+      client = await pool.connect();
+      await afterIds;
       await client.query('BEGIN');
       let prev = 0;
       if (options.ordered) {
@@ -281,13 +313,17 @@ export function postgresBatchWriter(pool: pg.Pool, options: PostgresWriterOption
         if (last > prev) await client.query('UPDATE cluster_commit_order SET last_id = $1 WHERE id = 1', [last]);
         order = { prev, last };
       }
+      drew();
+      await afterCommit;
       await client.query('COMMIT');
       return order ? { messages, presence, order } : { messages, presence };
     } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
+      await client?.query('ROLLBACK').catch(() => undefined);
       throw err;
     } finally {
-      client.release();
+      drew();
+      done();
+      client?.release();
     }
   };
 }
