@@ -51,10 +51,7 @@ const envSchema = z.object({
   DB_PATH: z.string().min(1).default('./data/hub.db'),
   DATABASE_URL: optionalString,
   DB_DSN: optionalString,
-  SQLITE_SYNCHRONOUS: z.preprocess(
-    (v) => (typeof v === 'string' ? unsetIfEmpty(v.trim().toLowerCase()) : v),
-    z.enum(['full', 'normal'], { message: 'SQLITE_SYNCHRONOUS must be full (every answer means on disk) or normal' }).default('full'),
-  ),
+  SQLITE_SYNCHRONOUS: z.preprocess((v) => (typeof v === 'string' ? unsetIfEmpty(v.trim().toLowerCase()) : v), z.enum(['full', 'normal']).default('full')),
   MESSAGE_RETENTION: optionalString,
   JWT_SECRET: optionalString,
   JWT_TOKEN_EXPIRATION: z.string().default('24h'),
@@ -312,7 +309,10 @@ function checkRules(s: Settings, ctx: z.RefinementCtx): void {
   // itself is refused, so the per-name limit would never apply.
   // Shorter than an hour would prune reports a dashboard is still showing; a typo should not do that.
   if (s.MESSAGE_RETENTION !== undefined && (s.seconds.messageRetention === undefined || s.seconds.messageRetention < 3600))
-    problem('MESSAGE_RETENTION', `MESSAGE_RETENTION must be a duration of at least 1h, such as 30d (got "${s.MESSAGE_RETENTION}"); unset keeps telemetry forever`);
+    problem(
+      'MESSAGE_RETENTION',
+      `MESSAGE_RETENTION must be a duration of at least 1h, such as 30d (got "${s.MESSAGE_RETENTION}"); unset keeps telemetry forever`,
+    );
   if (s.loginMaxFailuresPerAddress < s.LOGIN_MAX_FAILURES)
     problem('LOGIN_MAX_FAILURES_PER_ADDRESS', 'LOGIN_MAX_FAILURES_PER_ADDRESS must be at least LOGIN_MAX_FAILURES');
   if (s.seconds.jwtExpires === undefined) {

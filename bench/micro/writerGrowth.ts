@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStore } from '../../src/store/db.js';
 import { migrate } from '../../src/store/migrate.js';
-import { sqliteBatchTransaction, type MessageInsert } from '../../src/store/batchWriter.js';
+import { sqliteBatchStatements, type MessageInsert } from '../../src/store/batchWriter.js';
 import { openSqliteConnection } from '../../src/store/sqliteConnection.js';
 
 const SEGMENT = Number(process.env.SEGMENT ?? 60_000);
@@ -47,7 +47,7 @@ async function runVariant(name: string) {
   if (ckpt) raw.pragma(`wal_autocheckpoint = ${ckpt[1]}`);
   const BATCH = Number(/b(\d+)/.exec(name)?.[1] ?? DEFAULT_BATCH);
   if (name.includes('normal')) raw.pragma('synchronous = NORMAL');
-  const write = sqliteBatchTransaction(raw);
+  const write = sqliteBatchStatements(raw);
   // The body alone: the same inserts in a transaction we commit by hand, to time COMMIT apart.
   let n = 0;
   const out: string[] = [];

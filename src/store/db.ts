@@ -15,7 +15,14 @@ import {
 } from 'kysely';
 import pg from 'pg';
 import type { DbConfig } from '../config.js';
-import { postgresBatchWriter, postgresDefaultThreads, type BatchWriter, type DefaultThreadsWriter } from './batchWriter.js';
+import {
+  postgresBatchWriter,
+  postgresDefaultThreads,
+  postgresPruneMessages,
+  type BatchWriter,
+  type DefaultThreadsWriter,
+  type MessagePruner,
+} from './batchWriter.js';
 import { openSqliteConnection } from './sqliteConnection.js';
 import { SQLITE_GROUP_BYTES, SQLITE_GROUP_ROWS, startSqliteWriter } from './sqliteWriter.js';
 import type { Database } from './schema.js';
@@ -49,6 +56,8 @@ export interface Store {
   readonly writeBudget: { rows: number; bytes: number };
   /** Default conversation threads, made by the writer (never blocking the event loop on SQLite's lock). */
   readonly ensureDefaultThreads: DefaultThreadsWriter;
+  /** Retention: deletes the oldest expired rows of some types, a few at a time (see ops/retention.ts). */
+  readonly pruneMessages: MessagePruner;
   /** A trivial query, for readiness checks. */
   ping(): Promise<void>;
   /** Deletes every row of every table but `migrations` and restarts id sequences (dev reset). */
@@ -123,6 +132,7 @@ function openSqlite(path: string, synchronous: 'full' | 'normal'): Store {
     migrations,
     writeBatch: (batch) => writer.write(batch),
     ensureDefaultThreads: (requests) => writer.defaultThreads(requests),
+    pruneMessages: (request) => writer.prune(request),
     // Many small batches in flight: the thread commits all that waited as one group (up to its bounds),
     // and the next group fills while this one waits for the disk.
     writeDepth: 64,
@@ -223,6 +233,7 @@ function openPostgres(url: string, options: StoreOptions): Store {
     migrations,
     writeBatch: postgresBatchWriter(pool, { ordered: options.orderedCommits }),
     ensureDefaultThreads: postgresDefaultThreads(pool),
+    pruneMessages: postgresPruneMessages(pool),
     writeDepth: 2,
     writeBudget: { rows: 20_000, bytes: 16 * 1024 * 1024 },
     async ping() {

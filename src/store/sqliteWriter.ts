@@ -4,7 +4,7 @@
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { BatchWriter, DefaultThreadsWriter } from './batchWriter.js';
+import type { BatchWriter, DefaultThreadsWriter, MessagePruner } from './batchWriter.js';
 import type { SqliteSynchronous } from './sqliteConnection.js';
 import type { WriterReply, WriterRequest, WriterThreadSettings } from './sqliteWriterThread.js';
 
@@ -12,6 +12,8 @@ export interface SqliteWriter {
   write: BatchWriter;
   /** Default conversation threads, made in the writer's order (after the batches posted before). */
   defaultThreads: DefaultThreadsWriter;
+  /** Retention: deletes expired rows inside the writer's next group commit (no lock against it). */
+  prune: MessagePruner;
   /** Waits for batches in flight, then stops the thread. */
   close(): Promise<void>;
 }
@@ -117,6 +119,7 @@ export function startSqliteWriter(path: string, options: SqliteWriterOptions = {
   return {
     write: (batch) => post((id) => ({ seq: id, op: 'batch', batch })),
     defaultThreads: (threads) => post((id) => ({ seq: id, op: 'threads', threads })),
+    prune: (prune) => post((id) => ({ seq: id, op: 'prune', prune })),
     close() {
       closing ??= (async () => {
         if (pending.size > 0) await new Promise<void>((resolve) => idleWaiters.push(resolve));

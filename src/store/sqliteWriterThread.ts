@@ -1,15 +1,30 @@
 // The SQLite group-commit writer's thread: its own connection to the hub's database file. Every
 // batch the main thread posted while the previous commit waited for the disk goes into the next
 // transaction together (up to a bound in rows and bytes), so the slower the fsync, the more rows
-// each one carries. Each batch runs in its own savepoint: one that fails is refused alone. Replies
-// go out after COMMIT returned, so with `synchronous=FULL` an answer still means "on disk".
+// each one carries. No savepoint per batch (they copied every page a batch touched, which cost as
+// much as the grouping saved): when a batch fails, the group is rolled back and each batch runs
+// again alone, so only that one is refused. Replies go out after COMMIT returned, so with
+// `synchronous=FULL` an answer still means "on disk".
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
-import { batchCost, sqliteBatchTransaction, sqliteDefaultThreads, type BatchResult, type DefaultThreadRequest, type WriteBatch } from './batchWriter.js';
+import {
+  batchCost,
+  sqliteBatchStatements,
+  sqliteDefaultThreads,
+  sqlitePruneMessages,
+  type BatchResult,
+  type DefaultThreadRequest,
+  type PruneRequest,
+  type PruneResult,
+  type WriteBatch,
+} from './batchWriter.js';
 import { openSqliteConnection, type SqliteSynchronous } from './sqliteConnection.js';
 
-export type WriterRequest = { seq: number; op: 'batch'; batch: WriteBatch } | { seq: number; op: 'threads'; threads: DefaultThreadRequest[] };
+export type WriterRequest =
+  | { seq: number; op: 'batch'; batch: WriteBatch }
+  | { seq: number; op: 'threads'; threads: DefaultThreadRequest[] }
+  | { seq: number; op: 'prune'; prune: PruneRequest };
 
-export type WriterReply = { seq: number; ok: true; result: BatchResult | number[] } | { seq: number; ok: false; message: string; code?: string };
+export type WriterReply = { seq: number; ok: true; result: BatchResult | number[] | PruneResult } | { seq: number; ok: false; message: string; code?: string };
 
 export interface WriterThreadSettings {
   path: string;
@@ -23,39 +38,62 @@ export interface WriterThreadSettings {
 
 const settings = workerData as WriterThreadSettings;
 const connection = openSqliteConnection(settings.path, { synchronous: settings.synchronous });
-const write = sqliteBatchTransaction(connection);
+const write = sqliteBatchStatements(connection);
 const defaultThreads = sqliteDefaultThreads(connection);
+const prune = sqlitePruneMessages(connection);
 const port = parentPort!;
 let rowsSinceCheckpoint = 0;
 
-const costOf = (request: WriterRequest) =>
-  request.op === 'batch' ? batchCost(request.batch) : { rows: request.threads.length, bytes: 160 * request.threads.length };
+const costOf = (request: WriterRequest) => {
+  if (request.op === 'batch') return batchCost(request.batch);
+  const rows = request.op === 'threads' ? request.threads.length : request.prune.limit * request.prune.types.length;
+  return { rows, bytes: 160 * rows };
+};
+
+function perform(request: WriterRequest): BatchResult | number[] | PruneResult {
+  if (request.op === 'batch') return write(request.batch);
+  if (request.op === 'threads') return defaultThreads(request.threads);
+  return prune(request.prune);
+}
 
 const failure = (seq: number, err: unknown): WriterReply => {
   const e = err as { message?: string; code?: string };
   return { seq, ok: false, message: e.message ?? String(err), code: e.code };
 };
 
-/** One request; inside the group's transaction its own transaction is a savepoint. */
-function run(request: WriterRequest): WriterReply {
+const begin = connection.prepare('BEGIN');
+const commit = connection.prepare('COMMIT');
+const rollback = connection.prepare('ROLLBACK');
+
+/** Runs `fn` in one transaction; throws what failed (after rolling back). */
+function inTransaction<T>(fn: () => T): T {
+  begin.run();
   try {
-    return { seq: request.seq, ok: true, result: request.op === 'batch' ? write(request.batch) : defaultThreads(request.threads) };
+    const result = fn();
+    commit.run();
+    return result;
+  } catch (err) {
+    if (connection.inTransaction) rollback.run();
+    throw err;
+  }
+}
+
+function alone(request: WriterRequest): WriterReply {
+  try {
+    return { seq: request.seq, ok: true, result: inTransaction(() => perform(request)) };
   } catch (err) {
     return failure(request.seq, err);
   }
 }
 
 function commitGroup(group: WriterRequest[]): WriterReply[] {
-  if (group.length === 1) return [run(group[0]!)];
-  connection.exec('BEGIN');
+  if (group.length === 1) return [alone(group[0]!)];
   try {
-    const replies = group.map(run);
-    connection.exec('COMMIT');
-    return replies;
-  } catch (err) {
-    // COMMIT failed (disk full, I/O error): nothing of the group is stored.
-    if (connection.inTransaction) connection.exec('ROLLBACK');
-    return group.map((request) => failure(request.seq, err));
+    const results = inTransaction(() => group.map(perform));
+    return group.map((request, i): WriterReply => ({ seq: request.seq, ok: true, result: results[i]! }));
+  } catch {
+    // Which batch failed, and whether the others can go in, only running them one by one tells.
+    return group.map(alone);
   }
 }
 
