@@ -89,9 +89,12 @@ export interface BatchCost {
 /** Per-row overhead beyond the text columns (ids, names, timestamps, index entries), roughly. */
 const ROW_BYTES = 160;
 
+const textLength = (value: unknown) => (typeof value === 'string' ? value.length : 0);
+
 export function batchCost(batch: WriteBatch): BatchCost {
   let bytes = 0;
-  for (const m of batch.messages) bytes += ROW_BYTES + m.payload.length + m.content.length;
+  // Read defensively: a malformed row must be refused by the database, not break the writer.
+  for (const m of batch.messages) bytes += ROW_BYTES + textLength(m.payload) + textLength(m.content);
   const rows = batch.messages.length + batch.presence.length + batch.threads.length;
   return { rows, bytes: bytes + ROW_BYTES * (batch.presence.length + batch.threads.length) };
 }
