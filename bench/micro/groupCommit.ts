@@ -2,19 +2,23 @@
 // group commit) handed to the real writer thread through the real commit order, as fast as the
 // writer takes them, while the table grows. "before": one transaction per batch, two in flight (the
 // writer as it was); "group": the thread commits every batch that waited as one transaction.
-//   npx tsx bench/micro/groupCommit.ts            (SEGMENT=60000 SEGMENTS=6 VARIANTS=before,group,group-normal)
+// PostgreSQL (a scratch database on BENCH_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/test):
+// "pg-before" one batch of 1,000 at a time (as it was), "pg-pipelined" two in flight, "pg-4000" two in
+// flight of 4,000 rows (the pipeline's batch now).
+//   npx tsx bench/micro/groupCommit.ts   (SEGMENT=60000 SEGMENTS=6 VARIANTS=before,group,group-normal,pg-before,pg-pipelined,pg-4000)
 import { closeSync, fdatasyncSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { createCommitOrder } from '../../src/delivery/commit.js';
-import type { MessageInsert, WriteBatch } from '../../src/store/batchWriter.js';
+import { postgresBatchWriter, type BatchWriter, type MessageInsert, type WriteBatch } from '../../src/store/batchWriter.js';
 import { openStore } from '../../src/store/db.js';
 import { migrate } from '../../src/store/migrate.js';
 import { SQLITE_GROUP_BYTES, SQLITE_GROUP_ROWS, startSqliteWriter } from '../../src/store/sqliteWriter.js';
 
 const SEGMENT = Number(process.env.SEGMENT ?? 60_000);
 const SEGMENTS = Number(process.env.SEGMENTS ?? 6);
-const BATCH = 1000;
+const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const variants = (process.env.VARIANTS ?? 'before,group,group-normal').split(',');
 
 /** Rows shaped like the targeted scenario's: 100 agents → 20 humans, 2,000 conversations. */
@@ -73,19 +77,63 @@ function writerCpu(before: Map<string, number>, after: Map<string, number>): num
 
 const pct = (xs: number[], p: number) => xs.sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))] ?? 0;
 
-async function runVariant(name: string) {
-  const dir = mkdtempSync(join(process.env.BENCH_DIR ?? tmpdir(), 'group-commit-'));
+interface Writer {
+  store: { writeBatch: BatchWriter; writeDepth: number; writeBudget?: { rows: number; bytes: number } };
+  batch: number;
+  close(): Promise<void>;
+}
+
+async function sqliteWriter(name: string, dir: string): Promise<Writer> {
   const path = join(dir, 'hub.db');
   const setup = openStore({ driver: 'sqlite', path });
   await migrate(setup);
   await setup.close();
   const before = name === 'before';
   const writer = startSqliteWriter(path, { synchronous: name.endsWith('normal') ? 'normal' : 'full', groupRows: before ? 0 : undefined });
-  const store = {
-    writeBatch: writer.write,
-    writeDepth: before ? 2 : 64,
-    writeBudget: before ? undefined : { rows: 2 * SQLITE_GROUP_ROWS, bytes: 2 * SQLITE_GROUP_BYTES },
+  return {
+    store: {
+      writeBatch: writer.write,
+      writeDepth: before ? 2 : 64,
+      writeBudget: before ? undefined : { rows: 2 * SQLITE_GROUP_ROWS, bytes: 2 * SQLITE_GROUP_BYTES },
+    },
+    batch: 1000,
+    close: () => writer.close(),
   };
+}
+
+async function postgresWriter(name: string): Promise<Writer> {
+  const database = `bench_writer_${process.pid}`;
+  const admin = new pg.Client({ connectionString: PG_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${database}`);
+  const url = new URL(PG_URL);
+  url.pathname = `/${database}`;
+  const setup = openStore({ driver: 'postgres', url: url.toString() });
+  await migrate(setup);
+  await setup.close();
+  const pool = new pg.Pool({ connectionString: url.toString(), max: 10 });
+  pool.on('error', () => undefined);
+  const before = name === 'pg-before';
+  return {
+    store: {
+      writeBatch: postgresBatchWriter(pool, { pipelined: !before }),
+      writeDepth: before ? 1 : 2,
+      writeBudget: { rows: 20_000, bytes: 16 * 1024 * 1024 },
+    },
+    batch: name === 'pg-4000' ? 4000 : 1000,
+    async close() {
+      await pool.end();
+      await admin.query(`DROP DATABASE ${database} WITH (FORCE)`);
+      await admin.end();
+    },
+  };
+}
+
+async function runVariant(name: string) {
+  const dir = mkdtempSync(join(process.env.BENCH_DIR ?? tmpdir(), 'group-commit-'));
+  const writer = name.startsWith('pg') ? await postgresWriter(name) : await sqliteWriter(name, dir);
+  const { store } = writer;
+  const BATCH = writer.batch;
   const commits = createCommitOrder({ store, meter: { committed: () => undefined, failed: () => undefined }, logger: { error: console.error } });
   let n = 0;
   for (let s = 0; s < SEGMENTS; s++) {

@@ -271,6 +271,8 @@ export interface PostgresWriterOptions {
    * it commits, so batches of all nodes commit in id order (see migrations/0007_cluster).
    */
   ordered?: boolean;
+  /** false: a batch starts only once the one before has settled (the writer before pipelining, for the writer benchmark). */
+  pipelined?: boolean;
 }
 
 /**
@@ -283,7 +285,7 @@ export function postgresBatchWriter(pool: pg.Pool, options: PostgresWriterOption
   let idsDrawn: Promise<void> = Promise.resolve();
   let settled: Promise<void> = Promise.resolve();
   return async (batch) => {
-    const afterIds = idsDrawn;
+    const afterIds = options.pipelined === false ? settled : idsDrawn;
     const afterCommit = settled;
     let drew!: () => void;
     let done!: () => void;
