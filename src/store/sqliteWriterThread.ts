@@ -43,6 +43,8 @@ const defaultThreads = sqliteDefaultThreads(connection);
 const prune = sqlitePruneMessages(connection);
 const port = parentPort!;
 let rowsSinceCheckpoint = 0;
+let lastCheckpoint = Date.now();
+const QUIET_CHECKPOINT_MS = 30_000;
 
 const costOf = (request: WriterRequest) => {
   if (request.op === 'batch') return batchCost(request.batch);
@@ -112,8 +114,10 @@ port.on('message', (first: WriterRequest) => {
   }
   port.postMessage(commitGroup(group));
   rowsSinceCheckpoint += cost.rows;
-  if (rowsSinceCheckpoint >= settings.checkpointRows) {
+  // Also after a quiet spell, so a hub with little traffic does not keep a long WAL for readers to search.
+  if (rowsSinceCheckpoint >= settings.checkpointRows || Date.now() - lastCheckpoint >= QUIET_CHECKPOINT_MS) {
     rowsSinceCheckpoint = 0;
+    lastCheckpoint = Date.now();
     // PASSIVE: never waits for readers; what it cannot copy now, a later checkpoint does.
     connection.pragma('wal_checkpoint(PASSIVE)');
   }

@@ -1,12 +1,14 @@
 // The store's group-commit writers on real SQLite and PostgreSQL: batches handed over together come
 // back in posting order with ids in that order, a batch that fails is refused alone, and the
 // SQLite writer's durability setting is the one configured.
+import { statSync } from 'node:fs';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { DbConfig } from '../../src/config.js';
 import type { MessageInsert, WriteBatch } from '../../src/store/batchWriter.js';
 import { openStore, type Store } from '../../src/store/db.js';
 import { migrate } from '../../src/store/migrate.js';
+import { startSqliteWriter } from '../../src/store/sqliteWriter.js';
 import { createTestDatabase, describeEachDriver, type TestDatabase } from '../helpers/db.js';
 
 function dbConfig(database: TestDatabase): DbConfig {
@@ -96,6 +98,30 @@ describeEachDriver('group commit', (driver) => {
   });
 
   if (driver === 'sqlite') {
+    it('checkpoints the WAL in the writer thread after answering, never inside a commit', async () => {
+      const path = database.env.DB_PATH!;
+      const rows = (from: number) => batchOf(...Array.from({ length: 500 }, (_, i) => message(from + i)));
+      // Only a checkpoint moves pages from the WAL into the database file.
+      const fileSize = () => statSync(path).size;
+      const never = startSqliteWriter(path, { checkpointRows: Number.MAX_SAFE_INTEGER });
+      const start = fileSize();
+      try {
+        for (let b = 0; b < 4; b++) await never.write(rows(b * 500));
+      } finally {
+        await never.close();
+      }
+      expect(fileSize()).toBe(start);
+      const often = startSqliteWriter(path, { checkpointRows: 1000 });
+      try {
+        for (let b = 4; b < 8; b++) await often.write(rows(b * 500));
+        // The checkpoint runs after the reply; the next request's reply comes after it.
+        await often.defaultThreads([]);
+      } finally {
+        await often.close();
+      }
+      expect(fileSize()).toBeGreaterThan(start);
+    });
+
     it('commits with synchronous=FULL unless configured NORMAL', async () => {
       const level = async (s: Store) => (await sql<{ synchronous: number }>`PRAGMA synchronous`.execute(s.db)).rows[0]!.synchronous;
       expect(await level(store)).toBe(2);
