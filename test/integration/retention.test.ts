@@ -1,6 +1,6 @@
 // Telemetry retention on real SQLite and PostgreSQL: expired telemetry goes, oldest first and in
 // small batches; young telemetry and every conversation row stay; the rows pruned are counted.
-import { afterEach, beforeEach, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { DbConfig } from '../../src/config.js';
 import { createMetrics, type Metrics } from '../../src/metrics/registry.js';
 import { PRUNED_TYPES, startRetention, type Retention } from '../../src/ops/retention.js';
@@ -8,7 +8,8 @@ import type { MessageInsert } from '../../src/store/batchWriter.js';
 import { openStore, type Store } from '../../src/store/db.js';
 import { migrate } from '../../src/store/migrate.js';
 import { createTestDatabase, describeEachDriver, type TestDatabase } from '../helpers/db.js';
-import { parseMetrics, sampleKey } from '../helpers/metrics.js';
+import { startTestHub, type TestHub } from '../helpers/hub.js';
+import { parseMetrics, sampleKey, scrape } from '../helpers/metrics.js';
 
 function dbConfig(database: TestDatabase): DbConfig {
   return database.env.DB_DRIVER === 'sqlite' ? { driver: 'sqlite', path: database.env.DB_PATH! } : { driver: 'postgres', url: database.env.DATABASE_URL! };
@@ -119,5 +120,29 @@ describeEachDriver('telemetry retention', (driver) => {
     start({ firstDelayMs: 0 });
     await vi.waitFor(async () => expect(await prunedMetric('SYSTEM_LOG')).toBe(1));
     expect(await remaining()).toEqual([]);
+  });
+});
+
+describe('MESSAGE_RETENTION on a running hub', () => {
+  let t: TestHub | undefined;
+  afterEach(async () => {
+    await t?.stop();
+    t = undefined;
+  });
+
+  it('prunes expired telemetry in the background and counts it under /metrics', async () => {
+    t = await startTestHub('sqlite', { MESSAGE_RETENTION: '30d' });
+    const old = new Date(Date.now() - 40 * DAY).toISOString();
+    await t.hub.store.writeBatch({ messages: [row('SYSTEM_LOG', old), row('CHAT', old)], presence: [], threads: [] });
+    const key = sampleKey('hub_retention_pruned_rows_total', { type: 'SYSTEM_LOG' });
+    // The first sweep runs 5 s after start.
+    await vi.waitFor(async () => expect((await scrape(t!)).get(key)).toBe(1), { timeout: 20_000, interval: 250 });
+    const types = await t.hub.store.db.selectFrom('messages').select('type').where('created_at', '=', old).execute();
+    expect(types).toEqual([{ type: 'CHAT' }]);
+  });
+
+  it('declares no retention without MESSAGE_RETENTION', async () => {
+    t = await startTestHub('sqlite');
+    expect([...(await scrape(t)).keys()].some((k) => k.startsWith('hub_retention_'))).toBe(false);
   });
 });
