@@ -55,6 +55,8 @@ const envSchema = z.object({
   DB_PATH: z.string().min(1).default('./data/hub.db'),
   DATABASE_URL: optionalString,
   DB_DSN: optionalString,
+  SQLITE_SYNCHRONOUS: z.preprocess((v) => (typeof v === 'string' ? unsetIfEmpty(v.trim().toLowerCase()) : v), z.enum(['full', 'normal']).default('full')),
+  MESSAGE_RETENTION: optionalString,
   JWT_SECRET: optionalString,
   JWT_TOKEN_EXPIRATION: z.string().default('24h'),
   TOKEN_SECRET: optionalString,
@@ -155,7 +157,8 @@ export const DEFAULT_WEB_CSP = [
 /** Node's timer ceiling (2^31-1 ms), rounded down to whole days. */
 const MAX_SESSION_SECONDS = 24 * 24 * 3600;
 
-export type DbConfig = { driver: 'sqlite'; path: string } | { driver: 'postgres'; url: string };
+/** `synchronous`: see SQLITE_SYNCHRONOUS in the README (FULL: every answer means on disk). */
+export type DbConfig = { driver: 'sqlite'; path: string; synchronous?: 'full' | 'normal' } | { driver: 'postgres'; url: string };
 
 export interface ButlerConfig {
   /** The language model; undefined: safe mode (rule-based Butler). */
@@ -240,6 +243,8 @@ export interface Config {
     /** Seconds of silence (pings unanswered) before a socket is considered dead. */
     readonly idleTimeoutSeconds: number;
   };
+  /** Telemetry rows older than `telemetryMs` are pruned in the background; undefined: kept forever. */
+  readonly retention: { readonly telemetryMs: number | undefined };
   readonly metrics: {
     /** false: GET /metrics answers 404 and nothing is counted. */
     readonly enabled: boolean;
@@ -287,6 +292,7 @@ function derive(e: Env) {
     butlerAuth: parseDurationSeconds(e.BUTLER_AUTH_TIMEOUT),
     butlerAgentReply: parseDurationSeconds(e.BUTLER_AGENT_REPLY_TIMEOUT),
     clusterNodeTtl: parseDurationSeconds(e.CLUSTER_NODE_TTL),
+    messageRetention: e.MESSAGE_RETENTION === undefined ? undefined : parseDurationSeconds(e.MESSAGE_RETENTION),
   };
   return { ...e, isProduction, admin, loginMaxFailuresPerAddress, hardFrameBytes, databaseUrl: e.DATABASE_URL ?? e.DB_DSN, seconds };
 }
@@ -315,6 +321,12 @@ function checkRules(s: Settings, ctx: z.RefinementCtx): void {
   }
   // Below the per-name budget, one name's typos would shut the whole address out before that name
   // itself is refused, so the per-name limit would never apply.
+  // Shorter than an hour would prune reports a dashboard is still showing; a typo should not do that.
+  if (s.MESSAGE_RETENTION !== undefined && (s.seconds.messageRetention === undefined || s.seconds.messageRetention < 3600))
+    problem(
+      'MESSAGE_RETENTION',
+      `MESSAGE_RETENTION must be a duration of at least 1h, such as 30d (got "${s.MESSAGE_RETENTION}"); unset keeps telemetry forever`,
+    );
   if (s.loginMaxFailuresPerAddress < s.LOGIN_MAX_FAILURES)
     problem('LOGIN_MAX_FAILURES_PER_ADDRESS', 'LOGIN_MAX_FAILURES_PER_ADDRESS must be at least LOGIN_MAX_FAILURES');
   if (s.seconds.jwtExpires === undefined) {
@@ -380,6 +392,9 @@ function warningsOf(s: Settings): string[] {
   if (!(s.BUTLER_BASE_URL && s.BUTLER_MODEL) && (s.BUTLER_BASE_URL || s.BUTLER_MODEL)) {
     warnings.push("BUTLER_BASE_URL and BUTLER_MODEL are both needed for Butler's language model: Butler runs in safe mode (rule-based)");
   }
+  if (s.DB_DRIVER === 'sqlite' && s.SQLITE_SYNCHRONOUS === 'normal') {
+    warnings.push('SQLITE_SYNCHRONOUS=normal: a power loss or OS crash can lose the last acknowledged messages (a process crash loses none)');
+  }
   if (s.isProduction && s.METRICS_ENABLED && s.METRICS_TOKEN === undefined) {
     warnings.push("METRICS_TOKEN is not set: GET /metrics is open to anyone who can reach the hub's port");
   }
@@ -393,7 +408,11 @@ function build(s: Settings, cwd: string): Config {
     env: s.isProduction ? 'production' : s.APP_ENV,
     isProduction: s.isProduction,
     server: { host: s.SERVER_HOST, port: s.SERVER_PORT },
-    db: s.DB_DRIVER === 'sqlite' ? { driver: 'sqlite', path: resolve(cwd, s.DB_PATH) } : { driver: 'postgres', url: s.databaseUrl! },
+    db:
+      s.DB_DRIVER === 'sqlite'
+        ? { driver: 'sqlite', path: resolve(cwd, s.DB_PATH), synchronous: s.SQLITE_SYNCHRONOUS }
+        : { driver: 'postgres', url: s.databaseUrl! },
+    retention: { telemetryMs: s.seconds.messageRetention === undefined ? undefined : s.seconds.messageRetention * 1000 },
     dataDir: resolve(cwd, s.DB_PATH, '..'),
     auth: {
       jwtSecret: s.JWT_SECRET,

@@ -17,6 +17,7 @@ import { loadWebFiles } from './http/webFiles.js';
 import { createMetrics, type Metrics } from './metrics/registry.js';
 import type { Inspection } from './ops/inspection.js';
 import { createReadiness } from './ops/readiness.js';
+import { startRetention } from './ops/retention.js';
 import { createAuth } from './root/auth.js';
 import { createCore, type RouterActor } from './root/core.js';
 import { createHttpEdge, createHubInspection, createWsEdge } from './root/edges.js';
@@ -84,6 +85,7 @@ const SHUTDOWN_ORDER = [
   'finish requests in flight',
   // Cluster mode: the agents only this node held go OFFLINE, and the others stop counting it.
   'leave the cluster',
+  'stop pruning telemetry',
   'commit everything queued',
   'settle platform events',
   'record Butler offline',
@@ -135,6 +137,11 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     shutdown.add('close sockets with 1001', () => core.router.send({ type: 'SHUTDOWN' }));
     shutdown.add('commit everything queued', () => core.pipeline.drain());
     shutdown.add('stop the router', () => core.router.stop());
+    const retentionMs = config.retention.telemetryMs;
+    if (retentionMs !== undefined) {
+      const retention = startRetention({ store, retentionMs, clock, logger, metrics: metrics.factory });
+      shutdown.add('stop pruning telemetry', () => retention.stop());
+    }
 
     const auth = createAuth({
       config,

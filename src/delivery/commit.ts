@@ -1,9 +1,10 @@
 // Committing batches, with their outcomes handled in batch order. A writer that commits strictly
-// in posting order (the SQLite thread, `writeDepth` 2) is handed the next batch while this one
-// commits, so preparing and committing overlap; each outcome still waits for the one before it,
-// so deliveries and answers never change order even when a later commit is reported first.
+// in posting order is handed the next batches while this one commits (up to `writeDepth` batches
+// and `writeBudget` rows and bytes), so preparing and committing overlap and the SQLite thread can
+// commit all that waited as one group; each outcome still waits for the one before it, so
+// deliveries and answers never change order even when a later commit is reported first.
 import type { Logger } from 'pino';
-import type { BatchResult, WriteBatch } from '../store/batchWriter.js';
+import { batchCost, type BatchResult, type WriteBatch } from '../store/batchWriter.js';
 import type { Store } from '../store/db.js';
 import type { PipelineMeter } from './metrics.js';
 
@@ -21,14 +22,18 @@ export interface CommitJob {
 }
 
 export function createCommitOrder(deps: {
-  store: Pick<Store, 'writeBatch' | 'writeDepth'>;
+  store: Pick<Store, 'writeBatch' | 'writeDepth'> & Partial<Pick<Store, 'writeBudget'>>;
   meter: Pick<PipelineMeter, 'committed' | 'failed'>;
   logger: Pick<Logger, 'error'>;
 }) {
   const { store, meter, logger } = deps;
   /** Completion of the newest batch handed to the store; each waits for the one before it. */
   let completing: Promise<void> = Promise.resolve();
-  const outstanding: Array<Promise<void>> = [];
+  const outstanding: Array<{ completion: Promise<void>; rows: number; bytes: number }> = [];
+  const inFlight = { rows: 0, bytes: 0 };
+  const budget = store.writeBudget ?? { rows: Infinity, bytes: Infinity };
+  const full = () =>
+    outstanding.length >= Math.max(1, store.writeDepth) || (outstanding.length > 0 && (inFlight.rows >= budget.rows || inFlight.bytes >= budget.bytes));
 
   return {
     /** Hands one batch to the store; resolves once fewer than `writeDepth` batches are in flight. */
@@ -58,8 +63,16 @@ export function createCommitOrder(deps: {
           }
         });
       completing = completion;
-      outstanding.push(completion);
-      while (outstanding.length >= Math.max(1, store.writeDepth)) await outstanding.shift();
+      const cost = job.needsWrite ? batchCost(job.write) : { rows: 0, bytes: 0 };
+      outstanding.push({ completion, ...cost });
+      inFlight.rows += cost.rows;
+      inFlight.bytes += cost.bytes;
+      while (full()) {
+        const oldest = outstanding.shift()!;
+        await oldest.completion;
+        inFlight.rows -= oldest.rows;
+        inFlight.bytes -= oldest.bytes;
+      }
     },
 
     /** Settles once the newest batch committed so far is completed (compare it to see if more came). */

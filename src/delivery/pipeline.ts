@@ -23,8 +23,8 @@ import { createThreadRouting } from './threads.js';
 import type { Accepted, Delivery, MessageInput, Origin, Principal } from './types.js';
 
 export interface PipelineDeps {
-  /** The writer: group commits and default threads, `writeDepth` batches in flight. */
-  store: Pick<Store, 'writeBatch' | 'ensureDefaultThreads' | 'writeDepth'>;
+  /** The writer: group commits and default threads, `writeDepth` batches (and `writeBudget`) in flight. */
+  store: Pick<Store, 'writeBatch' | 'ensureDefaultThreads' | 'writeDepth'> & Partial<Pick<Store, 'writeBudget'>>;
   threads: Pick<ThreadsRepo, 'findById'>;
   /** Where a human last wrote to a machine, when the hub has not seen it since it started. */
   chat: Pick<ChatRepo, 'latestConversation'>;
@@ -37,6 +37,7 @@ export interface PipelineDeps {
   handoff?: DeliverDeps['handoff'];
   /** Runs one delivery round (the edge corks each socket once per round); default: just runs it. */
   round?: (fn: () => void) => void;
+  /** Items per flush (default 4,000); the store's `writeBudget` bounds rows and bytes in flight. */
   maxBatch?: number;
   /** Batch size, commit and delivery latency, queue depth; recorded once per batch. */
   meter?: PipelineMeter;
@@ -68,7 +69,9 @@ export function createPipeline(deps: PipelineDeps) {
 
   const queue = createWriteQueue<Item>({
     flush,
-    maxBatch: deps.maxBatch ?? 1000,
+    // Large enough that a batch taken after a slow commit (PostgreSQL's writer takes one per commit)
+    // carries everything that waited; SQLite's thread groups smaller batches on its own.
+    maxBatch: deps.maxBatch ?? 4000,
     onFlushError(err, items) {
       logger.error({ err, items: items.length }, 'a message batch failed unexpectedly');
       const error = Errors.unavailable('the message could not be processed; send it again');

@@ -80,6 +80,25 @@ export interface BatchResult {
 
 export type BatchWriter = (batch: WriteBatch) => Promise<BatchResult>;
 
+/** What a batch weighs for the writer's bounds: its rows, and roughly the bytes they carry. */
+export interface BatchCost {
+  rows: number;
+  bytes: number;
+}
+
+/** Per-row overhead beyond the text columns (ids, names, timestamps, index entries), roughly. */
+const ROW_BYTES = 160;
+
+const textLength = (value: unknown) => (typeof value === 'string' ? value.length : 0);
+
+export function batchCost(batch: WriteBatch): BatchCost {
+  let bytes = 0;
+  // Read defensively: a malformed row must be refused by the database, not break the writer.
+  for (const m of batch.messages) bytes += ROW_BYTES + textLength(m.payload) + textLength(m.content);
+  const rows = batch.messages.length + batch.presence.length + batch.threads.length;
+  return { rows, bytes: bytes + ROW_BYTES * (batch.presence.length + batch.threads.length) };
+}
+
 /** The default conversation thread of (owner, peer, kind), made if it does not exist yet. */
 export interface DefaultThreadRequest {
   ownerId: number;
@@ -103,20 +122,20 @@ const numbered = (text: string) => {
 };
 
 /**
- * Default threads made by the writer itself (SQLite's writer thread), in one transaction: a main
- * thread writing them on its own connection would wait, event loop stopped, for the writer's lock.
+ * Default threads made by the writer itself (SQLite's writer thread), inside its group commit's
+ * transaction: a main thread writing them on its own connection would wait, event loop stopped,
+ * for the writer's lock.
  */
 export function sqliteDefaultThreads(raw: BetterSqlite3.Database): (requests: DefaultThreadRequest[]) => number[] {
   let run: ((requests: DefaultThreadRequest[]) => number[]) | undefined;
   const prepare = () => {
     const insert = raw.prepare(THREAD_INSERT);
     const find = raw.prepare(THREAD_FIND);
-    return raw.transaction((requests: DefaultThreadRequest[]) =>
+    return (requests: DefaultThreadRequest[]) =>
       requests.map((r) => {
         insert.run(r.ownerId, r.peerId, r.kind, r.title, r.at, r.at);
         return (find.get(r.ownerId, r.peerId, r.kind) as { id: number }).id;
-      }),
-    );
+      });
   };
   return (requests) => {
     run ??= prepare();
@@ -169,11 +188,12 @@ const PRESENCE_UPDATE = `UPDATE users SET
   WHERE id = ? RETURNING id, username, role, status, online, last_seen_at, last_report`;
 
 /**
- * The SQLite group commit as one synchronous transaction over `raw` (statements prepared on first
- * use: the store is opened before migrations have created the tables). It runs in the writer's
- * worker thread, where waiting for the disk does not stop the event loop.
+ * One batch of the SQLite group commit, synchronous, over `raw` (statements prepared on first use:
+ * the store is opened before migrations have created the tables). It runs in the writer's worker
+ * thread, inside the transaction the thread opened for the whole group (sqliteWriterThread.ts), where
+ * waiting for the disk does not stop the event loop.
  */
-export function sqliteBatchTransaction(raw: BetterSqlite3.Database): (batch: WriteBatch) => BatchResult {
+export function sqliteBatchStatements(raw: BetterSqlite3.Database): (batch: WriteBatch) => BatchResult {
   let write: ((batch: WriteBatch) => BatchResult) | undefined;
   const prepare = () => {
     // No RETURNING: SQLite runs it through a temporary table, which halved insert throughput here;
@@ -185,7 +205,7 @@ export function sqliteBatchTransaction(raw: BetterSqlite3.Database): (batch: Wri
     const existing = raw.prepare('SELECT id, created_at, conversation_id FROM messages WHERE sender_id = ? AND local_id = ?');
     const updateUser = raw.prepare(PRESENCE_UPDATE);
     const touch = raw.prepare('UPDATE conversation_threads SET last_message_at = ? WHERE id = ?');
-    return raw.transaction((batch: WriteBatch): BatchResult => {
+    return (batch: WriteBatch): BatchResult => {
       const messages: StoredMessage[] = [];
       for (const m of batch.messages) {
         const result = insert.run(COLUMNS.map((c) => m[c]));
@@ -204,7 +224,7 @@ export function sqliteBatchTransaction(raw: BetterSqlite3.Database): (batch: Wri
       }
       for (const { id, at } of batch.threads) touch.run(at, id);
       return { messages, presence };
-    });
+    };
   };
   return (batch) => {
     write ??= prepare();
@@ -251,12 +271,30 @@ export interface PostgresWriterOptions {
    * it commits, so batches of all nodes commit in id order (see migrations/0007_cluster).
    */
   ordered?: boolean;
+  /** false: a batch starts only once the one before has settled (the writer before pipelining, for the writer benchmark). */
+  pipelined?: boolean;
 }
 
+/**
+ * Pipelined: a batch runs its statements once the batch before has drawn its ids (so ids follow
+ * posting order) and commits once that batch has settled (so commits follow them too); its inserts
+ * thus overlap the previous commit's wait for the disk. Two batches at most are in flight
+ * (`writeDepth` 2). In ordered mode the second waits at the commit-order row lock instead.
+ */
 export function postgresBatchWriter(pool: pg.Pool, options: PostgresWriterOptions = {}): BatchWriter {
+  let idsDrawn: Promise<void> = Promise.resolve();
+  let settled: Promise<void> = Promise.resolve();
   return async (batch) => {
-    const client = await pool.connect();
+    const afterIds = options.pipelined === false ? settled : idsDrawn;
+    const afterCommit = settled;
+    let drew!: () => void;
+    let done!: () => void;
+    idsDrawn = new Promise((resolve) => (drew = resolve));
+    settled = new Promise((resolve) => (done = resolve));
+    let client: pg.PoolClient | undefined;
     try {
+      client = await pool.connect();
+      await afterIds;
       let prev = 0;
       if (options.ordered) {
         // One round trip for both (a simple query may hold several statements); the lock is held to COMMIT.
@@ -281,16 +319,26 @@ export function postgresBatchWriter(pool: pg.Pool, options: PostgresWriterOption
         let last = prev;
         for (const m of messages) if (!m.duplicate && m.id > last) last = m.id;
         order = { prev, last };
-        // The move and the commit in one round trip (`last` is an integer the store just returned).
+        // Holding the commit-order lock means the batch before has committed: the next may start
+        // (it waits at the lock), and the move and the commit go in one round trip (`last` is an
+        // integer the store just returned).
+        drew();
+        await afterCommit;
         if (last > prev) await client.query(`UPDATE cluster_commit_order SET last_id = ${Math.trunc(last)} WHERE id = 1; COMMIT`);
         else await client.query('COMMIT');
-      } else await client.query('COMMIT');
+      } else {
+        drew();
+        await afterCommit;
+        await client.query('COMMIT');
+      }
       return order ? { messages, presence, order } : { messages, presence };
     } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
+      await client?.query('ROLLBACK').catch(() => undefined);
       throw err;
     } finally {
-      client.release();
+      drew();
+      done();
+      client?.release();
     }
   };
 }
@@ -328,4 +376,67 @@ async function insertMessages(client: pg.PoolClient, rows: MessageInsert[]): Pro
     if (!stored) throw new Error(`message ${r.sender_id}/${r.local_id} was neither inserted nor found`);
     return stored.duplicate ? stored : { ...stored, created_at: r.created_at, conversation_id: r.conversation_id };
   });
+}
+
+/** Retention: the oldest rows of some types, stored before `before`, at most `limit` of each per call. */
+export interface PruneRequest {
+  types: readonly string[];
+  /** A timestamp as the hub stores them (ISO 8601, UTC). */
+  before: string;
+  limit: number;
+}
+
+/** Rows deleted, by type. */
+export type PruneResult = Record<string, number>;
+
+export type MessagePruner = (request: PruneRequest) => Promise<PruneResult>;
+
+// Ids follow commit order and timestamps follow ids, so a type's expired rows are a prefix of its
+// rows in id order: read the oldest few through messages_type_idx (type, id), stop at the first
+// that is still young, and delete that prefix by the same index. Never a scan of the whole table.
+const PRUNE_OLDEST = 'SELECT id, created_at FROM messages WHERE type = ? ORDER BY id LIMIT ?';
+const PRUNE_DELETE = 'DELETE FROM messages WHERE type = ? AND id <= ?';
+
+function lastExpired(rows: Array<{ id: number; created_at: string }>, before: string): number | undefined {
+  let last: number | undefined;
+  for (const row of rows) {
+    if (row.created_at >= before) break;
+    last = row.id;
+  }
+  return last;
+}
+
+/** On SQLite it runs in the writer thread, inside a group commit's transaction: no lock against the writer. */
+export function sqlitePruneMessages(raw: BetterSqlite3.Database): (request: PruneRequest) => PruneResult {
+  let run: ((request: PruneRequest) => PruneResult) | undefined;
+  const prepare = () => {
+    const oldest = raw.prepare(PRUNE_OLDEST);
+    const remove = raw.prepare(PRUNE_DELETE);
+    return (request: PruneRequest) => {
+      const result: PruneResult = {};
+      for (const type of request.types) {
+        const last = lastExpired(oldest.all(type, request.limit) as Array<{ id: number; created_at: string }>, request.before);
+        result[type] = last === undefined ? 0 : remove.run(type, last).changes;
+      }
+      return result;
+    };
+  };
+  return (request) => {
+    run ??= prepare();
+    return run(request);
+  };
+}
+
+export function postgresPruneMessages(pool: pg.Pool): MessagePruner {
+  const oldest = numbered(PRUNE_OLDEST);
+  const remove = numbered(PRUNE_DELETE);
+  return async (request) => {
+    const result: PruneResult = {};
+    for (const type of request.types) {
+      const rows = await pool.query<{ id: number; created_at: string }>(oldest, [type, request.limit]);
+      const last = lastExpired(rows.rows, request.before);
+      result[type] = last === undefined ? 0 : ((await pool.query(remove, [type, last])).rowCount ?? 0);
+    }
+    return result;
+  };
 }

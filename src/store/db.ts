@@ -15,9 +15,16 @@ import {
 } from 'kysely';
 import pg from 'pg';
 import type { DbConfig } from '../config.js';
-import { postgresBatchWriter, postgresDefaultThreads, type BatchWriter, type DefaultThreadsWriter } from './batchWriter.js';
+import {
+  postgresBatchWriter,
+  postgresDefaultThreads,
+  postgresPruneMessages,
+  type BatchWriter,
+  type DefaultThreadsWriter,
+  type MessagePruner,
+} from './batchWriter.js';
 import { openSqliteConnection } from './sqliteConnection.js';
-import { startSqliteWriter } from './sqliteWriter.js';
+import { SQLITE_GROUP_BYTES, SQLITE_GROUP_ROWS, startSqliteWriter } from './sqliteWriter.js';
 import type { Database } from './schema.js';
 
 /** The driver-specific half of the migration runner: apply one script and its record atomically. */
@@ -39,11 +46,18 @@ export interface Store {
   readonly writeBatch: BatchWriter;
   /**
    * Batches that may be handed to writeBatch before the first commits. Ids must follow posting
-   * order: true of SQLite's single writer thread (2), not of PostgreSQL's pool (1).
+   * order: true of SQLite's single writer thread, and of PostgreSQL's pipelined writer (2).
    */
   readonly writeDepth: number;
+  /**
+   * Rows and bytes that may be in flight at once, across those batches (one batch always may). The
+   * SQLite writer commits everything in flight together, so this bounds a group commit too.
+   */
+  readonly writeBudget: { rows: number; bytes: number };
   /** Default conversation threads, made by the writer (never blocking the event loop on SQLite's lock). */
   readonly ensureDefaultThreads: DefaultThreadsWriter;
+  /** Retention: deletes the oldest expired rows of some types, a few at a time (see ops/retention.ts). */
+  readonly pruneMessages: MessagePruner;
   /** A trivial query, for readiness checks. */
   ping(): Promise<void>;
   /** Deletes every row of every table but `migrations` and restarts id sequences (dev reset). */
@@ -63,7 +77,7 @@ export interface StoreOptions {
 }
 
 export function openStore(config: DbConfig, options: StoreOptions = {}): Store {
-  return config.driver === 'sqlite' ? openSqlite(config.path) : openPostgres(config.url, options);
+  return config.driver === 'sqlite' ? openSqlite(config.path, config.synchronous ?? 'full') : openPostgres(config.url, options);
 }
 
 /**
@@ -86,11 +100,11 @@ class ImmediateSqliteDialect extends SqliteDialect {
   }
 }
 
-function openSqlite(path: string): Store {
-  const raw = openSqliteConnection(path);
+function openSqlite(path: string, synchronous: 'full' | 'normal'): Store {
+  const raw = openSqliteConnection(path, { synchronous });
   const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(raw) }) });
   // Messages are written by their own thread and connection (group commit); the rest uses this one.
-  const writer = startSqliteWriter(path);
+  const writer = startSqliteWriter(path, { synchronous });
 
   const migrations: MigrationTarget = {
     async ensureTable() {
@@ -118,7 +132,11 @@ function openSqlite(path: string): Store {
     migrations,
     writeBatch: (batch) => writer.write(batch),
     ensureDefaultThreads: (requests) => writer.defaultThreads(requests),
-    writeDepth: 2,
+    pruneMessages: (request) => writer.prune(request),
+    // Many small batches in flight: the thread commits all that waited as one group (up to its bounds),
+    // and the next group fills while this one waits for the disk.
+    writeDepth: 64,
+    writeBudget: { rows: 2 * SQLITE_GROUP_ROWS, bytes: 2 * SQLITE_GROUP_BYTES },
     async ping() {
       raw.prepare('SELECT 1').get();
     },
@@ -215,7 +233,9 @@ function openPostgres(url: string, options: StoreOptions): Store {
     migrations,
     writeBatch: postgresBatchWriter(pool, { ordered: options.orderedCommits }),
     ensureDefaultThreads: postgresDefaultThreads(pool),
-    writeDepth: 1,
+    pruneMessages: postgresPruneMessages(pool),
+    writeDepth: 2,
+    writeBudget: { rows: 20_000, bytes: 16 * 1024 * 1024 },
     async ping() {
       await pool.query('SELECT 1');
     },

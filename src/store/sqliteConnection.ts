@@ -4,14 +4,27 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 
-export function openSqliteConnection(path: string): BetterSqlite3.Database {
+/**
+ * FULL: a commit is on disk before the hub acknowledges it (group commit pays for the fsync).
+ * NORMAL (WAL): the WAL is synced only at checkpoints; a process crash loses nothing, a power loss
+ * or OS crash may lose the last commits before the checkpoint, acknowledged or not.
+ */
+export type SqliteSynchronous = 'full' | 'normal';
+
+export interface SqliteConnectionOptions {
+  synchronous?: SqliteSynchronous;
+}
+
+export function openSqliteConnection(path: string, options: SqliteConnectionOptions = {}): BetterSqlite3.Database {
   mkdirSync(dirname(path), { recursive: true });
   const raw = new BetterSqlite3(path);
   raw.pragma('journal_mode = WAL');
-  // FULL: a commit is on disk before the hub acknowledges it; group commit pays for the fsync.
-  raw.pragma('synchronous = FULL');
+  raw.pragma(`synchronous = ${options.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
   raw.pragma('foreign_keys = ON');
   // A write waits this long for the other connection's transaction instead of failing at once.
   raw.pragma('busy_timeout = 5000');
+  // The writer thread checkpoints after it has answered a commit (sqliteWriterThread.ts); an automatic
+  // checkpoint would run inside a commit instead, on the main thread's event loop when its turn came.
+  raw.pragma('wal_autocheckpoint = 0');
   return raw;
 }

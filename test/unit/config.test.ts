@@ -207,8 +207,26 @@ describe('parseConfig database', () => {
 
   it('resolves DB_PATH and puts the data folder beside it', () => {
     const c = parseConfig({ DB_PATH: '/var/lib/hub/hub.sqlite' });
-    expect(c.db).toEqual({ driver: 'sqlite', path: '/var/lib/hub/hub.sqlite' });
+    expect(c.db).toEqual({ driver: 'sqlite', path: '/var/lib/hub/hub.sqlite', synchronous: 'full' });
     expect(c.dataDir).toBe('/var/lib/hub');
+  });
+
+  it('keeps SQLite commits durable (FULL) unless SQLITE_SYNCHRONOUS=normal, which warns what it loses', () => {
+    expect(parseConfig({}).warnings.some((w) => w.includes('SQLITE_SYNCHRONOUS'))).toBe(false);
+    const c = parseConfig({ SQLITE_SYNCHRONOUS: 'NORMAL' });
+    expect(c.db).toMatchObject({ driver: 'sqlite', synchronous: 'normal' });
+    expect(c.warnings).toContain('SQLITE_SYNCHRONOUS=normal: a power loss or OS crash can lose the last acknowledged messages (a process crash loses none)');
+    expect(problemsOf({ SQLITE_SYNCHRONOUS: 'off' })).toEqual(['SQLITE_SYNCHRONOUS must be one of full, normal']);
+  });
+
+  it('keeps telemetry forever unless MESSAGE_RETENTION is a duration of at least an hour', () => {
+    expect(parseConfig({}).retention).toEqual({ telemetryMs: undefined });
+    expect(parseConfig({ MESSAGE_RETENTION: '30d' }).retention).toEqual({ telemetryMs: 30 * 86_400_000 });
+    expect(parseConfig({ MESSAGE_RETENTION: '' }).retention).toEqual({ telemetryMs: undefined });
+    for (const value of ['10m', 'a month'])
+      expect(problemsOf({ MESSAGE_RETENTION: value })).toEqual([
+        `MESSAGE_RETENTION must be a duration of at least 1h, such as 30d (got "${value}"); unset keeps telemetry forever`,
+      ]);
   });
 });
 
@@ -357,7 +375,7 @@ describe('parseConfig rules between variables', () => {
 
   it('has the exported Config as its output type', () => {
     expectTypeOf<z.output<ReturnType<typeof configSchema>>>().toEqualTypeOf<Config>();
-    expect(configSchema('/srv/hub').parse({ DB_PATH: 'hub.db' }).db).toEqual({ driver: 'sqlite', path: '/srv/hub/hub.db' });
+    expect(configSchema('/srv/hub').parse({ DB_PATH: 'hub.db' }).db).toEqual({ driver: 'sqlite', path: '/srv/hub/hub.db', synchronous: 'full' });
   });
 
   it('puts the variable to change on each issue of the schema', () => {

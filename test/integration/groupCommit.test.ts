@@ -1,0 +1,137 @@
+// The store's group-commit writers on real SQLite and PostgreSQL: batches handed over together come
+// back in posting order with ids in that order, a batch that fails is refused alone, and the
+// SQLite writer's durability setting is the one configured.
+import { statSync } from 'node:fs';
+import { sql } from 'kysely';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import type { DbConfig } from '../../src/config.js';
+import type { MessageInsert, WriteBatch } from '../../src/store/batchWriter.js';
+import { openStore, type Store } from '../../src/store/db.js';
+import { migrate } from '../../src/store/migrate.js';
+import { startSqliteWriter } from '../../src/store/sqliteWriter.js';
+import { createTestDatabase, describeEachDriver, type TestDatabase } from '../helpers/db.js';
+
+function dbConfig(database: TestDatabase): DbConfig {
+  return database.env.DB_DRIVER === 'sqlite' ? { driver: 'sqlite', path: database.env.DB_PATH! } : { driver: 'postgres', url: database.env.DATABASE_URL! };
+}
+
+const message = (n: number, overrides: Partial<MessageInsert> = {}): MessageInsert => ({
+  type: 'SYSTEM_LOG',
+  sender_id: 7,
+  sender_name: 'agent-7',
+  sender_role: 'AGENT',
+  target_id: null,
+  target_role: null,
+  payload: JSON.stringify({ level: 'INFO', content: `report ${n}` }),
+  level: 'INFO',
+  content: `report ${n}`,
+  local_id: `r${n}`,
+  conversation_id: null,
+  stream_id: null,
+  created_at: new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString(),
+  ...overrides,
+});
+
+const batchOf = (...messages: MessageInsert[]): WriteBatch => ({ messages, presence: [], threads: [] });
+
+describeEachDriver('group commit', (driver) => {
+  let database: TestDatabase;
+  let store: Store;
+  beforeEach(async () => {
+    database = await createTestDatabase(driver);
+    store = openStore(dbConfig(database));
+    await migrate(store);
+  });
+  afterEach(async () => {
+    await store.close();
+    await database.drop();
+  });
+
+  const storedContents = async () => (await store.db.selectFrom('messages').select(['id', 'content']).orderBy('id').execute()).map((r) => r.content);
+
+  it('commits batches handed over together in posting order, ids following it', async () => {
+    const batches = Array.from({ length: 40 }, (_, b) => batchOf(...Array.from({ length: 25 }, (_, i) => message(b * 25 + i))));
+    const results = await Promise.all(batches.map((batch) => store.writeBatch(batch)));
+    const ids = results.flatMap((r) => r.messages.map((m) => m.id));
+    expect(ids).toHaveLength(1000);
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    expect(new Set(ids).size).toBe(1000);
+    expect(await storedContents()).toEqual(Array.from({ length: 1000 }, (_, n) => `report ${n}`));
+  });
+
+  it('refuses only the batch that fails; those around it are stored', async () => {
+    // A big batch first, so the next ones wait for its commit and are grouped behind it.
+    const [big, before, broken, after] = await Promise.allSettled([
+      store.writeBatch(batchOf(...Array.from({ length: 2000 }, (_, n) => message(1000 + n)))),
+      store.writeBatch(batchOf(message(1))),
+      store.writeBatch(batchOf(message(2), message(3, { content: null as unknown as string }))),
+      store.writeBatch(batchOf(message(4))),
+    ]);
+    expect(big.status).toBe('fulfilled');
+    expect(before).toMatchObject({ status: 'fulfilled', value: { messages: [{ duplicate: false }] } });
+    expect(broken).toMatchObject({ status: 'rejected', reason: expect.objectContaining({ message: expect.stringMatching(/null/i) }) });
+    expect(after).toMatchObject({ status: 'fulfilled', value: { messages: [{ duplicate: false }] } });
+    const contents = await storedContents();
+    expect(contents).toHaveLength(2002);
+    expect(contents.slice(-2)).toEqual(['report 1', 'report 4']);
+  });
+
+  it('keeps a repeated local_id once across batches committed together', async () => {
+    const [first, second] = await Promise.all([store.writeBatch(batchOf(message(1))), store.writeBatch(batchOf(message(1, { content: 'again' })))]);
+    expect(second!.messages[0]).toMatchObject({ id: first!.messages[0]!.id, duplicate: true });
+    expect(await storedContents()).toEqual(['report 1']);
+  });
+
+  it('applies presence changes of one user from batches in flight together in order', async () => {
+    const user = await store.db
+      .insertInto('users')
+      .values({ username: 'pat', role: 'AGENT', actor_type: 'SYSTEM', status: 'idle', online: 0, created_at: 'now', updated_at: 'now' } as never)
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const writes = ['a', 'b', 'c', 'd'].map((status) =>
+      store.writeBatch({ messages: [message(status.charCodeAt(0))], presence: [{ userId: user.id, patch: { status }, at: 'now' }], threads: [] }),
+    );
+    const results = await Promise.all(writes);
+    expect(results.map((r) => r.presence[0]?.status)).toEqual(['a', 'b', 'c', 'd']);
+    const row = await store.db.selectFrom('users').select('status').where('id', '=', user.id).executeTakeFirstOrThrow();
+    expect(row.status).toBe('d');
+  });
+
+  if (driver === 'sqlite') {
+    it('checkpoints the WAL in the writer thread after answering, never inside a commit', async () => {
+      const path = database.env.DB_PATH!;
+      const rows = (from: number) => batchOf(...Array.from({ length: 500 }, (_, i) => message(from + i)));
+      // Only a checkpoint moves pages from the WAL into the database file.
+      const fileSize = () => statSync(path).size;
+      const never = startSqliteWriter(path, { checkpointRows: Number.MAX_SAFE_INTEGER });
+      const start = fileSize();
+      try {
+        for (let b = 0; b < 4; b++) await never.write(rows(b * 500));
+      } finally {
+        await never.close();
+      }
+      expect(fileSize()).toBe(start);
+      const often = startSqliteWriter(path, { checkpointRows: 1000 });
+      try {
+        for (let b = 4; b < 8; b++) await often.write(rows(b * 500));
+        // The checkpoint runs after the reply; the next request's reply comes after it.
+        await often.defaultThreads([]);
+      } finally {
+        await often.close();
+      }
+      expect(fileSize()).toBeGreaterThan(start);
+    });
+
+    it('commits with synchronous=FULL unless configured NORMAL', async () => {
+      const level = async (s: Store) => (await sql<{ synchronous: number }>`PRAGMA synchronous`.execute(s.db)).rows[0]!.synchronous;
+      expect(await level(store)).toBe(2);
+      const normal = openStore({ ...(dbConfig(database) as { driver: 'sqlite'; path: string }), synchronous: 'normal' });
+      try {
+        expect(await level(normal)).toBe(1);
+        await expect(normal.writeBatch(batchOf(message(9)))).resolves.toMatchObject({ messages: [{ duplicate: false }] });
+      } finally {
+        await normal.close();
+      }
+    });
+  }
+});
