@@ -165,14 +165,14 @@ export async function connectEach(
   p: ConnectParams,
   who: string,
   onText: (index: number, text: string) => void,
-  onClose: () => void,
+  onClose: (index: number, code: number) => void,
 ): Promise<{ conns: Conn[]; result: ConnectResult }> {
   const opened = await openAll(p.urls, p.concurrency, (url) => opener(p.transport)(url));
   if (opened.errors.length > 0) throw new Error(`${who} could not connect: ${opened.errors.slice(0, 3).join('; ')}`);
   const conns = opened.sockets as Conn[];
   conns.forEach((c, i) => {
     c.onText((text) => onText(i, text));
-    c.onClose(onClose);
+    c.onClose((code) => onClose(i, code));
   });
   return { conns, result: { connected: conns.length, errors: [], ms: opened.endedAt - opened.startedAt } };
 }

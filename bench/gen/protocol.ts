@@ -98,6 +98,10 @@ export interface ReceiversSettleResult {
   /** Frames of other types (PRESENCE...), ignored. */
   otherFrames: number;
   closedSockets: number;
+  /** Sockets the hub cut off in this run as slow consumers (4011), on a broadcast. */
+  cutOffSockets: number;
+  /** Deliveries those sockets did not get (their clients would resume them with `since`). */
+  missingOnCutOff: number;
 }
 
 export interface IdleConnectParams extends Omit<ConnectParams, 'transport'> {

@@ -9,6 +9,10 @@ import type { ConnectParams, ConnectResult, ReceiversArmParams, ReceiversSettleP
 
 let conns: Conn[] = [];
 let closedSockets = 0;
+/** The hub's close code for a reader that fell too far behind (it resumes with `since` on reconnect). */
+const SLOW_CONSUMER = 4011;
+/** Sockets the hub cut off as slow consumers (by index). */
+const cutOff = new Set<number>();
 
 /** Receipts per (sender, sequence): counts, so duplicates show up. */
 class Ledger {
@@ -53,6 +57,8 @@ interface RunState {
   receivedAt: Samples;
   otherFrames: number;
   closedBefore: number;
+  /** Sockets cut off as slow consumers before this run (its own are the rest). */
+  cutOffBefore: Set<number>;
 }
 let run: RunState | undefined;
 
@@ -98,7 +104,10 @@ function onText(socket: number, text: string): void {
 }
 
 async function connect(p: ConnectParams): Promise<ConnectResult> {
-  const opened = await connectEach(p, 'receivers', onText, () => closedSockets++);
+  const opened = await connectEach(p, 'receivers', onText, (index, code) => {
+    closedSockets++;
+    if (code === SLOW_CONSUMER) cutOff.add(index);
+  });
   conns = opened.conns;
   return opened.result;
 }
@@ -118,6 +127,7 @@ function arm(p: ReceiversArmParams): object {
     receivedAt: new Samples(),
     otherFrames: 0,
     closedBefore: closedSockets,
+    cutOffBefore: new Set(cutOff),
   };
   return {};
 }
@@ -171,11 +181,15 @@ async function settle(p: ReceiversSettleParams): Promise<ReceiversSettleResult> 
 
   const samples = [...r.samples];
   let missing = 0;
+  let missingOnCutOff = 0;
   let duplicates = 0;
   let unexpected = r.unexpected;
   r.ledgers.forEach((ledger, socket) => {
-    const found = audit(ledger, p.expected, r.everySocket ? ` on socket ${socket}` : '', samples);
-    missing += found.missing;
+    const wasCutOff = r.everySocket && cutOff.has(socket);
+    // What a cut-off socket missed is counted apart (its client resumes it); its samples are not listed.
+    const found = audit(ledger, p.expected, r.everySocket ? ` on socket ${socket}` : '', wasCutOff ? [] : samples);
+    if (wasCutOff) missingOnCutOff += found.missing;
+    else missing += found.missing;
     duplicates += found.duplicates;
     unexpected += found.unexpected;
   });
@@ -201,6 +215,8 @@ async function settle(p: ReceiversSettleParams): Promise<ReceiversSettleResult> 
     latencyP50PerSecond,
     otherFrames: r.otherFrames,
     closedSockets: closedSockets - r.closedBefore,
+    cutOffSockets: r.everySocket ? [...cutOff].filter((i) => !r.cutOffBefore.has(i)).length : 0,
+    missingOnCutOff,
   };
 }
 
@@ -213,6 +229,7 @@ serve({
     await closeAll(conns);
     conns = [];
     closedSockets = 0;
+    cutOff.clear();
     return {};
   },
 });

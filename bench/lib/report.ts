@@ -59,7 +59,7 @@ export function loadTable(rows: RunRow[]): string[] {
       (r) =>
         `| ${load(r)}${r.backlogGrowing ? ' ⚠ backlog grows' : ''} | ${int(r.sent)} | **${int(r.messageRate)}** | ${broadcast ? `**${int(r.deliveredRate)}** | ` : ''}` +
         `${ms(r.latency.p50)} | **${ms(r.latency.p99)}** | ${ms(r.latency.p999)} | ${ms(r.latency.max)} | ` +
-        `${r.missing} / ${r.duplicates}${r.problems.length > 0 ? ' ⚠' : ''} ${usageCells(r.usage)}`,
+        `${r.missing} / ${r.duplicates}${r.cutOff > 0 ? ` (${r.cutOff} cut off, 4011)` : ''}${r.problems.length > 0 ? ' ⚠' : ''} ${usageCells(r.usage)}`,
     ),
   ];
 }
