@@ -16,7 +16,7 @@ describe.skipIf(!inject('pgUrl'))('a cluster seen from outside [postgres + redis
   const sockets: WsClient[] = [];
   beforeAll(async () => {
     redis = await startRedis();
-    c = await startCluster({ nodes: 2, env: { REDIS_URL: redis.url, CLUSTER_NODE_TTL: '3s' } });
+    c = await startCluster({ nodes: 2, env: { REDIS_URL: redis.url, CLUSTER_NODE_TTL: '3s', LOGIN_MAX_FAILURES: '3' } });
   }, 90_000);
   afterAll(async () => {
     await Promise.all(sockets.map((s) => s.close().catch(() => undefined)));
@@ -53,6 +53,16 @@ describe.skipIf(!inject('pgUrl'))('a cluster seen from outside [postgres + redis
     expect(sections.every((s) => s.cluster === true && s.redis.status === 'up')).toBe(true);
     // Members do not see it.
     expect((await n1.api.get('/api/admin/actors', { token: member.token })).status).toBe(403);
+  });
+
+  it('counts failed logins across nodes: guesses on two nodes share one budget', async () => {
+    const [n1, n2] = c.nodes as [ClusterNode, ClusterNode];
+    const member = await c.createMember();
+    const guess = (node: ClusterNode) => node.api.post('/api/auth/login', { username: member.username, password: 'not-the-password' });
+    // LOGIN_MAX_FAILURES is 3 here: the budget is spent by guesses on either node.
+    expect([(await guess(n1)).status, (await guess(n2)).status, (await guess(n1)).status]).toEqual([401, 401, 401]);
+    expect((await guess(n2)).status).toBe(429);
+    expect((await guess(n1)).status).toBe(429);
   });
 
   it('answers degraded while Redis is away, logs the outage once, counts it, and recovers on its own', async () => {
