@@ -36,6 +36,11 @@ describe.skipIf(!inject('pgUrl'))('a cluster seen from outside [postgres + redis
     a.send({ type: 'CHAT', payload: 'counted', target_id: member.id });
     await human.nextWhere((f) => f.payload === 'counted', 'the chat');
 
+    // Each node reads the list of live nodes once per beat (a fifth of CLUSTER_NODE_TTL): the second
+    // node is seen by the first within a beat of its start.
+    await expect
+      .poll(async () => Promise.all([n1, n2].map(async (n) => metricValue(await metricsOf(n), 'hub_cluster_nodes'))), { timeout: 5000 })
+      .toEqual([2, 2]);
     const [m1, m2] = [await metricsOf(n1), await metricsOf(n2)];
     expect(m1).toContain('hub_node_info{node_id="n1"} 1');
     expect(m2).toContain('hub_node_info{node_id="n2"} 1');

@@ -1,6 +1,6 @@
 // Authorization requests (Butler's commands waiting for a human). Decisions are conditional
 // updates on `status = 'PENDING'`, so two answers racing each other cannot both win.
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { AuthorizationRow, AuthorizationStatus, Database, NewAuthorization } from '../schema.js';
 
 export interface AuthorizationQuery {
@@ -32,13 +32,30 @@ export function createAuthorizationsRepo(db: Kysely<Database>) {
     },
 
     /** Moves a PENDING request to `status`; false when it was no longer pending. */
-    async decide(actionId: string, status: Exclude<AuthorizationStatus, 'PENDING'>, decidedBy: number | null, at: string): Promise<boolean> {
-      const result = await db
-        .updateTable('authorization_requests')
-        .set({ status, decided_by: decidedBy, decided_at: at })
-        .where('action_id', '=', actionId)
-        .where('status', '=', 'PENDING')
-        .executeTakeFirst();
+    /**
+     * Stores the outcome of a request still PENDING; false when it was not. `fence` runs first in
+     * the same transaction (cluster mode: the leader's epoch is still current) and refuses by throwing.
+     */
+    async decide(
+      actionId: string,
+      status: Exclude<AuthorizationStatus, 'PENDING'>,
+      decidedBy: number | null,
+      at: string,
+      fence?: (trx: Transaction<Database>) => Promise<void>,
+    ): Promise<boolean> {
+      const update = (q: Kysely<Database>) =>
+        q
+          .updateTable('authorization_requests')
+          .set({ status, decided_by: decidedBy, decided_at: at })
+          .where('action_id', '=', actionId)
+          .where('status', '=', 'PENDING')
+          .executeTakeFirst();
+      const result = fence
+        ? await db.transaction().execute(async (trx) => {
+            await fence(trx);
+            return update(trx);
+          })
+        : await update(db);
       return Number(result.numUpdatedRows) === 1;
     },
 
