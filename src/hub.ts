@@ -187,6 +187,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
         isLeader: () => lease?.isLeader ?? false,
         forwardDecision: (actionId) => cluster.node.decided(actionId),
         isOnline: (userId) => cluster.node.isOnline(userId),
+        fence: (trx) => (lease ? lease.assertCurrent(trx, lease.epoch ?? -1) : Promise.reject(new Error('no lease yet'))),
       },
     });
     shutdown.add("end Butler's answers", () => butler.stop());

@@ -11,7 +11,8 @@ import type { AuthRequestPayload, AuthRequestsQuery, AuthResponseInput } from '.
 import { isMachineRole } from '../protocol/roles.js';
 import type { AuthorizationsRepo } from '../store/repositories/authorizations.js';
 import type { UsersRepo } from '../store/repositories/users.js';
-import type { AuthorizationRow, AuthorizationStatus } from '../store/schema.js';
+import type { Transaction } from 'kysely';
+import type { AuthorizationRow, AuthorizationStatus, Database } from '../store/schema.js';
 import type { Clock } from '../clock.js';
 import type { Pipeline } from '../delivery/pipeline.js';
 import type { Principal } from '../delivery/types.js';
@@ -41,6 +42,8 @@ export interface AuthorizationsDeps {
   onDecided(request: AuthorizationRow): void;
   /** Told when a request is made. */
   onRequested?(request: AuthorizationRow): void;
+  /** Cluster mode: runs inside an expiry's transaction and throws when this node's lease epoch is stale. */
+  fence?: (trx: Transaction<Database>) => Promise<void>;
 }
 
 /** Admins an any-admin request is shown to (a hub has a handful). */
@@ -86,9 +89,14 @@ export function createAuthorizations(deps: AuthorizationsDeps) {
   }
 
   /** Stores the outcome, then tells everyone; false when the request was no longer pending. */
-  async function settle(row: AuthorizationRow, status: Exclude<AuthorizationStatus, 'PENDING'>, decidedBy: number | null): Promise<boolean> {
+  async function settle(
+    row: AuthorizationRow,
+    status: Exclude<AuthorizationStatus, 'PENDING'>,
+    decidedBy: number | null,
+    fence?: AuthorizationsDeps['fence'],
+  ): Promise<boolean> {
     const at = clock();
-    if (!(await repo.decide(row.action_id, status, decidedBy, at))) return false;
+    if (!(await repo.decide(row.action_id, status, decidedBy, at, fence))) return false;
     clearTimeout(timers.get(row.action_id));
     timers.delete(row.action_id);
     const decided: AuthorizationRow = { ...row, status, decided_by: decidedBy, decided_at: at };
@@ -109,7 +117,8 @@ export function createAuthorizations(deps: AuthorizationsDeps) {
   async function expire(actionId: string): Promise<void> {
     try {
       const row = await repo.find(actionId);
-      if (row?.status === 'PENDING') await settle(row, 'EXPIRED', null);
+      // Only the leader's timers expire requests; a deposed leader's write is refused by the fence.
+      if (row?.status === 'PENDING') await settle(row, 'EXPIRED', null, deps.fence);
     } catch (err) {
       logger.error({ err, actionId }, 'could not expire an authorization request');
     }

@@ -9,10 +9,12 @@
 // code. The file stays whole; its one server-only part, the tool-argument schemas, is wire text too
 // (the model sends those arguments, and prompts and tests rely on the names).
 import type { Logger } from 'pino';
+import type { Transaction } from 'kysely';
 import { createActor } from 'xstate';
 import type { routerMachine } from '../actors/router.js';
 import type { ButlerConfig } from '../config.js';
 import type { AuthorizationsRepo } from '../store/repositories/authorizations.js';
+import type { Database } from '../store/schema.js';
 import type { ChatRepo } from '../store/repositories/chat.js';
 import type { UsersRepo } from '../store/repositories/users.js';
 import type { Clock } from '../clock.js';
@@ -54,7 +56,13 @@ export interface ButlerDeps {
    * Cluster mode: Butler runs on the leader only. A decision stored on another node is forwarded
    * to it (`forward`), and `isOnline` reads presence across nodes instead of this node's sockets.
    */
-  cluster?: { isLeader(): boolean; forwardDecision(actionId: string): void; isOnline(userId: number): boolean };
+  cluster?: {
+    isLeader(): boolean;
+    forwardDecision(actionId: string): void;
+    isOnline(userId: number): boolean;
+    /** Throws inside `trx` unless this node still holds the lease at the epoch it took (expiry's fence). */
+    fence(trx: Transaction<Database>): Promise<void>;
+  };
 }
 
 /** Agents listed to the model or in safe mode at most; the rest are counted. */
@@ -119,6 +127,7 @@ export function createButler(deps: ButlerDeps) {
     clock: deps.clock,
     logger: log,
     timeoutMs: settings.authTimeoutMs,
+    fence: deps.cluster?.fence,
     onRequested: () => deps.meter?.authorization('PENDING'),
     onDecided(request) {
       memory.decided(request.action_id, request.status);

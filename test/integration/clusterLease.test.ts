@@ -13,6 +13,7 @@ import { createSystemClock } from '../../src/clock.js';
 import { createLease, leaseApplicationName, type Lease } from '../../src/cluster/lease.js';
 import { HubError } from '../../src/errors.js';
 import { openStore, type Store } from '../../src/store/db.js';
+import { createAuthorizationsRepo } from '../../src/store/repositories/authorizations.js';
 import { migrate } from '../../src/store/migrate.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 
@@ -191,6 +192,57 @@ describe.skipIf(!inject('pgUrl'))('cluster lease [postgres]', () => {
     await store.db.transaction().execute((trx) => b.lease.assertCurrent(trx, current));
     await expect(b.lease.assertCurrent(admin, old)).rejects.toMatchObject({ kind: 'unavailable' });
     await b.lease.assertCurrent(admin, current);
+  });
+
+  it("refuses a deposed leader's expiry of an authorization request, and lets the current one's through", async () => {
+    freshName();
+    const a = keeper('n1');
+    const acquired = nextHolder([a]);
+    a.lease.start();
+    const { epoch: old } = await acquired;
+    const b = keeper('n2');
+    b.lease.start();
+    const taken = nextHolder([b]);
+    await a.lease.stop();
+    const { epoch: current } = await taken;
+
+    const repo = createAuthorizationsRepo(store.db);
+    const actionId = `fence-${current}`;
+    const at = new Date().toISOString();
+    await store.db
+      .insertInto('users')
+      .values({
+        id: 9000 + current,
+        username: `fence-user-${current}`,
+        role: 'AGENT',
+        actor_type: 'SYSTEM',
+        status: 'OFFLINE',
+        online: 0,
+        created_at: at,
+        updated_at: at,
+      })
+      .execute();
+    await repo.insert({
+      action_id: actionId,
+      requester_id: 9000 + current,
+      conversation_id: null,
+      approver_id: null,
+      target_agent_id: 9000 + current,
+      target_agent_name: 'x',
+      command: 'restart',
+      reason: 'test',
+      status: 'PENDING',
+      message_ids: '[]',
+      decided_by: null,
+      created_at: at,
+      expires_at: at,
+      decided_at: null,
+    });
+    // The old holder's timer fires late: its expiry is refused and the request stays PENDING.
+    await expect(repo.decide(actionId, 'EXPIRED', null, at, (trx) => a.lease.assertCurrent(trx, old))).rejects.toMatchObject({ kind: 'unavailable' });
+    expect((await repo.find(actionId))?.status).toBe('PENDING');
+    expect(await repo.decide(actionId, 'EXPIRED', null, at, (trx) => b.lease.assertCurrent(trx, current))).toBe(true);
+    expect((await repo.find(actionId))?.status).toBe('EXPIRED');
   });
 
   it('makes a takeover wait for a fenced write in flight, which then commits under the old epoch', async () => {
