@@ -25,6 +25,8 @@ export interface AuthServiceDeps {
   usersService: UsersService;
   throttle: LoginThrottle;
   allowSelfRegistration: boolean;
+  /** Shown to dashboards beside the sign-in options: how long Butler waits for an agent's answer. */
+  agentReplyTimeoutSeconds?: number;
 }
 
 export interface Session {
@@ -83,6 +85,7 @@ export function createAuthService(deps: AuthServiceDeps) {
 
     /** Whether POST /api/auth/register is open. */
     selfRegistration: deps.allowSelfRegistration,
+    agentReplyTimeoutSeconds: deps.agentReplyTimeoutSeconds ?? 60,
 
     async register(username: string, password: string): Promise<Session> {
       if (!deps.allowSelfRegistration) throw Errors.registrationDisabled();

@@ -139,7 +139,7 @@ export function createRestClient(options: RestOptions) {
     /** Any endpoint, for what has no helper yet. */
     request: json,
     ping: () => json<{ message: string }>('GET', '/api/ping'),
-    authOptions: () => json<{ self_registration: boolean }>('GET', '/api/auth/options', { token: '' }),
+    authOptions: () => json<{ self_registration: boolean; agent_reply_timeout_seconds?: number }>('GET', '/api/auth/options', { token: '' }),
     login: (username: string, password: string) =>
       json<{ token: string; user: UserView }>('POST', '/api/auth/login', { body: { username, password }, token: '' }),
     register: (username: string, password: string) =>

@@ -122,7 +122,16 @@ export const opsStatusBody = z
 
 export const rawAgentToken = z.object({ username: z.string(), role: z.string(), api_token: z.string() }).meta({ id: 'RawAgentToken' });
 
-export const authOptionsBody = z.object({ self_registration: z.boolean() }).meta({ id: 'AuthOptions' });
+export const authOptionsBody = z
+  .object({
+    self_registration: z.boolean(),
+    agent_reply_timeout_seconds: z
+      .number()
+      .int()
+      .positive()
+      .meta({ description: "how long Butler waits for an agent's answer to a command (BUTLER_AGENT_REPLY_TIMEOUT); a dashboard shows it while it waits" }),
+  })
+  .meta({ id: 'AuthOptions' });
 export const healthBody = z.object({ status: z.literal('ok'), uptime_seconds: z.number() }).meta({ id: 'Health' });
 export const readyBody = z
   .object({ status: z.enum(['ready', 'degraded']), reason: z.string().optional().meta({ description: 'why the node is degraded' }) })

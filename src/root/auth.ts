@@ -47,6 +47,7 @@ export function createAuth(options: AuthOptions) {
       keyPrefix: config.cluster && `${config.cluster.name}:`,
     }),
     allowSelfRegistration: config.auth.allowSelfRegistration,
+    agentReplyTimeoutSeconds: Math.round(config.butler.agentReplyTimeoutMs / 1000),
   });
   return { passwords, vault, users: usersService, service };
 }

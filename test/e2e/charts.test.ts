@@ -332,4 +332,39 @@ describe('dashboard charts', { timeout: E2E_TIMEOUT * 2 }, () => {
       await p.locator('[data-testid="monitor-entry"] .mon-text strong', { hasText: 'done' }).first().waitFor();
     });
   });
+
+  it("an approved command waiting for a silent agent says so, for how long so far, and the hub's reply timeout", async () => {
+    const silent = await d.t.createAgent('silent-worker');
+    const quiet = new HubClient({ url: d.t.url, token: silent.api_token });
+    agents.push(quiet);
+    await quiet.connect();
+    d.model.enqueue(
+      { steps: [{ toolCall: { name: 'command_agent', arguments: JSON.stringify({ target_agent_id: silent.id, command: 'reindex', reasoning: 'asked' }) } }] },
+      textReply('I asked for your approval.'),
+    );
+    const admin = new HubClient({ url: d.t.url, token: d.t.adminToken });
+    await admin.connect();
+    const request = new Promise<string>((resolve) => admin.on('AUTH_REQUEST', (f) => resolve(f.payload.action_id)));
+    // Butler's own answer ("I asked for your approval.") comes before the decision, as when a person reads it first.
+    const asked = new Promise<void>((resolve) =>
+      admin.on('CHAT', (f) => {
+        if (f.sender_id === BUTLER_ID && String(f.payload).includes('I asked for your approval')) resolve();
+      }),
+    );
+    await admin.send({ type: 'CHAT', target_id: BUTLER_ID, payload: 'have the silent worker reindex' });
+    const actionId = await request;
+    await asked;
+    await admin.rest.chat.authRespond(actionId, true);
+    await admin.close();
+
+    const { page, context, errors } = await d.open(`/chat/${BUTLER_ID}`, { viewport: LAPTOP });
+    page.setDefaultTimeout(20_000);
+    await d.signIn(page);
+    const waiting = page.locator(`[data-testid="auth-card"][data-action="${actionId}"] [data-testid="auth-waiting"]`);
+    // BUTLER_AGENT_REPLY_TIMEOUT is the default here: 60 s.
+    await waiting.filter({ hasText: 'Butler waits up to 1 min and tells you if it does not answer.' }).waitFor();
+    expect((await waiting.textContent())?.trim()).toMatch(/^Waiting for silent-worker’s answer, \d+ s so far\./);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
 });

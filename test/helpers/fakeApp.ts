@@ -139,6 +139,7 @@ export async function startFakeApp(options: FakeAppOptions = {}): Promise<FakeAp
   services.auth = {
     ...services.auth,
     selfRegistration: true,
+    agentReplyTimeoutSeconds: 60,
     authenticate: (token: string) => Promise.resolve(byToken.get(token)),
   };
 

@@ -50,7 +50,7 @@ describeEachDriver('auth', (driver) => {
     const res = await t.api.post('/api/auth/register', { username: uniqueName('self'), password: 'long-enough' });
     expect(res.status).toBe(403);
     expect(res.body).toEqual({ error: 'self-registration is disabled on this hub' });
-    expect((await t.api.get('/api/auth/options')).body).toEqual({ self_registration: false });
+    expect((await t.api.get('/api/auth/options')).body).toEqual({ self_registration: false, agent_reply_timeout_seconds: 60 });
   });
 
   it('answers each bearer problem with its own 401', async () => {
@@ -104,12 +104,13 @@ describeEachDriver('auth', (driver) => {
 describeEachDriver('self-registration', (driver) => {
   let t: TestHub;
   beforeAll(async () => {
-    t = await startTestHub(driver, { ALLOW_SELF_REGISTRATION: 'true' });
+    t = await startTestHub(driver, { ALLOW_SELF_REGISTRATION: 'true', BUTLER_AGENT_REPLY_TIMEOUT: '2m' });
   });
   afterAll(() => t.stop());
 
   it('creates a MEMBER with a session when enabled, and refuses duplicates and weak input', async () => {
-    expect((await t.api.get('/api/auth/options')).body).toEqual({ self_registration: true });
+    // The options also say how long Butler waits for an agent's answer (BUTLER_AGENT_REPLY_TIMEOUT).
+    expect((await t.api.get('/api/auth/options')).body).toEqual({ self_registration: true, agent_reply_timeout_seconds: 120 });
     const username = uniqueName('self');
     const res = await t.api.post('/api/auth/register', { username, password: 'long-enough' });
     expect(res.status).toBe(201);

@@ -5,7 +5,7 @@ import type { AuthService } from '../../auth/service.js';
 import { routeGroup } from '../route.js';
 
 export interface AuthDeps {
-  auth: Pick<AuthService, 'selfRegistration' | 'login' | 'register'>;
+  auth: Pick<AuthService, 'selfRegistration' | 'agentReplyTimeoutSeconds' | 'login' | 'register'>;
 }
 
 const route = routeGroup<AuthDeps>('auth');
@@ -15,9 +15,9 @@ export const authRoutes = [
     method: 'GET',
     path: '/api/auth/options',
     access: 'public',
-    summary: 'How one may sign in here: whether self-registration is open (a login page reads it)',
+    summary: "How one may sign in here (whether self-registration is open), and how long Butler waits for an agent's answer",
     responses: { 200: { description: 'the options', schema: authOptionsBody } },
-    handler: (_input, { auth }) => ({ self_registration: auth.selfRegistration }),
+    handler: (_input, { auth }) => ({ self_registration: auth.selfRegistration, agent_reply_timeout_seconds: auth.agentReplyTimeoutSeconds }),
   }),
   route({
     method: 'POST',

@@ -6,7 +6,7 @@ import { Fragment, useCallback, useEffect, useLayoutEffect, useRef, useState } f
 import { useHub } from '../../app/context';
 import { Button, ErrorNote, Loading } from '../../components/ui';
 import { useStore } from '../../lib/store';
-import { conversationOf, firstMessageKey } from '../../state/chat';
+import { conversationOf, firstMessageKey, type ChatItem } from '../../state/chat';
 import { isButler } from '../../state/agents';
 import { Composer } from './Composer';
 import { Message } from './Message';
@@ -116,7 +116,7 @@ export function Conversation({ peer, threadId }: { peer: UserView; threadId: num
                 mine={item.sender_id === me}
                 onRetry={retry}
                 onDiscard={discard}
-                answered={item.auth ? items.slice(n + 1).some((later) => later.sender_id !== me && !later.auth) : undefined}
+                repliedAt={item.auth ? lastReplyAfter(items, n, me) : undefined}
               />
             </Fragment>
           ))}
@@ -141,4 +141,14 @@ function EmptyConversation({ peer }: { peer: UserView }) {
       {peer.online ? '.' : ', which is offline now: it reads it when it connects again.'}
     </p>
   );
+}
+
+/** When the peer last wrote after item `n` (not counting authorization cards): an approved command's answer. */
+function lastReplyAfter(items: readonly ChatItem[], n: number, me: number): string | undefined {
+  let last: string | undefined;
+  for (let i = n + 1; i < items.length; i++) {
+    const later = items[i]!;
+    if (later.sender_id !== me && !later.auth && (last === undefined || later.timestamp > last)) last = later.timestamp;
+  }
+  return last;
 }

@@ -12,11 +12,11 @@ interface Props {
   mine: boolean;
   onRetry(localId: string): void;
   onDiscard(localId: string): void;
-  /** For an authorization card: the peer wrote again after it (so nothing is waiting on it any more). */
-  answered?: boolean;
+  /** For an authorization card: when the peer last wrote after it (an answer after the decision ends the wait). */
+  repliedAt?: string;
 }
 
-export const Message = memo(function Message({ item, mine, onRetry, onDiscard, answered }: Props) {
+export const Message = memo(function Message({ item, mine, onRetry, onDiscard, repliedAt }: Props) {
   return (
     <article
       className={`msg ${mine ? 'msg-mine' : 'msg-theirs'}`}
@@ -36,7 +36,7 @@ export const Message = memo(function Message({ item, mine, onRetry, onDiscard, a
         ) : null}
       </header>
       {item.auth ? (
-        <AuthCard card={item.auth} answered={answered ?? false} />
+        <AuthCard card={item.auth} repliedAt={repliedAt} />
       ) : (
         <div className="msg-body">
           <Markdown text={item.text} />
