@@ -44,6 +44,17 @@ export const DEFAULT_BUTLER_MAX_CONCURRENCY = 256;
 
 const positiveInt = (fallback: number) => z.preprocess(unsetIfEmpty, z.coerce.number().int().min(1).default(fallback));
 
+/** A node's or a cluster's name: it goes into Redis keys, log lines and metric labels. */
+const clusterLabel = z.preprocess(
+  unsetIfEmpty,
+  z
+    .string()
+    .trim()
+    .max(64)
+    .regex(/^[A-Za-z0-9._:-]+$/, 'must be letters, digits and . _ : -')
+    .optional(),
+);
+
 const envSchema = z.object({
   SERVER_HOST: z.string().min(1).default('0.0.0.0'),
   SERVER_PORT: z.preprocess(unsetIfEmpty, z.coerce.number().int().min(0).max(65535).default(8080)),
@@ -101,26 +112,10 @@ const envSchema = z.object({
   WEB_DIR: z.string().optional(),
   // Cluster mode: set, it joins the other nodes on this Redis (PostgreSQL only).
   REDIS_URL: optionalString,
-  NODE_ID: z.preprocess(
-    unsetIfEmpty,
-    z
-      .string()
-      .trim()
-      .max(64)
-      .regex(/^[A-Za-z0-9._:-]+$/, 'must be letters, digits and . _ : -')
-      .optional(),
-  ),
+  NODE_ID: clusterLabel,
   CLUSTER_NODE_TTL: z.string().default('10s'),
   // Nodes of one hub share a name on Redis (keys and channels); unset: the PostgreSQL database's name.
-  CLUSTER_NAME: z.preprocess(
-    unsetIfEmpty,
-    z
-      .string()
-      .trim()
-      .max(64)
-      .regex(/^[A-Za-z0-9._:-]+$/, 'must be letters, digits and . _ : -')
-      .optional(),
-  ),
+  CLUSTER_NAME: clusterLabel,
   // A header value: one line of printable text (a line break would end the header).
   WEB_CSP: z.preprocess(
     unsetIfEmpty,
