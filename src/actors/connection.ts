@@ -9,6 +9,7 @@ import { Errors, type HubError } from '../errors.js';
 import type { RouterEvent } from './router.js';
 import type { Endpoint, Principal, ReplayOutlet } from '../delivery/types.js';
 import { CloseCode } from '../protocol/errors.js';
+import type { ExpiryPort, SESSION_EXPIRED } from './sessionExpiry.js';
 
 export interface Session {
   user: Principal;
@@ -41,7 +42,8 @@ export type ConnectionEvent =
   | { type: 'ABORTED' }
   | { type: 'OPENED'; outlet: ConnectionOutlet }
   | { type: 'CLOSE'; code: number; reason: string }
-  | { type: 'SOCKET_CLOSED'; code: number };
+  | { type: 'SOCKET_CLOSED'; code: number }
+  | typeof SESSION_EXPIRED;
 
 /** Inbound limits of one socket: frames per second, and warnings left before an abuse close. */
 export interface ConnectionMeters {
@@ -59,6 +61,8 @@ export interface ConnectionInput {
   since?: number;
   upgrade: UpgradePort;
   router: RouterRef;
+  /** Sends SESSION_EXPIRED when a JWT's lifetime is over (timers outside XState's scheduler). */
+  expiry: ExpiryPort;
   now?: () => number;
 }
 
@@ -69,6 +73,7 @@ export interface ConnectionContext {
   since?: number;
   upgrade: UpgradePort;
   router: RouterRef;
+  expiry: ExpiryPort;
   now: () => number;
   user?: Principal;
   expiresAt?: number;
@@ -80,9 +85,6 @@ export interface ConnectionContext {
 
 /** Stands in for the upgrade once it is answered, so the request's objects can be collected. */
 export const ANSWERED: UpgradePort = { accept: () => undefined, refuse: () => undefined };
-
-/** setTimeout's ceiling (about 24.8 days). */
-const MAX_DELAY = 2 ** 31 - 1;
 
 export const connectionMachine = setup({
   types: {
@@ -103,15 +105,6 @@ export const connectionMachine = setup({
   guards: {
     authenticated: (_, session: Session | undefined) => session !== undefined,
     resuming: ({ context }) => context.since !== undefined,
-    // Only whether there is an expiry: the timer measures the lifetime on a monotonic clock, so a
-    // wall clock stepped back must not keep an expired session open.
-    expires: ({ context }) => context.expiresAt !== undefined,
-  },
-  delays: {
-    // No expiry (agent tokens): no delay, so XState raises the event at once, the `expires` guard
-    // refuses it and no timer is kept: ten thousand idle agents hold ten thousand fewer timers.
-    sessionExpiry: ({ context }) =>
-      context.expiresAt === undefined ? (undefined as unknown as number) : Math.min(MAX_DELAY, Math.max(0, context.expiresAt - context.now())),
   },
   actions: {
     acceptUpgrade: ({ context }) => context.upgrade.accept({ user: context.user!, expiresAt: context.expiresAt }),
@@ -119,6 +112,13 @@ export const connectionMachine = setup({
     failUpgrade: ({ context }) => context.upgrade.refuse(Errors.unavailable('the hub could not check the credential; try again')),
     bind: ({ context }) => context.router.send({ type: 'BIND', endpoint: context.outlet! }),
     unbind: ({ context }) => context.router.send({ type: 'UNBIND', endpoint: context.outlet! }),
+    // Agent tokens do not expire: no timer, so ten thousand idle agents hold ten thousand fewer.
+    // The timer measures the lifetime on a monotonic clock from here, and its firing is final: a
+    // wall clock stepped back must not keep an expired session open.
+    watchExpiry: ({ context, self }) => {
+      if (context.expiresAt !== undefined) context.expiry.watch(self, context.expiresAt - context.now());
+    },
+    unwatchExpiry: ({ context, self }) => context.expiry.unwatch(self),
     endReplay: ({ context }) => context.outlet!.endReplay(context.replayedUpTo ?? 0),
     closeSocket: ({ context }) => context.outlet!.end(context.closeCode ?? CloseCode.normal, context.closeReason ?? ''),
   },
@@ -131,6 +131,7 @@ export const connectionMachine = setup({
     since: input.since,
     upgrade: input.upgrade,
     router: input.router,
+    expiry: input.expiry,
     now: input.now ?? Date.now,
   }),
   initial: 'authenticating',
@@ -163,8 +164,8 @@ export const connectionMachine = setup({
       },
     },
     open: {
-      entry: 'bind',
-      exit: 'unbind',
+      entry: ['bind', 'watchExpiry'],
+      exit: ['unbind', 'unwatchExpiry'],
       initial: 'starting',
       states: {
         starting: { always: [{ guard: 'resuming', target: 'replaying' }, { target: 'live' }] },
@@ -181,15 +182,11 @@ export const connectionMachine = setup({
         },
         live: {},
       },
-      after: {
-        // Config caps JWT lifetimes below setTimeout's ceiling, so one timer covers the session.
-        sessionExpiry: {
-          guard: 'expires',
+      on: {
+        SESSION_EXPIRED: {
           target: 'closing',
           actions: assign({ closeCode: CloseCode.tokenExpired, closeReason: 'session expired; log in again' }),
         },
-      },
-      on: {
         CLOSE: { target: 'closing', actions: assign({ closeCode: ({ event }) => event.code, closeReason: ({ event }) => event.reason }) },
         SOCKET_CLOSED: { target: 'closed', actions: assign({ closeCode: ({ context, event }) => context.closeCode ?? event.code }) },
       },

@@ -9,6 +9,7 @@ import type { Pipeline } from '../delivery/pipeline.js';
 import type { Principal } from '../delivery/types.js';
 import type { AuthResponseFrame } from '../protocol/frames.js';
 import { createCloseHandler } from './close.js';
+import { ClosePacer } from './closePacer.js';
 import { createConnectionTable } from './connections.js';
 import type { CorkAnchor } from './corkAnchor.js';
 import { createFrameHandler } from './dispatch.js';
@@ -41,6 +42,7 @@ export interface WsEdgeDeps {
 export function attachWebSocket(deps: WsEdgeDeps) {
   const { limits, logger, meter } = deps;
   const connections = createConnectionTable();
+  const closePacer = new ClosePacer();
   const upgrade = createUpgradeHandler({
     limits,
     logger,
@@ -63,7 +65,7 @@ export function attachWebSocket(deps: WsEdgeDeps) {
     idleTimeout: limits.idleTimeoutSeconds,
     sendPingsAutomatically: true,
     upgrade: upgrade.upgrade,
-    open: createOpenHandler({ limits, logger, sendBatch: deps.sendBatch, meter }),
+    open: createOpenHandler({ limits, logger, sendBatch: deps.sendBatch, meter, closePacer }),
     message: createFrameHandler({ limits, logger, pipeline: deps.pipeline, authResponse: deps.authResponse, meter }),
     pong: (ws, message) => ws.getUserData().outlet?.ponged(message),
     drain: (ws) => ws.getUserData().outlet?.drained(),

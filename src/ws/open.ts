@@ -3,6 +3,7 @@
 import type { Logger } from 'pino';
 import type uWS from 'uWebSockets.js';
 import { CloseCode } from '../protocol/errors.js';
+import type { ClosePacer, PacedClose } from './closePacer.js';
 import type { WsMeter } from './metrics.js';
 import { SocketOutlet, type OutletEvents } from './outlet.js';
 import type { SendBatch } from './sendBatch.js';
@@ -19,6 +20,8 @@ export interface OpenDeps {
   /** The send rounds the pipeline delivers in (sockets cork once per round). */
   sendBatch: SendBatch;
   meter: WsMeter;
+  /** Slow consumers' closes wait their turn here (a fan-out finds many at once). */
+  closePacer: ClosePacer;
 }
 
 /**
@@ -26,14 +29,21 @@ export interface OpenDeps {
  * keeps it for its whole life, and under tsx (esbuild's keepNames) every named closure gets its own
  * property dictionary (about 0.25 KB each), where methods are shared.
  */
-class SocketEvents implements OutletEvents {
+class SocketEvents implements OutletEvents, PacedClose {
   constructor(
     private readonly data: SocketData,
     private readonly meter: WsMeter,
+    private readonly pacer: ClosePacer,
   ) {}
 
   slow(): void {
     this.meter.slowConsumer();
+    this.pacer.add(this);
+  }
+
+  closeNow(): void {
+    // The client may have gone meanwhile (its actor is then done).
+    if (this.data.outlet?.closed) return;
     this.data.actor.send({ type: 'CLOSE', code: CloseCode.slowConsumer, reason: 'slow consumer: resume with since' });
   }
 
@@ -52,7 +62,7 @@ export function createOpenHandler(deps: OpenDeps) {
       key: data.key,
       user,
       bounds: { softBytes: limits.maxBufferedBytes / 2, hardBytes: limits.maxBufferedBytes, graceMs: SLOW_CONSUMER_GRACE_MS, stallMs: STALL_MS },
-      events: new SocketEvents(data, meter),
+      events: new SocketEvents(data, meter, deps.closePacer),
       batch: deps.sendBatch,
       resuming: data.since !== undefined,
       authenticatedAt: data.authStartedAt,

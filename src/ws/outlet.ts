@@ -55,8 +55,13 @@ export interface SocketOutletOptions {
  * stopped costs as much CPU as writing to one that reads, so a thousand stalled dashboards would
  * triple a fan-out's work until they are found out; kept back, a frame costs an array slot. A ping
  * goes once a quarter of the window is unread, so a reader keeps writing without waiting.
+ *
+ * The window starts small and doubles with each pong, as TCP's slow start does: a socket that never
+ * reads (a tab frozen as it opened) costs 16 KiB of writes before it is held back, and a reader
+ * reaches the full window after three round trips.
  */
 const READ_WINDOW_BYTES = 128 * 1024;
+const READ_WINDOW_START_BYTES = 16 * 1024;
 
 const byteCount = (texts: readonly string[]) => texts.reduce((sum, text) => sum + text.length, 0);
 
@@ -71,6 +76,8 @@ export class SocketOutlet implements ConnectionOutlet, Origin, BatchedSocket {
   private replayedUpTo = 0;
   private heldBytes = 0;
   private ended = false;
+  /** Cut off as a slow consumer, its close still to come (closes are paced): nothing more is written. */
+  private cut = false;
   private slowTimer: NodeJS.Timeout | undefined;
   private drainWaiters: Array<() => void> = [];
   /** Frames of this socket handed to the pipeline and not answered yet (ACK, echo or ERROR). */
@@ -87,6 +94,8 @@ export class SocketOutlet implements ConnectionOutlet, Origin, BatchedSocket {
   /** The ping in flight: when it went out, and how many bytes had been sent before it. */
   private probe: { at: number; bytes: number; tag: string } | undefined;
   private probes = 0;
+  /** The read window now (see READ_WINDOW_BYTES): grows from the start size with each pong. */
+  private window = READ_WINDOW_START_BYTES;
   /** Frames kept back past the read window, in order, and their size. */
   private windowed: string[] = [];
   private windowedBytes = 0;
@@ -118,7 +127,7 @@ export class SocketOutlet implements ConnectionOutlet, Origin, BatchedSocket {
 
   /** True once a close is pending: frames that arrive now are not taken. */
   get closing(): boolean {
-    return this.closeAfterAnswers !== undefined || this.ended;
+    return this.closeAfterAnswers !== undefined || this.ended || this.cut;
   }
 
   /** The ERROR that answers a frame arriving while a close is pending. */
@@ -169,10 +178,10 @@ export class SocketOutlet implements ConnectionOutlet, Origin, BatchedSocket {
   }
 
   send(text: string): boolean {
-    if (this.ended) return false;
+    if (this.ended || this.cut) return false;
     // Past the read window, frames wait (as references to the strings every recipient shares) for the
     // client to show it read what it has; once one waits, every later one does, to keep the order.
-    if (this.windowed.length > 0 || this.sentBytes - this.readBytes >= READ_WINDOW_BYTES) return this.wait(text);
+    if (this.windowed.length > 0 || this.sentBytes - this.readBytes >= this.window) return this.wait(text);
     if (this.batch.active) {
       if (this.queued.push(text) === 1) this.batch.enlist(this);
       return true;
@@ -183,7 +192,7 @@ export class SocketOutlet implements ConnectionOutlet, Origin, BatchedSocket {
   flushQueued(): void {
     const texts = this.queued;
     this.queued = [];
-    if (this.ended || texts.length === 0) return;
+    if (this.ended || this.cut || texts.length === 0) return;
     this.checkBuffer(this.writeCorked(texts), texts.length, byteCount(texts));
   }
 
@@ -230,7 +239,7 @@ export class SocketOutlet implements ConnectionOutlet, Origin, BatchedSocket {
   private stalled(): boolean {
     const unread = this.sentBytes - this.readBytes;
     if (!this.probe) {
-      if (unread >= READ_WINDOW_BYTES / 4) this.sendProbe();
+      if (unread >= this.window / 4) this.sendProbe();
       return false;
     }
     return unread > this.bounds.hardBytes && performance.now() - this.probe.at > this.bounds.stallMs;
@@ -241,6 +250,7 @@ export class SocketOutlet implements ConnectionOutlet, Origin, BatchedSocket {
     if (!this.probe || Buffer.from(message).toString('latin1') !== this.probe.tag) return;
     this.readBytes = this.probe.bytes;
     this.probe = undefined;
+    if (this.window < READ_WINDOW_BYTES) this.window *= 2;
     this.releaseWindowed();
   }
 
@@ -258,10 +268,10 @@ export class SocketOutlet implements ConnectionOutlet, Origin, BatchedSocket {
 
   /** Writes the frames kept back that fit the read window again (after a pong). */
   private releaseWindowed(): void {
-    if (this.ended || this.windowed.length === 0) return;
+    if (this.ended || this.cut || this.windowed.length === 0) return;
     const texts: string[] = [];
     let bytes = 0;
-    while (this.windowed.length > 0 && this.sentBytes + bytes - this.readBytes < READ_WINDOW_BYTES) {
+    while (this.windowed.length > 0 && this.sentBytes + bytes - this.readBytes < this.window) {
       const text = this.windowed.shift()!;
       texts.push(text);
       bytes += text.length;
@@ -293,7 +303,7 @@ export class SocketOutlet implements ConnectionOutlet, Origin, BatchedSocket {
   }
 
   get congested(): boolean {
-    return !this.ended && (this.windowed.length > 0 || this.ws.getBufferedAmount() > this.bounds.softBytes / 2);
+    return !this.ended && !this.cut && (this.windowed.length > 0 || this.ws.getBufferedAmount() > this.bounds.softBytes / 2);
   }
 
   whenWritable(): Promise<void> {
@@ -371,8 +381,20 @@ export class SocketOutlet implements ConnectionOutlet, Origin, BatchedSocket {
     this.answered();
   }
 
+  /**
+   * Stops writing to a slow consumer at once and asks for its close, which comes a little later:
+   * closes are paced (see closePacer.ts). What it has not been sent is dropped; it resumes with `since`.
+   */
   private cutOff(): void {
-    if (this.ended) return;
+    if (this.ended || this.cut) return;
+    this.cut = true;
+    this.queued = [];
+    this.windowed = [];
+    this.windowedBytes = 0;
+    this.held = null;
+    this.heldBytes = 0;
+    this.stopSlowTimer();
+    this.releaseWaiters();
     this.events.slow();
   }
 

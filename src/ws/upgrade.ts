@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type uWS from 'uWebSockets.js';
 import { createActor, fromPromise, type AnyActorRef } from 'xstate';
 import { ANSWERED, connectionMachine, type ConnectionInput, type ConnectionOutlet, type RouterRef, type Session } from '../actors/connection.js';
+import { SessionTimers } from '../actors/sessionExpiry.js';
 import type { Principal } from '../delivery/types.js';
 import { Errors, HubError } from '../errors.js';
 import { CloseCode } from '../protocol/errors.js';
@@ -73,6 +74,7 @@ class ConnectionWatch {
 export function createUpgradeHandler(deps: UpgradeDeps) {
   const { limits, logger, connections, now } = deps;
   let accepting = true;
+  const expiry = new SessionTimers();
   const machine = connectionMachine.provide({
     actors: {
       authenticate: fromPromise(({ input }: { input: { credential: string } }) => deps.authenticate(input.credential)),
@@ -111,6 +113,7 @@ export function createUpgradeHandler(deps: UpgradeDeps) {
       credential,
       since,
       router: deps.router,
+      expiry,
       now,
       upgrade: {
         accept(session) {

@@ -10,6 +10,7 @@ import {
   type UpgradePort,
   type ConnectionMeters,
 } from '../../src/actors/connection.js';
+import { SessionTimers } from '../../src/actors/sessionExpiry.js';
 import { TokenBucket } from '../../src/ws/tokenBucket.js';
 import type { RouterEvent } from '../../src/actors/router.js';
 import { type HubError } from '../../src/errors.js';
@@ -126,9 +127,11 @@ interface HarnessOptions {
   replay?: Deferred<number>;
   since?: number;
   now?: () => number;
+  expiry?: SessionTimers;
 }
 
 function start(options: HarnessOptions = {}): Harness {
+  const expiry = options.expiry ?? new SessionTimers();
   const upgrade = new FakeUpgrade();
   const router = new FakeRouter();
   const authCalls: string[] = [];
@@ -150,7 +153,7 @@ function start(options: HarnessOptions = {}): Harness {
     },
   });
   const actor = createActor(machine, {
-    input: { key: 77, meters: METERS, credential: TOKEN, since: options.since, upgrade, router, now: options.now ?? (() => START) },
+    input: { key: 77, meters: METERS, credential: TOKEN, since: options.since, upgrade, router, expiry, now: options.now ?? (() => START) },
   }).start();
   return { actor, upgrade, router, authCalls, replayCalls };
 }
@@ -437,6 +440,17 @@ describe('connection: session expiry (fake timers)', () => {
     h.actor.stop();
   });
 
+  it("keeps the timer out of XState's scheduler, whose table every stopping actor of the shared system scans", async () => {
+    vi.useFakeTimers();
+    const expiry = new SessionTimers();
+    const h = await open({ user: member, auth: { user: member, expiresAt: START + 60_000 }, expiry });
+    expect(expiry.size).toBe(1);
+    expect(Object.keys(h.actor.system.getSnapshot()._scheduledEvents)).toEqual([]);
+    h.actor.send({ type: 'CLOSE', code: CloseCode.normal, reason: 'bye' });
+    expect(expiry.size).toBe(0);
+    h.actor.stop();
+  });
+
   it('cancels the expiry timer once the connection closed', async () => {
     vi.useFakeTimers();
     const clock = manualClock();
@@ -448,12 +462,8 @@ describe('connection: session expiry (fake timers)', () => {
     expect(vi.getTimerCount()).toBe(0);
   });
 
-  // BUG (src/actors/connection.ts, `after.sessionExpiry` + guard `expired`): the timer is armed once
-  // from `expiresAt - now()` when `open` is entered; if it fires while `now()` still reads a moment
-  // before `expiresAt` (the wall clock was stepped back, e.g. by NTP, while setTimeout runs on a
-  // monotonic clock; or a timer fires a millisecond early), the guard is false, no transition is
-  // taken and nothing re-arms the timer: the session then outlives its JWT forever. The delayed
-  // transition should re-enter (re-arm) when the guard fails, or close without the guard.
+  // The timer measures the lifetime on a monotonic clock from the open; when it fires the session
+  // ends, even if the injected wall clock (stepped back by NTP, say) still reads a moment before.
   it('still closes an expired session when the expiry timer fired a moment early by the injected clock', async () => {
     vi.useFakeTimers();
     const clock = manualClock();

@@ -1,5 +1,6 @@
-// The outlet's read window: frames past 128 KB unread wait for the client's pong, so a stalled
+// The outlet's read window: frames past the window unread wait for the client's pong, so a stalled
 // dashboard costs no writes once it is a window behind, and a reader gets more as it proves it read.
+// The window starts at 16 KB and doubles with each pong up to 128 KB.
 import type uWS from 'uWebSockets.js';
 import { describe, expect, it } from 'vitest';
 import type { WsMeter } from '../../src/ws/metrics.js';
@@ -58,29 +59,41 @@ function burst(o: SocketOutlet, ws: FakeSocket, n: number): number {
 }
 
 describe('outlet read window', () => {
-  it('holds frames past 128 KB unread for a client that has not answered, and cuts off no one', () => {
+  it('holds frames past 16 KB unread for a client that has not answered yet, and cuts off no one', () => {
     const { o, ws, slow } = outlet();
-    expect(burst(o, ws, 400)).toBe(128);
+    expect(burst(o, ws, 400)).toBe(16);
     expect(ws.pings.length).toBe(1);
     expect(slow).toEqual([]);
   });
 
-  it('lets a reader have 128 KB unread: each pong releases what it proves read', () => {
+  it('lets a reader have up to 128 KB unread: each pong releases what it proves read and doubles the window', () => {
     const { o, ws, pong } = outlet(512 * KB);
     const written = [burst(o, ws, 600)];
-    for (let i = 0; i < 4; i++) {
+    for (let i = 0; i < 5; i++) {
       pong();
       written.push(ws.written.length);
     }
-    // The first ping went at 32 KB, so its pong releases 32 frames; each later ping goes once the
-    // release is written (the window full again), so its pong releases a whole window.
-    expect(written).toEqual([128, 160, 288, 416, 544]);
+    // The first ping went at 4 KB (a quarter of 16), so its pong proves 4 read and opens a 32 KB
+    // window: 4 + 32 written. Each later ping goes once the release is written, so its pong proves
+    // everything read and the window doubles again: 36 + 64, 100 + 128, then 128 KB at a time.
+    expect(written).toEqual([16, 36, 100, 228, 356, 484]);
     expect(ws.written.every((t) => t === FRAME)).toBe(true);
   });
 
   it('writes nothing more to a reader that never answers', () => {
     const { o, ws } = outlet(512 * KB);
-    expect(burst(o, ws, 600)).toBe(128);
+    expect(burst(o, ws, 600)).toBe(16);
     expect(burst(o, ws, 600)).toBe(0);
+  });
+
+  it('stops writing to a reader it cut off at once, asks for the close once, and takes no more frames', () => {
+    // Hard bound 128 KB: a reader that never answers is cut off once 128 KB wait behind the window.
+    const { o, ws, slow } = outlet(64 * KB);
+    expect(burst(o, ws, 400)).toBe(16);
+    expect(slow).toEqual(['slow']);
+    expect(o.closing).toBe(true);
+    expect(o.congested).toBe(false);
+    expect(burst(o, ws, 100)).toBe(0);
+    expect(slow).toEqual(['slow']);
   });
 });
