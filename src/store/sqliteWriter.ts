@@ -1,11 +1,11 @@
 // The main thread's side of the SQLite writer thread: posts each batch and resolves with its
 // result, in order. Runs the thread from TypeScript sources under tsx (development, tests) and from
 // the compiled file otherwise.
-import { createRequire } from 'node:module';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, Worker } from 'node:worker_threads';
 import type { BatchWriter, DefaultThreadsWriter, MessagePruner } from './batchWriter.js';
+import type { CheckpointDone, CheckpointThreadSettings } from './sqliteCheckpointThread.js';
 import type { SqliteSynchronous } from './sqliteConnection.js';
+import { threadEntry } from './threadEntry.js';
 import type { WriterReply, WriterRequest, WriterThreadSettings } from './sqliteWriterThread.js';
 
 export interface SqliteWriter {
@@ -18,23 +18,6 @@ export interface SqliteWriter {
   close(): Promise<void>;
 }
 
-/** The thread's entry: the compiled module, or (from sources) a bootstrap that registers tsx first. */
-function threadEntry(): { entry: URL | string; eval: boolean } {
-  if (!fileURLToPath(import.meta.url).endsWith('.ts')) return { entry: new URL('./sqliteWriterThread.js', import.meta.url), eval: false };
-  // Loader hooks given with --import do not reach worker threads on Node 20; register them in the thread.
-  // The ESM build of tsx's API (require.resolve would give the CommonJS one, which cannot register from here).
-  const tsxApi = pathToFileURL(
-    createRequire(import.meta.url)
-      .resolve('tsx/esm/api')
-      .replace(/\.cjs$/, '.mjs'),
-  ).href;
-  const thread = new URL('./sqliteWriterThread.ts', import.meta.url).href;
-  return {
-    entry: `import(${JSON.stringify(tsxApi)}).then(({ register }) => { register(); return import(${JSON.stringify(thread)}); })`,
-    eval: true,
-  };
-}
-
 export interface SqliteWriterOptions {
   synchronous?: SqliteSynchronous;
   /**
@@ -44,6 +27,10 @@ export interface SqliteWriterOptions {
   groupRows?: number;
   groupBytes?: number;
   checkpointRows?: number;
+  /** Where checkpoints run: in a thread of their own beside the writer (default), or in the writer between commits. */
+  checkpoints?: 'beside' | 'inline';
+  /** Each checkpoint the checkpointer thread finished. */
+  onCheckpoint?: (done: CheckpointDone) => void;
 }
 
 /** A commit of 20,000 rows took about 0.3 s of the writer's CPU here; bigger groups only add latency. */
@@ -51,7 +38,8 @@ export const SQLITE_GROUP_ROWS = 20_000;
 export const SQLITE_GROUP_BYTES = 16 * 1024 * 1024;
 
 export function startSqliteWriter(path: string, options: SqliteWriterOptions = {}): SqliteWriter {
-  const entry = threadEntry();
+  const entry = threadEntry('sqliteWriterThread');
+  const checkpointEntry = threadEntry('sqliteCheckpointThread');
   const settings: WriterThreadSettings = {
     path,
     synchronous: options.synchronous ?? 'full',
@@ -79,8 +67,29 @@ export function startSqliteWriter(path: string, options: SqliteWriterOptions = {
     settled();
   };
 
+  let checkpointer: Worker | undefined;
+  /** The checkpointer of this writer thread, linked to it by a channel of their own. */
+  const spawnCheckpointer = () => {
+    if (options.checkpoints === 'inline') return undefined;
+    const { port1, port2 } = new MessageChannel();
+    const data: CheckpointThreadSettings = { path, synchronous: settings.synchronous, writer: port2 };
+    checkpointer = new Worker(checkpointEntry.entry, { workerData: data, transferList: [port2], eval: checkpointEntry.eval, execArgv: [] });
+    checkpointer.unref();
+    if (options.onCheckpoint) checkpointer.on('message', options.onCheckpoint);
+    // A checkpointer that fails leaves the WAL to grow until the writer's next start; the writer goes on.
+    checkpointer.on('error', () => undefined);
+    return port1;
+  };
+
   const spawn = (): Worker => {
-    const w = new Worker(entry.entry, { workerData: settings, eval: entry.eval, execArgv: [] });
+    void checkpointer?.terminate();
+    const link = spawnCheckpointer();
+    const w = new Worker(entry.entry, {
+      workerData: { ...settings, checkpointer: link } satisfies WriterThreadSettings,
+      transferList: link ? [link] : [],
+      eval: entry.eval,
+      execArgv: [],
+    });
     // One message per group commit: the replies of its batches, in posting order.
     w.on('message', (replies: WriterReply[]) => {
       for (const reply of replies) {
@@ -124,7 +133,9 @@ export function startSqliteWriter(path: string, options: SqliteWriterOptions = {
       closing ??= (async () => {
         if (pending.size > 0) await new Promise<void>((resolve) => idleWaiters.push(resolve));
         await worker?.terminate();
+        await checkpointer?.terminate();
         worker = undefined;
+        checkpointer = undefined;
       })();
       return closing;
     },

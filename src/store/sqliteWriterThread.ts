@@ -5,7 +5,7 @@
 // much as the grouping saved): when a batch fails, the group is rolled back and each batch runs
 // again alone, so only that one is refused. Replies go out after COMMIT returned, so with
 // `synchronous=FULL` an answer still means "on disk".
-import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
+import { parentPort, receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
 import {
   batchCost,
   sqliteBatchStatements,
@@ -17,6 +17,7 @@ import {
   type PruneResult,
   type WriteBatch,
 } from './batchWriter.js';
+import type { CheckpointDone } from './sqliteCheckpointThread.js';
 import { openSqliteConnection, type SqliteSynchronous } from './sqliteConnection.js';
 
 export type WriterRequest =
@@ -32,8 +33,10 @@ export interface WriterThreadSettings {
   /** One transaction takes posted batches up to these bounds (0 rows: one transaction per batch). */
   groupRows: number;
   groupBytes: number;
-  /** Rows committed between two checkpoints, run after the replies are out. */
+  /** Rows committed between two checkpoints. */
   checkpointRows: number;
+  /** The checkpointer thread (sqliteCheckpointThread.ts); without it, checkpoints run here after the replies. */
+  checkpointer?: MessagePort;
 }
 
 const settings = workerData as WriterThreadSettings;
@@ -44,6 +47,7 @@ const prune = sqlitePruneMessages(connection);
 const port = parentPort!;
 let rowsSinceCheckpoint = 0;
 let lastCheckpoint = Date.now();
+let checkpointing = false;
 const QUIET_CHECKPOINT_MS = 30_000;
 
 const costOf = (request: WriterRequest) => {
@@ -113,12 +117,31 @@ port.on('message', (first: WriterRequest) => {
     cost.bytes += c.bytes;
   }
   port.postMessage(commitGroup(group));
-  rowsSinceCheckpoint += cost.rows;
+  afterCommit(cost.rows);
+});
+
+function afterCommit(rows: number): void {
+  rowsSinceCheckpoint += rows;
+  const checkpointer = settings.checkpointer;
+  if (checkpointing) {
+    const done = receiveMessageOnPort(checkpointer!);
+    if (!done) return;
+    checkpointing = false;
+    // What was committed while it ran is left to copy (a few commits' pages). Copied here, between two
+    // commits, the whole WAL is in the file, so the next commit starts the WAL again from its top;
+    // otherwise it would grow for as long as commits keep coming.
+    const { log, checkpointed } = done.message as CheckpointDone;
+    if (checkpointed === log) connection.pragma('wal_checkpoint(PASSIVE)');
+  }
   // Also after a quiet spell, so a hub with little traffic does not keep a long WAL for readers to search.
-  if (rowsSinceCheckpoint >= settings.checkpointRows || Date.now() - lastCheckpoint >= QUIET_CHECKPOINT_MS) {
-    rowsSinceCheckpoint = 0;
-    lastCheckpoint = Date.now();
+  if (rowsSinceCheckpoint < settings.checkpointRows && Date.now() - lastCheckpoint < QUIET_CHECKPOINT_MS) return;
+  rowsSinceCheckpoint = 0;
+  lastCheckpoint = Date.now();
+  if (checkpointer) {
+    checkpointing = true;
+    checkpointer.postMessage('checkpoint');
+  } else {
     // PASSIVE: never waits for readers; what it cannot copy now, a later checkpoint does.
     connection.pragma('wal_checkpoint(PASSIVE)');
   }
-});
+}
