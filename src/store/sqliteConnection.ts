@@ -23,8 +23,8 @@ export function openSqliteConnection(path: string, options: SqliteConnectionOpti
   raw.pragma('foreign_keys = ON');
   // A write waits this long for the other connection's transaction instead of failing at once.
   raw.pragma('busy_timeout = 5000');
-  // The writer thread checkpoints after it has answered a commit (sqliteWriterThread.ts); an automatic
-  // checkpoint would run inside a commit instead, on the main thread's event loop when its turn came.
+  // Checkpoints run in their own thread beside the writer (sqliteCheckpointThread.ts); an automatic
+  // one would run inside a commit instead, which every ACK behind it would wait for.
   raw.pragma('wal_autocheckpoint = 0');
   return raw;
 }
