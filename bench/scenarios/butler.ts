@@ -32,7 +32,7 @@ export default defineScenario({
     conversations: pick(plan, 200, 1000),
     deltas: 20,
     deltaDelayMs: 20,
-    durationMs: pick(plan, 5_000, 20_000),
+    durationMs: pick(plan, 4_000, 20_000),
     drainMs: 30_000,
   }),
   async run(ctx, s) {

@@ -40,10 +40,10 @@ export default defineScenario({
   order: 60,
   settings(plan): ClusterSettings {
     return {
-      ...targetedSettings(plan, [1_000, 5_000]),
+      ...targetedSettings(plan, pick(plan, [5_000], [1_000, 5_000])),
       windows: plan.windows ?? [256],
-      closedMs: pick(plan, 3_000, 15_000),
-      openMs: pick(plan, 2_000, 10_000),
+      closedMs: pick(plan, 2_000, 15_000),
+      openMs: pick(plan, 1_500, 10_000),
       redisUrl: process.env['BENCH_REDIS_URL'] ?? process.env['TEST_REDIS_URL'] ?? 'redis://127.0.0.1:6379',
       dashboards: 200,
       fanoutRates: pick(plan, [500], [500, 1_000, 2_000]),

@@ -34,11 +34,11 @@ export default defineScenario({
       socketsPerMember,
       latencySockets: 10,
       payloadBytes: 100,
-      warmupMs: pick(plan, 1_500, 4_000),
+      warmupMs: pick(plan, 1_000, 4_000),
       // Messages/s that make 100k, 200k... deliveries/s with this many sockets.
       warmupRate: Math.round(TARGET_DELIVERIES / (2 * members * socketsPerMember)),
       openRates: [1, 2, 3, 4, 5, 6].map((k) => Math.round((k * TARGET_DELIVERIES) / (members * socketsPerMember))),
-      openMs: pick(plan, 2_000, 10_000),
+      openMs: pick(plan, 1_500, 10_000),
       stopWhenBehind: true,
       windows: [],
       closedMs: 0,

@@ -66,7 +66,7 @@ export default defineScenario({
   order: 50,
   settings: (plan): HttpSettings => ({
     agents: 100,
-    durationMs: pick(plan, 2_000, 10_000),
+    durationMs: pick(plan, 1_500, 10_000),
     maxRequests: 500_000,
     connections: { login: 8, agents: 32, message: 32 },
   }),
