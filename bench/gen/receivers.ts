@@ -2,7 +2,6 @@
 // SYSTEM_LOG broadcast to every dashboard). It checks that every (sender, sequence) sent arrived
 // exactly once, on one socket or on every socket, and measures delivery latency from the send
 // time written in the text (the senders process uses the same clock formula).
-import { appendFileSync } from 'node:fs';
 import { serve } from '../lib/rpc.js';
 import { percentiles, Samples } from '../lib/stats.js';
 import { closeAll, connectEach, now, parseLocalId, sentAtOf, type Conn } from './common.js';
@@ -204,12 +203,6 @@ async function settle(p: ReceiversSettleParams): Promise<ReceiversSettleResult> 
   }
   // Before percentiles(), which sorts the latency samples in place and so unpairs them from sentAt.
   const latencyP50PerSecond = medianPerSecond(r.sentAt.view(), r.latency.view(), p.startedAt);
-  if (process.env.DEBUG_TIMELINE) {
-    const sa = r.sentAt.view(), la = r.latency.view();
-    const mx: number[] = [];
-    for (let i = 0; i < sa.length; i++) { const b = Math.floor((sa[i]! - p.startedAt) / 100); mx[b] = Math.max(mx[b] ?? 0, la[i]!); }
-    appendFileSync('/tmp/timeline.txt', `run ${p.startedAt}\n` + mx.map((v, i) => `${i/10}s ${v?.toFixed(1)}`).filter((_, i) => (mx[i] ?? 0) > 10).join('\n') + '\n');
-  }
   return {
     received: r.received,
     duplicates,

@@ -134,7 +134,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     transport: 'ws',
     script: options.script ?? 'src/main.ts',
     port: options.port,
-    nodeFlags: (options.profileDir ?? process.env.HUB_PROF_DIR) ? ['--cpu-prof', '--cpu-prof-interval=250', `--cpu-prof-dir=${options.profileDir ?? process.env.HUB_PROF_DIR}`] : [],
+    nodeFlags: options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : [],
     logFile: join(options.logDir, 'hub.log'),
     env: {
       SERVER_HOST: '127.0.0.1',
