@@ -4,7 +4,7 @@
 // minute (`2026-01-05T10:04`) on both drivers.
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../schema.js';
-import { containsIgnoreCase } from './like.js';
+import { filteredMessages, type MessageFilter } from './messageFilter.js';
 
 export interface MinuteCount {
   minute: string;
@@ -12,15 +12,8 @@ export interface MinuteCount {
   n: number;
 }
 
-export interface CountWindow {
-  types: readonly string[];
+export interface CountWindow extends MessageFilter {
   since: string;
-  senderName?: string;
-  level?: string;
-  /** Only rows whose searchable text contains this. */
-  q?: string;
-  /** When set, only rows broadcast, addressed to or sent by this user (members). */
-  visibleTo?: number;
 }
 
 export interface Tally {
@@ -53,20 +46,7 @@ export function createStatsRepo(db: Kysely<Database>, driver: 'sqlite' | 'postgr
   const field = (name: 'verdict' | 'severity') =>
     driver === 'sqlite' ? sql<string | null>`json_extract(payload, ${sql.lit(`$.${name}`)})` : sql<string | null>`(payload::jsonb ->> ${sql.lit(name)})`;
 
-  function windowed(query: CountWindow) {
-    let builder = db
-      .selectFrom('messages')
-      .where('type', 'in', [...query.types])
-      .where('created_at', '>=', query.since);
-    if (query.senderName) builder = builder.where('sender_name', '=', query.senderName);
-    if (query.level) builder = builder.where('level', '=', query.level);
-    if (query.q) builder = builder.where(({ ref }) => containsIgnoreCase(ref('content'), query.q!));
-    if (query.visibleTo !== undefined) {
-      const me = query.visibleTo;
-      builder = builder.where((eb) => eb.or([eb('target_id', 'is', null), eb('target_id', '=', me), eb('sender_id', '=', me)]));
-    }
-    return builder;
-  }
+  const windowed = (query: CountWindow) => filteredMessages(db, query);
 
   return {
     /** Messages per minute per sender since `since`. */
