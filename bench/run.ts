@@ -6,6 +6,7 @@ import os from 'node:os';
 import { join, resolve } from 'node:path';
 import { runToExit } from './lib/lifecycle.js';
 import { createContext, Live } from './lib/context.js';
+import { hubEntry } from './lib/entry.js';
 import { sleep } from './lib/net.js';
 import { parseCommand, QUIET_CPU } from './lib/plan.js';
 import { ForeignCpuMeter, machine } from './lib/procfs.js';
@@ -47,12 +48,14 @@ async function main(): Promise<number> {
     for (const s of scenarios) process.stdout.write(`${s.key.padEnd(10)} ${s.title}\n  ${JSON.stringify(s.settings(plan))}\n`);
     return 0;
   }
+  const entry = hubEntry(ROOT);
   const results: Results = {
     startedAt: new Date().toISOString(),
     args,
     mode: plan.mode,
     store: plan.store,
     hubEnv: plan.hubEnv,
+    hubEntry: entry.why,
     machine: machine(),
     backgroundCpuPercent: 0,
     scenarios: {},
@@ -65,7 +68,7 @@ async function main(): Promise<number> {
   };
   const m = results.machine;
   log(
-    `${plan.mode} run on ${m.cpuModel} (${m.cores} cores), Node ${m.node}, hub ${m.hubCommit}, store ${plan.store}: ${scenarios.map((s) => s.key).join(', ')}`,
+    `${plan.mode} run on ${m.cpuModel} (${m.cores} cores), Node ${m.node}, hub ${m.hubCommit} (${entry.why}), store ${plan.store}: ${scenarios.map((s) => s.key).join(', ')}`,
   );
   results.backgroundCpuPercent = await waitForQuiet(plan.quietWaitMs);
   const workDir = mkdtempSync(join(os.tmpdir(), 'hub-bench-'));
@@ -76,7 +79,7 @@ async function main(): Promise<number> {
       const settings = scenario.settings(plan);
       results.settings[scenario.key] = settings;
       log(`== ${scenario.key}: ${scenario.title} ${JSON.stringify(settings)}`);
-      const { ctx, profiles } = createContext(scenario.key, { plan, log, workDir, root: ROOT, resultsDir: RESULTS_DIR, stores: stores, live });
+      const { ctx, profiles } = createContext(scenario.key, { plan, log, workDir, root: ROOT, resultsDir: RESULTS_DIR, stores: stores, live, hub: { script: entry.script } });
       try {
         const report = await scenario.run(ctx, settings);
         results.scenarios[scenario.key] = report.summary;

@@ -11,7 +11,7 @@ import { loadScenarios, select } from '../bench/lib/registry.js';
 import { postgresStores, sqliteStores, type StoreFactory } from '../bench/lib/stores.js';
 import { newJwtSecret } from '../bench/lib/servers.js';
 import type { ChaosContext, Check } from './lib/check.js';
-import { hubEntry } from './lib/entry.js';
+import { hubEntry } from '../bench/lib/entry.js';
 import { parseCommand } from './lib/plan.js';
 import { passed, renderReport, type CheckOutcome } from './lib/report.js';
 import { SecretBook } from './lib/secrets.js';

@@ -17,6 +17,8 @@ export interface Results {
   store: 'sqlite' | 'postgres';
   /** Extra hub environment given with --hub-env. */
   hubEnv: Record<string, string>;
+  /** Which hub ran: the build in dist/ or the sources through tsx, and why. */
+  hubEntry: string;
   machine: Machine;
   /** Machine CPU (100 = one core) used by other processes just before the run: high means noisy figures. */
   backgroundCpuPercent: number;
@@ -95,7 +97,7 @@ export function renderReport(r: Results, sections: string[][]): string {
   const out = [
     `## Hub benchmark (${r.mode}, ${r.store === 'postgres' ? 'PostgreSQL' : 'SQLite'}) — ${r.startedAt}`,
     '',
-    `Machine: ${m.cpuModel}, ${m.cores} cores, ${int(m.memoryMb)} MB, Node ${m.node}, Linux ${m.kernel}; hub at ${m.hubCommit}. ` +
+    `Machine: ${m.cpuModel}, ${m.cores} cores, ${int(m.memoryMb)} MB, Node ${m.node}, Linux ${m.kernel}; hub at ${m.hubCommit} (${r.hubEntry}). ` +
       `Background load before the run: ${int(r.backgroundCpuPercent)} % of a core${r.backgroundCpuPercent > QUIET_CPU ? ' (**busy machine: figures are noisy**)' : ''}.` +
       (Object.keys(r.hubEnv).length > 0
         ? ` Hub environment: ${Object.entries(r.hubEnv)

@@ -1,5 +1,6 @@
-// Which hub the chaos run attacks: the compiled dist/src/main.js when it is built and newer than
-// every source file (what production runs), else src/main.ts through tsx.
+// Which hub the benchmark measures and the chaos run attacks: the compiled dist/src/main.js when it
+// is built and newer than every source file (what production runs), else src/main.ts through tsx
+// (whose transform names every function it makes, which costs time and memory on hot paths).
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
