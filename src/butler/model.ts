@@ -79,12 +79,19 @@ export function createOpenAiModel(settings: ModelSettings): LanguageModel {
     authorization: `Bearer ${settings.apiToken ?? 'none'}`,
     'user-agent': 'agent-hub',
   };
+  const modelJson = JSON.stringify(settings.name);
+  // Every step of every answer sends the same tool list (a list is never changed once made): its JSON is made once.
+  let lastTools: { list: readonly ModelTool[]; json: string } | undefined;
+  const toolsJsonOf = (list: readonly ModelTool[]) => {
+    if (lastTools?.list !== list) lastTools = { list, json: JSON.stringify(list) };
+    return lastTools.json;
+  };
   const silence = () => new ModelError(`the language model sent nothing for ${seconds(settings.idleTimeoutMs)}`);
 
   return {
     name: settings.name,
     step(messages, tools, { signal, onDelta }) {
-      const body = JSON.stringify({ model: settings.name, messages, stream: true, ...(tools.length > 0 ? { tools } : {}) });
+      const body = requestBody(modelJson, messages, tools.length > 0 ? toolsJsonOf(tools) : undefined);
       return new Promise<ModelStep>((resolve, reject) => {
         let text = '';
         const calls: Array<{ id: string; name: string; arguments: string }> = [];
@@ -178,7 +185,7 @@ export function createOpenAiModel(settings: ModelSettings): LanguageModel {
           });
         };
         const send = (retry: boolean): http.ClientRequest => {
-          const request = transport.request(url, { method: 'POST', agent, headers: { ...headers, 'content-length': Buffer.byteLength(body) } }, onResponse);
+          const request = transport.request(url, { method: 'POST', agent, headers: { ...headers, 'content-length': body.length } }, onResponse);
           request.on('error', (err: NodeJS.ErrnoException) => {
             // A kept-alive connection the endpoint closed just as it was reused: nothing was sent
             // back, so sending again on a new connection replays nothing (Node's documented remedy).
@@ -195,6 +202,15 @@ export function createOpenAiModel(settings: ModelSettings): LanguageModel {
       });
     },
   };
+}
+
+/**
+ * The request body, encoded once: `{"model","messages","stream":true,"tools"}`, as JSON.stringify
+ * of that object writes it (tools left out when there are none); `toolsJson` is the tools' JSON.
+ */
+function requestBody(modelJson: string, messages: readonly ModelMessage[], toolsJson: string | undefined): Buffer {
+  const tools = toolsJson === undefined ? '' : `,"tools":${toolsJson}`;
+  return Buffer.from(`{"model":${modelJson},"messages":${JSON.stringify(messages)},"stream":true${tools}}`);
 }
 
 /** `<base URL>/chat/completions`, keeping any query the base URL carries. */

@@ -26,11 +26,50 @@ export function linkSignals(sources: readonly AbortSignal[]): LinkedSignal {
   return { signal: controller.signal, dispose };
 }
 
-/** Aborts after `ms` with a TimeoutError, as AbortSignal.timeout does. */
-export function timeoutSignal(ms: number): LinkedSignal {
+/** One answer's signal: see `turnSignal`. */
+export interface TurnSignal extends LinkedSignal {
+  /** The time ran out before anything else aborted it. */
+  readonly timedOut: boolean;
+  /** Aborts it with `reason` from inside (the answer is over early), unless it is aborted already. */
+  stop(reason: unknown): void;
+}
+
+/**
+ * The signal an answer runs under: aborted when `outer` aborts, after `ms` with a TimeoutError (as
+ * AbortSignal.timeout does), or by `stop`, with the first reason. One controller, one listener and
+ * one timer per answer, where a timeout signal, a cap signal and two links cost four controllers.
+ */
+export function turnSignal(outer: AbortSignal, ms: number): TurnSignal {
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), ms);
-  // Like AbortSignal.timeout, the timer alone does not keep the process alive.
-  timer.unref();
-  return { signal: controller.signal, dispose: () => clearTimeout(timer) };
+  let timedOut = false;
+  let timer: NodeJS.Timeout | undefined;
+  const onAbort = () => abort(outer.reason);
+  const dispose = () => {
+    clearTimeout(timer);
+    outer.removeEventListener('abort', onAbort);
+  };
+  const abort = (reason: unknown) => {
+    if (controller.signal.aborted) return;
+    dispose();
+    controller.abort(reason);
+  };
+  if (outer.aborted) {
+    controller.abort(outer.reason);
+  } else {
+    outer.addEventListener('abort', onAbort);
+    timer = setTimeout(() => {
+      timedOut = true;
+      abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
+    }, ms);
+    // Like AbortSignal.timeout, the timer alone does not keep the process alive.
+    timer.unref();
+  }
+  return {
+    signal: controller.signal,
+    get timedOut() {
+      return timedOut;
+    },
+    stop: abort,
+    dispose,
+  };
 }
