@@ -2,9 +2,11 @@
 // order. A message that arrives while Butler is answering waits in the queue and is answered next;
 // past `maxQueued` it is turned away at once. `/cancel` aborts the answer in progress and drops the
 // queue. The answer itself is an invoked promise actor: stopping this actor (the hub stopping)
-// aborts it too. A conversation left idle ends, and Butler forgets it.
+// aborts it too. A conversation left idle ends, and Butler forgets it; its idle timer is a port
+// (idleTimers.ts), not a delayed transition, which would sit in XState's system-wide scheduler.
 import { assertEvent, assign, fromPromise, setup, type ActorRefFrom } from 'xstate';
 import { TurnCancelled } from './brain.js';
+import type { IDLE_EXPIRED, IdlePort } from './idleTimers.js';
 import { linkSignals } from './signals.js';
 import type { Asker } from './tools.js';
 import type { Turn } from './turns.js';
@@ -25,6 +27,8 @@ export interface ConversationInput {
   maxQueued: number;
   /** How long an idle conversation is kept. */
   idleMs: number;
+  /** Sends IDLE once `idleMs` have passed in idle. */
+  idle: IdlePort;
 }
 
 export interface ConversationContext extends ConversationInput {
@@ -39,9 +43,10 @@ export type ConversationEvent =
   | { type: 'TURN'; turn: Turn }
   | { type: 'CANCEL'; turn: Extract<Turn, { kind: 'message' }> }
   /** Butler is stopping or was reset: the answer in progress is aborted (it still ends its stream). */
-  | { type: 'END' };
+  | { type: 'END' }
+  | typeof IDLE_EXPIRED;
 
-export const conversationMachine = setup({
+const conversationSetup = setup({
   types: {
     context: {} as ConversationContext,
     events: {} as ConversationEvent,
@@ -56,9 +61,6 @@ export const conversationMachine = setup({
         linked.dispose();
       }
     }),
-  },
-  delays: {
-    idle: ({ context }) => context.idleMs,
   },
   guards: {
     queueFull: ({ context }) => context.queue.length >= context.maxQueued,
@@ -81,6 +83,8 @@ export const conversationMachine = setup({
     finishTurn: assign({ current: null, cancel: null, answered: ({ context }) => context.answered + 1 }),
     reportFailure: ({ context }, { error }: { error: unknown }) => context.ports.failed(error, context.asker),
     refuseBusy: ({ context }) => context.ports.refuse(context.asker, context.queue.length),
+    watchIdle: ({ context, self }) => context.idle.watch(self, context.idleMs),
+    unwatchIdle: ({ context, self }) => context.idle.unwatch(self),
     /** Aborts the answer in progress; it ends its stream saying so. */
     abortCurrent: ({ context }) => context.cancel?.abort(new TurnCancelled('cancelled by the asker')),
     /** The queue is dropped; the cancel message itself is answered next, saying what it stopped. */
@@ -89,15 +93,22 @@ export const conversationMachine = setup({
       return { queue: [{ ...event.turn, cancelled: { inProgress: true, dropped: context.queue.length } }] };
     }),
   },
-}).createMachine({
+});
+
+/** The failure an invoked answer rejected with, for `reportFailure`. */
+const failure = { type: 'reportFailure', params: ({ event }: { event: { error: unknown } }) => ({ error: event.error }) } as const;
+
+export const conversationMachine = conversationSetup.createMachine({
   id: 'conversation',
   context: ({ input }) => ({ ...input, queue: [], current: null, cancel: null, answered: 0 }),
   initial: 'idle',
   on: { END: '.done' },
   states: {
     idle: {
-      after: { idle: 'done' },
+      entry: 'watchIdle',
+      exit: 'unwatchIdle',
       on: {
+        IDLE: 'done',
         TURN: { target: 'answering', actions: 'start' },
         CANCEL: { target: 'answering', actions: 'start' },
       },
@@ -107,16 +118,20 @@ export const conversationMachine = setup({
       invoke: {
         src: 'answer',
         input: ({ context }) => ({ turn: context.current!, asker: context.asker, ports: context.ports, cancel: context.cancel!.signal }),
-        onDone: { target: 'next', actions: 'finishTurn' },
-        onError: { target: 'next', actions: [{ type: 'reportFailure', params: ({ event }) => ({ error: event.error }) }, 'finishTurn'] },
+        // The next queued turn starts at once (the invoke restarts), else the conversation waits idle.
+        onDone: [
+          { guard: 'hasQueued', target: 'answering', reenter: true, actions: ['finishTurn', 'takeNext'] },
+          { target: 'idle', actions: 'finishTurn' },
+        ],
+        onError: [
+          { guard: 'hasQueued', target: 'answering', reenter: true, actions: [failure, 'finishTurn', 'takeNext'] },
+          { target: 'idle', actions: [failure, 'finishTurn'] },
+        ],
       },
       on: {
         TURN: [{ guard: 'queueFull', actions: 'refuseBusy' }, { actions: 'enqueue' }],
         CANCEL: { actions: ['abortCurrent', 'replaceQueue'] },
       },
-    },
-    next: {
-      always: [{ guard: 'hasQueued', target: 'answering', actions: 'takeNext' }, { target: 'idle' }],
     },
     done: { type: 'final' },
   },
