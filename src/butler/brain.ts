@@ -116,21 +116,20 @@ export function createBrain(deps: BrainDeps) {
       { role: 'user', content: turn.message.text },
     ];
     // The model is stopped when the reply hits its size cap; that ends the answer, not in error.
-    const capped = new ReplyCapped();
     // Model calls wait their turn hub-wide, round-robin by conversation.
     const queueKey = conversationKey(asker);
     let needsBreak = false;
     const onDelta = (delta: string) => {
       if (needsBreak && stream.text.length > 0) stream.write('\n\n');
       needsBreak = false;
-      if (!stream.write(delta)) turnSignal.stop(capped);
+      if (!stream.write(delta)) turnSignal.stop(new ReplyCapped());
     };
     for (let step = 0; step < settings.maxSteps; step++) {
       let result;
       try {
         result = await llm.step(messages, tools, { signal, onDelta, queueKey });
       } catch (err) {
-        if (signal.reason === capped) return undefined;
+        if (signal.reason instanceof ReplyCapped) return undefined;
         throw err;
       }
       if (result.toolCalls.length === 0) return undefined;
