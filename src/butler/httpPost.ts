@@ -271,32 +271,43 @@ class Exchange {
         }
         continue;
       }
-      // A line: the CRLF after a chunk, a size line, or a trailer line.
+      // A line, read as bytes: the CRLF after a chunk, a size line, or a trailer line.
       const lf = data.indexOf(10, at);
       if (lf < 0) {
         if (data.length - at > MAX_HEAD) throw new Error('a chunk size line is too long');
         this.buffered = data.subarray(at);
         return EMPTY;
       }
-      const line = data.toString('latin1', at, lf).replace(/\r$/, '');
+      const lineStart = at;
+      const lineEnd = lf > at && data[lf - 1] === 13 ? lf - 1 : lf;
       at = lf + 1;
       if (this.chunkEnd) {
-        if (line !== '') throw new Error('a chunk does not end with CRLF');
+        if (lineEnd !== lineStart) throw new Error('a chunk does not end with CRLF');
         this.chunkEnd = false;
       } else if (this.chunkLeft === -2) {
         // Trailers end with an empty line, and with them the body.
-        if (line === '') {
+        if (lineEnd === lineStart) {
           if (at < data.length) this.keepAlive = false;
           this.finish();
         }
-      } else {
-        const size = parseInt(line, 16);
-        if (!/^[0-9a-fA-F]+/.test(line) || !Number.isSafeInteger(size)) throw new Error('a chunk size is not hexadecimal');
-        this.chunkLeft = size === 0 ? -2 : size;
-      }
+      } else this.chunkLeft = chunkSize(data, lineStart, lineEnd) || -2;
     }
     return EMPTY;
   }
 }
 
 const EMPTY = Buffer.alloc(0);
+
+/** The size a chunk's size line gives (hex digits, then any `;extension`). */
+function chunkSize(data: Buffer, start: number, end: number): number {
+  let size = 0;
+  let at = start;
+  for (; at < end; at++) {
+    const c = data[at]!;
+    const digit = c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : c >= 65 && c <= 70 ? c - 55 : -1;
+    if (digit < 0) break;
+    size = size * 16 + digit;
+  }
+  if (at === start || !Number.isSafeInteger(size)) throw new Error('a chunk size is not hexadecimal');
+  return size;
+}

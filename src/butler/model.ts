@@ -154,27 +154,27 @@ export function createOpenAiModel(settings: ModelSettings): LanguageModel {
           }
         };
 
-        let decoder: StringDecoder | undefined;
         let parser: SseParser | undefined;
         /** A failed call's status, with the start of its body for the error's message. */
         let failedStatus = 0;
-        let errorBody = '';
+        let errorBody: StringDecoder | undefined;
+        let errorText = '';
         const handlers: PostHandlers = {
           head(status) {
             heard();
-            decoder = new StringDecoder('utf8');
-            if (status < 200 || status > 299) failedStatus = status;
-            else parser = createSseParser(onEvent);
+            if (status >= 200 && status <= 299) parser = createSseParser(onEvent);
+            else {
+              failedStatus = status;
+              errorBody = new StringDecoder('utf8');
+            }
           },
           data(chunk) {
             heard();
-            const text = decoder!.write(chunk);
-            if (parser) parser.feed(text);
-            else if (errorBody.length < MAX_ERROR_BODY) errorBody += text;
+            if (parser) parser.feed(chunk);
+            else if (errorText.length < MAX_ERROR_BODY) errorText += errorBody!.write(chunk);
           },
           end() {
-            if (!parser) return fail(new ModelError(`the language model answered HTTP ${failedStatus}${detailOf(errorOf(errorBody + decoder!.end()))}`));
-            parser.feed(decoder!.end());
+            if (!parser) return fail(new ModelError(`the language model answered HTTP ${failedStatus}${detailOf(errorOf(errorText + errorBody!.end()))}`));
             parser.end();
             if (settled) return;
             settled = true;
