@@ -24,7 +24,8 @@ export interface PostExchange {
 }
 
 export interface Poster {
-  post(body: Buffer, handlers: PostHandlers): PostExchange;
+  /** Posts the body made of `parts`, in order. */
+  post(parts: readonly Buffer[], handlers: PostHandlers): PostExchange;
   /** Closes the idle connections. */
   close(): void;
 }
@@ -81,8 +82,10 @@ export function createPoster(url: URL, options: PosterOptions): Poster {
   }
 
   return {
-    post(body, handlers) {
-      const head = Buffer.from(`${fixedHead}\r\ncontent-length: ${body.length}\r\n\r\n`);
+    post(parts, handlers) {
+      let length = 0;
+      for (const part of parts) length += part.length;
+      const head = Buffer.from(`${fixedHead}\r\ncontent-length: ${length}\r\n\r\n`);
       let exchange: Exchange | undefined;
       const start = (retry: boolean) => {
         const { socket, reused } = take();
@@ -94,7 +97,7 @@ export function createPoster(url: URL, options: PosterOptions): Poster {
         });
         socket.cork();
         socket.write(head);
-        socket.write(body);
+        for (const part of parts) socket.write(part);
         socket.uncork();
       };
       start(true);

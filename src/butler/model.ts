@@ -81,19 +81,22 @@ export function createOpenAiModel(settings: ModelSettings): LanguageModel {
     },
     keepConnections: settings.keepConnections ?? 256,
   });
-  const modelJson = JSON.stringify(settings.name);
-  // Every step of every answer sends the same tool list (a list is never changed once made): its JSON is made once.
-  let lastTools: { list: readonly ModelTool[]; json: string } | undefined;
-  const toolsJsonOf = (list: readonly ModelTool[]) => {
-    if (lastTools?.list !== list) lastTools = { list, json: JSON.stringify(list) };
-    return lastTools.json;
+  const opening = Buffer.from(`{"model":${JSON.stringify(settings.name)},"messages":`);
+  const closing = Buffer.from(`,"stream":true}`);
+  // Every step of every answer sends the same tool list (a list is never changed once made): its JSON is encoded once.
+  let lastTools: { list: readonly ModelTool[]; closing: Buffer } | undefined;
+  const closingWith = (list: readonly ModelTool[]) => {
+    if (lastTools?.list !== list) lastTools = { list, closing: Buffer.from(`,"stream":true,"tools":${JSON.stringify(list)}}`) };
+    return lastTools.closing;
   };
   const silence = () => new ModelError(`the language model sent nothing for ${seconds(settings.idleTimeoutMs)}`);
 
   return {
     name: settings.name,
     step(messages, tools, { signal, onDelta }) {
-      const body = requestBody(modelJson, messages, tools.length > 0 ? toolsJsonOf(tools) : undefined);
+      // The body as JSON.stringify writes `{ model, messages, stream: true, tools }` (no tools key
+      // without tools), in parts: only the messages are encoded per call, and never copied into one string.
+      const body = [opening, Buffer.from(JSON.stringify(messages)), tools.length > 0 ? closingWith(tools) : closing];
       return new Promise<ModelStep>((resolve, reject) => {
         let text = '';
         const calls: Array<{ id: string; name: string; arguments: string }> = [];
@@ -193,15 +196,6 @@ export function createOpenAiModel(settings: ModelSettings): LanguageModel {
       });
     },
   };
-}
-
-/**
- * The request body, encoded once: `{"model","messages","stream":true,"tools"}`, as JSON.stringify
- * of that object writes it (tools left out when there are none); `toolsJson` is the tools' JSON.
- */
-function requestBody(modelJson: string, messages: readonly ModelMessage[], toolsJson: string | undefined): Buffer {
-  const tools = toolsJson === undefined ? '' : `,"tools":${toolsJson}`;
-  return Buffer.from(`{"model":${modelJson},"messages":${JSON.stringify(messages)},"stream":true${tools}}`);
 }
 
 /** `<base URL>/chat/completions`, keeping any query the base URL carries. */

@@ -49,7 +49,7 @@ function post(p: Poster, body = 'hello') {
   return new Promise<{ status: number; body: string }>((resolve, reject) => {
     let status = 0;
     const chunks: Buffer[] = [];
-    p.post(Buffer.from(body), {
+    p.post([Buffer.from(body.slice(0, 2)), Buffer.from(body.slice(2))], {
       head: (s) => (status = s),
       data: (c) => chunks.push(Buffer.from(c)),
       end: () => resolve({ status, body: Buffer.concat(chunks).toString('utf8') }),
@@ -106,7 +106,7 @@ describe("Butler's HTTP POST exchange", () => {
     const s = await serve(() => 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1\r\na\r\n');
     poster = createPoster(s.url, { headers: {}, keepConnections: 4 });
     const seen: string[] = [];
-    const exchange = poster.post(Buffer.from('x'), {
+    const exchange = poster.post([Buffer.from('x')], {
       head: () => seen.push('head'),
       data: () => {
         seen.push('data');
