@@ -7,7 +7,6 @@
 import { assertEvent, assign, fromPromise, setup, type ActorRefFrom } from 'xstate';
 import { TurnCancelled } from './brain.js';
 import type { IDLE_EXPIRED, IdlePort } from './idleTimers.js';
-import { linkSignals } from './signals.js';
 import type { Asker } from './tools.js';
 import type { Turn } from './turns.js';
 
@@ -53,12 +52,16 @@ const conversationSetup = setup({
     input: {} as ConversationInput,
   },
   actors: {
-    answer: fromPromise<void, { turn: Turn; asker: Asker; ports: ConversationPorts; cancel: AbortSignal }>(async ({ input, signal }) => {
-      const linked = linkSignals([signal, input.cancel]);
+    answer: fromPromise<void, { turn: Turn; asker: Asker; ports: ConversationPorts; cancel: AbortController }>(async ({ input, signal }) => {
+      // Stopping this actor (END, the hub stopping) aborts the answer through the cancel's own
+      // controller: one signal per answer, not a third one linking the two.
+      const stopped = () => input.cancel.abort(signal.reason);
+      if (signal.aborted) stopped();
+      else signal.addEventListener('abort', stopped, { once: true });
       try {
-        await input.ports.answer(input.turn, input.asker, linked.signal);
+        await input.ports.answer(input.turn, input.asker, input.cancel.signal);
       } finally {
-        linked.dispose();
+        signal.removeEventListener('abort', stopped);
       }
     }),
   },
@@ -117,7 +120,7 @@ export const conversationMachine = conversationSetup.createMachine({
       entry: 'armCancel',
       invoke: {
         src: 'answer',
-        input: ({ context }) => ({ turn: context.current!, asker: context.asker, ports: context.ports, cancel: context.cancel!.signal }),
+        input: ({ context }) => ({ turn: context.current!, asker: context.asker, ports: context.ports, cancel: context.cancel! }),
         // The next queued turn starts at once (the invoke restarts), else the conversation waits idle.
         onDone: [
           { guard: 'hasQueued', target: 'answering', reenter: true, actions: ['finishTurn', 'takeNext'] },
