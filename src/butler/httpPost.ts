@@ -49,35 +49,36 @@ export function createPoster(url: URL, options: PosterOptions): Poster {
   const fixedHead = [`POST ${url.pathname}${url.search} HTTP/1.1`, `host: ${url.host}`, ...Object.entries(options.headers).map(([k, v]) => `${k}: ${v}`)].join(
     '\r\n',
   );
-  const idle: Socket[] = [];
+  /** Kept-alive connections waiting for the next exchange; the newest is taken first. */
+  const idle: Connection[] = [];
 
-  const connect = (): Socket =>
-    secure ? tls.connect({ host, port, servername: net.isIP(host) ? undefined : host, ALPNProtocols: ['http/1.1'] }) : net.connect({ host, port });
+  /** An idle connection the server closed (or wrote to) is dropped from the pool. */
+  const drop = (connection: Connection) => {
+    const at = idle.indexOf(connection);
+    if (at >= 0) idle.splice(at, 1);
+    connection.socket.destroy();
+  };
 
-  /** An idle connection the server closes is dropped from the pool. */
-  function park(socket: Socket): void {
-    if (idle.length >= options.keepConnections || socket.destroyed) return void socket.destroy();
-    const drop = () => {
-      const at = idle.indexOf(socket);
-      if (at >= 0) idle.splice(at, 1);
-      socket.destroy();
-    };
-    socket.once('close', drop);
-    socket.once('end', drop);
-    socket.on('error', drop);
-    socket.unref();
-    idle.push(socket);
+  const connect = (): Connection =>
+    new Connection(
+      secure ? tls.connect({ host, port, servername: net.isIP(host) ? undefined : host, ALPNProtocols: ['http/1.1'] }) : net.connect({ host, port }),
+      drop,
+    );
+
+  function park(connection: Connection): void {
+    if (idle.length >= options.keepConnections || connection.socket.destroyed) return void connection.socket.destroy();
+    // An idle connection must not keep a stopping hub alive.
+    connection.socket.unref();
+    idle.push(connection);
   }
 
-  function take(): { socket: Socket; reused: boolean } {
+  function take(): { connection: Connection; reused: boolean } {
     for (;;) {
-      const socket = idle.pop();
-      if (!socket) return { socket: connect(), reused: false };
-      socket.removeAllListeners('close');
-      socket.removeAllListeners('end');
-      socket.removeAllListeners('error');
-      socket.ref();
-      if (!socket.destroyed) return { socket, reused: true };
+      const connection = idle.pop();
+      if (!connection) return { connection: connect(), reused: false };
+      if (connection.socket.destroyed) continue;
+      connection.socket.ref();
+      return { connection, reused: true };
     }
   }
 
@@ -88,13 +89,14 @@ export function createPoster(url: URL, options: PosterOptions): Poster {
       const head = Buffer.from(`${fixedHead}\r\ncontent-length: ${length}\r\n\r\n`);
       let exchange: Exchange | undefined;
       const start = (retry: boolean) => {
-        const { socket, reused } = take();
-        exchange = new Exchange(socket, handlers, {
+        const { connection, reused } = take();
+        exchange = new Exchange(connection, handlers, {
           // A kept-alive connection the server closed just as it was reused: nothing came back, so
           // sending again on a new connection replays nothing (what node:http's users are told to do).
           retry: retry && reused ? () => start(false) : undefined,
           done: park,
         });
+        const { socket } = connection;
         socket.cork();
         socket.write(head);
         for (const part of parts) socket.write(part);
@@ -104,10 +106,30 @@ export function createPoster(url: URL, options: PosterOptions): Poster {
       return { abort: () => exchange?.abort() };
     },
     close() {
-      for (const socket of idle.splice(0)) socket.destroy();
+      for (const connection of idle.splice(0)) connection.socket.destroy();
     },
   };
 }
+
+/**
+ * One connection: its socket's listeners are attached once, for its whole life, and hand each
+ * event to the exchange it carries; an event while it carries none drops it.
+ */
+class Connection {
+  exchange: Exchange | undefined;
+
+  constructor(
+    readonly socket: Socket,
+    drop: (connection: Connection) => void,
+  ) {
+    socket.on('data', (chunk: Buffer) => (this.exchange ? this.exchange.onData(chunk) : drop(this)));
+    socket.on('end', () => (this.exchange ? this.exchange.onEnd() : drop(this)));
+    socket.on('error', (err: Error) => (this.exchange ? this.exchange.fail(err) : drop(this)));
+    socket.on('close', () => (this.exchange ? this.exchange.fail(hangUp()) : drop(this)));
+  }
+}
+
+const hangUp = () => Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
 
 /** How the body is delimited, once the head is read. */
 type Framing = { kind: 'chunked' } | { kind: 'length'; left: number } | { kind: 'close' };
@@ -126,35 +148,25 @@ class Exchange {
   private chunkEnd = false;
 
   constructor(
-    private readonly socket: Socket,
+    private readonly connection: Connection,
     private readonly handlers: PostHandlers,
-    private readonly after: { retry?: () => void; done(socket: Socket): void },
+    private readonly after: { retry?: () => void; done(connection: Connection): void },
   ) {
-    socket.on('data', this.onData);
-    socket.on('end', this.onEnd);
-    socket.on('error', this.onError);
-    socket.on('close', this.onClose);
+    connection.exchange = this;
   }
 
   abort(): void {
     if (this.over) return;
     this.over = true;
-    this.detach();
-    this.socket.destroy();
+    this.connection.exchange = undefined;
+    this.connection.socket.destroy();
   }
 
-  private detach(): void {
-    this.socket.off('data', this.onData);
-    this.socket.off('end', this.onEnd);
-    this.socket.off('error', this.onError);
-    this.socket.off('close', this.onClose);
-  }
-
-  private fail(err: Error): void {
+  fail(err: Error): void {
     if (this.over) return;
     this.over = true;
-    this.detach();
-    this.socket.destroy();
+    this.connection.exchange = undefined;
+    this.connection.socket.destroy();
     if (!this.heard && this.after.retry) this.after.retry();
     else this.handlers.error(err, this.answered);
   }
@@ -162,22 +174,18 @@ class Exchange {
   private finish(): void {
     if (this.over) return;
     this.over = true;
-    this.detach();
-    if (this.keepAlive && this.buffered === undefined) this.after.done(this.socket);
-    else this.socket.destroy();
+    this.connection.exchange = undefined;
+    if (this.keepAlive && this.buffered === undefined) this.after.done(this.connection);
+    else this.connection.socket.destroy();
     this.handlers.end();
   }
 
-  private readonly onError = (err: Error) => this.fail(err);
-
-  private readonly onEnd = () => {
+  onEnd(): void {
     if (this.answered && this.framing?.kind === 'close') return this.finish();
-    this.fail(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
-  };
+    this.fail(hangUp());
+  }
 
-  private readonly onClose = () => this.fail(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
-
-  private readonly onData = (chunk: Buffer) => {
+  onData(chunk: Buffer): void {
     this.heard = true;
     let data = this.buffered ? Buffer.concat([this.buffered, chunk]) : chunk;
     this.buffered = undefined;
@@ -192,7 +200,7 @@ class Exchange {
     } catch (err) {
       this.fail(err as Error);
     }
-  };
+  }
 
   /** Reads a response head off the front of `data`; undefined until it is whole (kept for the next chunk). */
   private readHead(data: Buffer): Buffer | undefined {

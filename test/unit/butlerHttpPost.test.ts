@@ -90,6 +90,21 @@ describe("Butler's HTTP POST exchange", () => {
     expect(s.connections()).toBe(2);
   });
 
+  it('drops a kept-alive connection the server closes while it waits in the pool', async () => {
+    let n = 0;
+    const s = await serve((_request, socket) => {
+      n++;
+      setTimeout(() => socket.end(), 10);
+      return `HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\n${n}`;
+    });
+    poster = createPoster(s.url, { headers: {}, keepConnections: 4 });
+    expect((await post(poster)).body).toBe('1');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect((await post(poster)).body).toBe('2');
+    expect(s.requests).toHaveLength(2);
+    expect(s.connections()).toBe(2);
+  });
+
   it('fails a response cut short, saying whether its head had come', async () => {
     const s = await serve((_request, socket) => {
       socket.end('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nab');
