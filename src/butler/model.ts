@@ -149,7 +149,8 @@ export function createOpenAiModel(settings: ModelSettings): LanguageModel {
             text += delta.content;
             onDelta(delta.content);
           }
-          for (const part of delta.tool_calls ?? []) {
+          if (!delta.tool_calls) return;
+          for (const part of delta.tool_calls) {
             const call = (calls[part.index] ??= { id: '', name: '', arguments: '' });
             if (part.id) call.id = part.id;
             if (part.function?.name) call.name += part.function.name;
