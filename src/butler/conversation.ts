@@ -70,10 +70,12 @@ const conversationSetup = setup({
     hasQueued: ({ context }) => context.queue.length > 0,
   },
   actions: {
+    // Each turn gets its own cancel, set with the turn in one assign (a context copy per assign).
     start: assign(({ event }) => {
       assertEvent(event, ['TURN', 'CANCEL']);
       // A cancel with nothing in progress is answered at once, saying there was nothing to stop.
-      return { current: event.type === 'CANCEL' ? { ...event.turn, cancelled: { inProgress: false, dropped: 0 } } : event.turn };
+      const current = event.type === 'CANCEL' ? { ...event.turn, cancelled: { inProgress: false, dropped: 0 } } : event.turn;
+      return { current, cancel: new AbortController() };
     }),
     enqueue: assign({
       queue: ({ context, event }) => {
@@ -81,9 +83,14 @@ const conversationSetup = setup({
         return [...context.queue, event.turn];
       },
     }),
-    takeNext: assign({ current: ({ context }) => context.queue[0] ?? null, queue: ({ context }) => context.queue.slice(1) }),
-    armCancel: assign({ cancel: () => new AbortController() }),
     finishTurn: assign({ current: null, cancel: null, answered: ({ context }) => context.answered + 1 }),
+    /** Counts the turn answered and takes the next one from the queue. */
+    finishAndTakeNext: assign(({ context }) => ({
+      current: context.queue[0] ?? null,
+      queue: context.queue.slice(1),
+      cancel: new AbortController(),
+      answered: context.answered + 1,
+    })),
     reportFailure: ({ context }, { error }: { error: unknown }) => context.ports.failed(error, context.asker),
     refuseBusy: ({ context }) => context.ports.refuse(context.asker, context.queue.length),
     watchIdle: ({ context, self }) => context.idle.watch(self, context.idleMs),
@@ -117,17 +124,16 @@ export const conversationMachine = conversationSetup.createMachine({
       },
     },
     answering: {
-      entry: 'armCancel',
       invoke: {
         src: 'answer',
         input: ({ context }) => ({ turn: context.current!, asker: context.asker, ports: context.ports, cancel: context.cancel! }),
         // The next queued turn starts at once (the invoke restarts), else the conversation waits idle.
         onDone: [
-          { guard: 'hasQueued', target: 'answering', reenter: true, actions: ['finishTurn', 'takeNext'] },
+          { guard: 'hasQueued', target: 'answering', reenter: true, actions: 'finishAndTakeNext' },
           { target: 'idle', actions: 'finishTurn' },
         ],
         onError: [
-          { guard: 'hasQueued', target: 'answering', reenter: true, actions: [failure, 'finishTurn', 'takeNext'] },
+          { guard: 'hasQueued', target: 'answering', reenter: true, actions: [failure, 'finishAndTakeNext'] },
           { target: 'idle', actions: [failure, 'finishTurn'] },
         ],
       },
