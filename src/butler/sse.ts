@@ -57,16 +57,20 @@ export function createSseParser(onEvent: (data: string, event: string | undefine
       pending = undefined;
       afterCr = false;
       const length = bytes.length;
-      for (let i = start; i < length; i++) {
-        const c = bytes[i];
-        if (c !== LF && c !== CR) continue;
-        line(bytes, start, i);
-        if (c === CR) {
-          if (i + 1 < length) {
-            if (bytes[i + 1] === LF) i++;
+      // Line ends found with indexOf (memchr), not a loop over every byte.
+      let lf = bytes.indexOf(LF, start);
+      let cr = bytes.indexOf(CR, start);
+      while (lf >= 0 || cr >= 0) {
+        let end = lf < 0 ? cr : cr < 0 ? lf : Math.min(lf, cr);
+        line(bytes, start, end);
+        if (end === cr) {
+          if (end + 1 < length) {
+            if (bytes[end + 1] === LF) end++;
           } else afterCr = true;
         }
-        start = i + 1;
+        start = end + 1;
+        if (lf >= 0 && lf < start) lf = bytes.indexOf(LF, start);
+        if (cr >= 0 && cr < start) cr = bytes.indexOf(CR, start);
       }
       if (start < length) pending = bytes.subarray(start);
     },
