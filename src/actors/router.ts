@@ -59,24 +59,31 @@ function parseFrame(text: string): MessageFrame | undefined {
   }
 }
 
+/** Hands `d` to each of `endpoints` (but `except`'s); returns how many took it. */
+function sendTo(endpoints: Iterable<Endpoint> | undefined, d: Delivery, except?: number): number {
+  if (endpoints === undefined) return 0;
+  let sent = 0;
+  for (const e of endpoints) {
+    if ((d.socketsOnly && e.inHub) || e.user.id === except) continue;
+    // A frame from another node arrives as text only; an endpoint inside the hub reads the object (parsed once).
+    if (e.inHub && d.frame === undefined && d.type !== 'PRESENCE') d.frame = parseFrame(d.text);
+    e.deliver(d.text, d.id, d.frame);
+    sent++;
+  }
+  return sent;
+}
+
+// Loops rather than a closure per delivery: this runs for every frame the hub delivers.
 function deliverOne(table: AddressTable, d: Delivery, meter: DeliveryMeter): number {
   const a = d.audience;
   let sent = 0;
-  let frame = d.frame;
-  const send = (e: Endpoint) => {
-    if (d.socketsOnly && e.inHub) return;
-    // A frame from another node arrives as text only; an endpoint inside the hub reads the object.
-    if (e.inHub && frame === undefined && d.type !== 'PRESENCE') frame = parseFrame(d.text);
-    e.deliver(d.text, d.id, frame);
-    sent++;
-  };
   if (a.target !== undefined) {
-    table.of(a.target)?.forEach(send);
-    if (a.echo && a.target !== d.senderId) table.of(d.senderId)?.forEach(send);
+    sent += sendTo(table.of(a.target), d);
+    if (a.echo && a.target !== d.senderId) sent += sendTo(table.of(d.senderId), d);
   } else if (a.broadcast === 'everyone') {
-    for (const e of table.all) if (!(a.exceptSender && e.user.id === d.senderId)) send(e);
+    sent += sendTo(table.all, d, a.exceptSender ? d.senderId : undefined);
   } else if (a.broadcast === 'humans') {
-    table.humans.forEach(send);
+    sent += sendTo(table.humans, d);
   }
   meter.sent(d.type, sent, d.text);
   if (a.monitor && d.monitorText !== undefined) {

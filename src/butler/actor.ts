@@ -9,6 +9,7 @@ import { BUTLER_STREAM_PREFIX, CANCEL_COMMAND } from '../protocol/butler.js';
 import type { MessageFrame } from '../protocol/frames.js';
 import type { Role } from '../protocol/roles.js';
 import type { AuthorizationRow } from '../store/schema.js';
+import { IdleTimers, type IdlePort } from './idleTimers.js';
 import { conversationMachine, type ConversationActor, type ConversationPorts } from './conversation.js';
 import type { Asker } from './tools.js';
 import { conversationKey, type Turn } from './turns.js';
@@ -21,6 +22,8 @@ export interface ButlerInput {
   claimAnswer(frame: MessageFrame): boolean;
   maxQueued?: number;
   idleMs?: number;
+  /** Idle timers of the conversations (a fresh set when not given). */
+  idleTimers?: IdlePort;
   /** The hub-wide cap on model calls, for inspection: calls streaming and waiting. */
   modelCalls?: ModelCalls;
 }
@@ -45,6 +48,7 @@ export interface ButlerContext {
   claimAnswer(frame: MessageFrame): boolean;
   maxQueued: number;
   idleMs: number;
+  idleTimers: IdlePort;
   modelCalls?: ModelCalls;
   /** Changed in place by `adopt` and `forget`: a copy per new conversation would cost O(conversations) on a busy hub. */
   conversations: Map<string, ConversationActor>;
@@ -141,6 +145,7 @@ export const butlerMachine = butlerSetup.createMachine({
     claimAnswer: input.claimAnswer,
     maxQueued: input.maxQueued ?? MAX_QUEUED,
     idleMs: input.idleMs ?? IDLE_MS,
+    idleTimers: input.idleTimers ?? new IdleTimers(),
     modelCalls: input.modelCalls,
     conversations: new Map(),
     turns: 0,
@@ -178,7 +183,7 @@ function conversationFor(context: ButlerContext, asker: Asker, self: AnyActorRef
   if (existing && existing.getSnapshot().status === 'active') return { actor: existing };
   const actor = createActor(conversationMachine, {
     parent: self,
-    input: { key, asker, ports: context.ports, maxQueued: context.maxQueued, idleMs: context.idleMs },
+    input: { key, asker, ports: context.ports, maxQueued: context.maxQueued, idleMs: context.idleMs, idle: context.idleTimers },
   });
   return { actor, adopt: { key, actor } };
 }

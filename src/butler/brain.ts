@@ -11,7 +11,7 @@ import { RelayError, type AgentRelay } from './relay.js';
 import type { ReplyStream, ReplyTarget } from './replyStream.js';
 import { describeAgents, planSafeReply, SAFE_MODE_HELP } from './safeMode.js';
 import { toolDefinitions, type Asker, type CommandOutcome, type Toolbox } from './tools.js';
-import { linkSignals, timeoutSignal } from './signals.js';
+import { turnSignal as turnSignalOf, type TurnSignal } from './signals.js';
 import { conversationKey, type Turn } from './turns.js';
 
 export interface BrainSettings {
@@ -29,6 +29,11 @@ export interface BrainDeps {
   openStream(target: ReplyTarget): ReplyStream;
   settings: BrainSettings;
   logger: Logger;
+}
+
+/** The model was stopped because the reply reached its size cap: the answer ends, not in error. */
+class ReplyCapped extends Error {
+  override name = 'ReplyCapped';
 }
 
 /** Why an answer was stopped from outside; the conversation's cancel uses it as the abort reason. */
@@ -102,50 +107,45 @@ export function createBrain(deps: BrainDeps) {
     turn: Extract<Turn, { kind: 'message' }>,
     asker: Asker,
     stream: ReplyStream,
-    signal: AbortSignal,
+    turnSignal: TurnSignal,
   ): Promise<string | undefined> {
+    const { signal } = turnSignal;
     const messages: ModelMessage[] = [
       { role: 'system', content: systemPrompt(asker, llm) },
       ...(await history.load(asker, turn.message.id)),
       { role: 'user', content: turn.message.text },
     ];
     // The model is stopped when the reply hits its size cap; that ends the answer, not in error.
-    const capped = new AbortController();
-    const stepSignal = linkSignals([signal, capped.signal]);
     // Model calls wait their turn hub-wide, round-robin by conversation.
     const queueKey = conversationKey(asker);
     let needsBreak = false;
     const onDelta = (delta: string) => {
       if (needsBreak && stream.text.length > 0) stream.write('\n\n');
       needsBreak = false;
-      if (!stream.write(delta)) capped.abort();
+      if (!stream.write(delta)) turnSignal.stop(new ReplyCapped());
     };
-    try {
-      for (let step = 0; step < settings.maxSteps; step++) {
-        let result;
-        try {
-          result = await llm.step(messages, tools, { signal: stepSignal.signal, onDelta, queueKey });
-        } catch (err) {
-          if (capped.signal.aborted && !signal.aborted) return undefined;
-          throw err;
-        }
-        if (result.toolCalls.length === 0) return undefined;
-        messages.push({
-          role: 'assistant',
-          content: result.text || null,
-          tool_calls: result.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })),
-        });
-        for (const call of result.toolCalls) {
-          const output = await toolbox.run(call.name, call.arguments, asker, signal);
-          logger.debug({ tool: call.name, asker: asker.principal.id }, 'Butler ran a tool');
-          messages.push({ role: 'tool', tool_call_id: call.id, content: output });
-        }
-        needsBreak = true;
+    for (let step = 0; step < settings.maxSteps; step++) {
+      let result;
+      try {
+        result = await llm.step(messages, tools, { signal, onDelta, queueKey });
+      } catch (err) {
+        if (signal.reason instanceof ReplyCapped) return undefined;
+        throw err;
       }
-      return `I stopped after ${settings.maxSteps} rounds of tool calls without reaching an answer.`;
-    } finally {
-      stepSignal.dispose();
+      if (result.toolCalls.length === 0) return undefined;
+      messages.push({
+        role: 'assistant',
+        content: result.text || null,
+        tool_calls: result.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })),
+      });
+      for (const call of result.toolCalls) {
+        const output = await toolbox.run(call.name, call.arguments, asker, signal);
+        logger.debug({ tool: call.name, asker: asker.principal.id }, 'Butler ran a tool');
+        messages.push({ role: 'tool', tool_call_id: call.id, content: output });
+      }
+      needsBreak = true;
     }
+    return `I stopped after ${settings.maxSteps} rounds of tool calls without reaching an answer.`;
   }
 
   async function carryOut(request: AuthorizationRow, stream: ReplyStream, signal: AbortSignal): Promise<void> {
@@ -178,24 +178,22 @@ export function createBrain(deps: BrainDeps) {
     /** Answers one turn to `asker`; resolves once its stream has ended. */
     async answer(turn: Turn, asker: Asker, signal: AbortSignal): Promise<void> {
       const stream = deps.openStream({ to: asker.principal, conversationId: asker.conversationId });
-      const deadline = timeoutSignal(settings.turnTimeoutMs);
-      const linked = linkSignals([signal, deadline.signal]);
-      const turnSignal = linked.signal;
+      const turnSignal = turnSignalOf(signal, settings.turnTimeoutMs);
+      const running = turnSignal.signal;
       let note: string | undefined;
       try {
-        if (turn.kind === 'decision') await carryOut(turn.request, stream, turnSignal);
+        if (turn.kind === 'decision') await carryOut(turn.request, stream, running);
         else if (turn.cancelled) {
           const { inProgress, dropped } = turn.cancelled;
           const parts = [inProgress ? 'the answer in progress' : '', dropped > 0 ? `${dropped} queued message${dropped === 1 ? '' : 's'}` : ''].filter(Boolean);
           stream.write(parts.length > 0 ? `Cancelled ${parts.join(' and ')}.` : 'There was nothing to cancel.');
         } else if (model) note = await modelAnswer(model, turn, asker, stream, turnSignal);
-        else await safeAnswer(turn.message.text, asker, stream, turnSignal);
+        else await safeAnswer(turn.message.text, asker, stream, running);
       } catch (err) {
-        note = stopNote(err, signal, deadline.signal.aborted && !signal.aborted);
+        note = stopNote(err, signal, turnSignal.timedOut && !signal.aborted);
         if (!signal.aborted && !(err instanceof RelayError)) logger.warn({ err, asker: asker.principal.id }, 'Butler could not finish an answer');
       } finally {
-        linked.dispose();
-        deadline.dispose();
+        turnSignal.dispose();
         await stream.finish(note);
       }
     },

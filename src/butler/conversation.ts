@@ -2,10 +2,11 @@
 // order. A message that arrives while Butler is answering waits in the queue and is answered next;
 // past `maxQueued` it is turned away at once. `/cancel` aborts the answer in progress and drops the
 // queue. The answer itself is an invoked promise actor: stopping this actor (the hub stopping)
-// aborts it too. A conversation left idle ends, and Butler forgets it.
+// aborts it too. A conversation left idle ends, and Butler forgets it; its idle timer is a port
+// (idleTimers.ts), not a delayed transition, which would sit in XState's system-wide scheduler.
 import { assertEvent, assign, fromPromise, setup, type ActorRefFrom } from 'xstate';
 import { TurnCancelled } from './brain.js';
-import { linkSignals } from './signals.js';
+import type { IDLE_EXPIRED, IdlePort } from './idleTimers.js';
 import type { Asker } from './tools.js';
 import type { Turn } from './turns.js';
 
@@ -25,6 +26,8 @@ export interface ConversationInput {
   maxQueued: number;
   /** How long an idle conversation is kept. */
   idleMs: number;
+  /** Sends IDLE once `idleMs` have passed in idle. */
+  idle: IdlePort;
 }
 
 export interface ConversationContext extends ConversationInput {
@@ -39,36 +42,40 @@ export type ConversationEvent =
   | { type: 'TURN'; turn: Turn }
   | { type: 'CANCEL'; turn: Extract<Turn, { kind: 'message' }> }
   /** Butler is stopping or was reset: the answer in progress is aborted (it still ends its stream). */
-  | { type: 'END' };
+  | { type: 'END' }
+  | typeof IDLE_EXPIRED;
 
-export const conversationMachine = setup({
+const conversationSetup = setup({
   types: {
     context: {} as ConversationContext,
     events: {} as ConversationEvent,
     input: {} as ConversationInput,
   },
   actors: {
-    answer: fromPromise<void, { turn: Turn; asker: Asker; ports: ConversationPorts; cancel: AbortSignal }>(async ({ input, signal }) => {
-      const linked = linkSignals([signal, input.cancel]);
+    answer: fromPromise<void, { turn: Turn; asker: Asker; ports: ConversationPorts; cancel: AbortController }>(async ({ input, signal }) => {
+      // Stopping this actor (END, the hub stopping) aborts the answer through the cancel's own
+      // controller: one signal per answer, not a third one linking the two.
+      const stopped = () => input.cancel.abort(signal.reason);
+      if (signal.aborted) stopped();
+      else signal.addEventListener('abort', stopped, { once: true });
       try {
-        await input.ports.answer(input.turn, input.asker, linked.signal);
+        await input.ports.answer(input.turn, input.asker, input.cancel.signal);
       } finally {
-        linked.dispose();
+        signal.removeEventListener('abort', stopped);
       }
     }),
-  },
-  delays: {
-    idle: ({ context }) => context.idleMs,
   },
   guards: {
     queueFull: ({ context }) => context.queue.length >= context.maxQueued,
     hasQueued: ({ context }) => context.queue.length > 0,
   },
   actions: {
+    // Each turn gets its own cancel, set with the turn in one assign (a context copy per assign).
     start: assign(({ event }) => {
       assertEvent(event, ['TURN', 'CANCEL']);
       // A cancel with nothing in progress is answered at once, saying there was nothing to stop.
-      return { current: event.type === 'CANCEL' ? { ...event.turn, cancelled: { inProgress: false, dropped: 0 } } : event.turn };
+      const current = event.type === 'CANCEL' ? { ...event.turn, cancelled: { inProgress: false, dropped: 0 } } : event.turn;
+      return { current, cancel: new AbortController() };
     }),
     enqueue: assign({
       queue: ({ context, event }) => {
@@ -76,11 +83,18 @@ export const conversationMachine = setup({
         return [...context.queue, event.turn];
       },
     }),
-    takeNext: assign({ current: ({ context }) => context.queue[0] ?? null, queue: ({ context }) => context.queue.slice(1) }),
-    armCancel: assign({ cancel: () => new AbortController() }),
     finishTurn: assign({ current: null, cancel: null, answered: ({ context }) => context.answered + 1 }),
+    /** Counts the turn answered and takes the next one from the queue. */
+    finishAndTakeNext: assign(({ context }) => ({
+      current: context.queue[0] ?? null,
+      queue: context.queue.slice(1),
+      cancel: new AbortController(),
+      answered: context.answered + 1,
+    })),
     reportFailure: ({ context }, { error }: { error: unknown }) => context.ports.failed(error, context.asker),
     refuseBusy: ({ context }) => context.ports.refuse(context.asker, context.queue.length),
+    watchIdle: ({ context, self }) => context.idle.watch(self, context.idleMs),
+    unwatchIdle: ({ context, self }) => context.idle.unwatch(self),
     /** Aborts the answer in progress; it ends its stream saying so. */
     abortCurrent: ({ context }) => context.cancel?.abort(new TurnCancelled('cancelled by the asker')),
     /** The queue is dropped; the cancel message itself is answered next, saying what it stopped. */
@@ -89,34 +103,44 @@ export const conversationMachine = setup({
       return { queue: [{ ...event.turn, cancelled: { inProgress: true, dropped: context.queue.length } }] };
     }),
   },
-}).createMachine({
+});
+
+/** The failure an invoked answer rejected with, for `reportFailure`. */
+const failure = { type: 'reportFailure', params: ({ event }: { event: { error: unknown } }) => ({ error: event.error }) } as const;
+
+export const conversationMachine = conversationSetup.createMachine({
   id: 'conversation',
   context: ({ input }) => ({ ...input, queue: [], current: null, cancel: null, answered: 0 }),
   initial: 'idle',
   on: { END: '.done' },
   states: {
     idle: {
-      after: { idle: 'done' },
+      entry: 'watchIdle',
+      exit: 'unwatchIdle',
       on: {
+        IDLE: 'done',
         TURN: { target: 'answering', actions: 'start' },
         CANCEL: { target: 'answering', actions: 'start' },
       },
     },
     answering: {
-      entry: 'armCancel',
       invoke: {
         src: 'answer',
-        input: ({ context }) => ({ turn: context.current!, asker: context.asker, ports: context.ports, cancel: context.cancel!.signal }),
-        onDone: { target: 'next', actions: 'finishTurn' },
-        onError: { target: 'next', actions: [{ type: 'reportFailure', params: ({ event }) => ({ error: event.error }) }, 'finishTurn'] },
+        input: ({ context }) => ({ turn: context.current!, asker: context.asker, ports: context.ports, cancel: context.cancel! }),
+        // The next queued turn starts at once (the invoke restarts), else the conversation waits idle.
+        onDone: [
+          { guard: 'hasQueued', target: 'answering', reenter: true, actions: 'finishAndTakeNext' },
+          { target: 'idle', actions: 'finishTurn' },
+        ],
+        onError: [
+          { guard: 'hasQueued', target: 'answering', reenter: true, actions: [failure, 'finishAndTakeNext'] },
+          { target: 'idle', actions: [failure, 'finishTurn'] },
+        ],
       },
       on: {
         TURN: [{ guard: 'queueFull', actions: 'refuseBusy' }, { actions: 'enqueue' }],
         CANCEL: { actions: ['abortCurrent', 'replaceQueue'] },
       },
-    },
-    next: {
-      always: [{ guard: 'hasQueued', target: 'answering', actions: 'takeNext' }, { target: 'idle' }],
     },
     done: { type: 'final' },
   },

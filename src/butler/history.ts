@@ -35,6 +35,10 @@ export function createHistory(deps: HistoryDeps) {
     return stored.map(fromStoredRow);
   }
 
+  /** A row's line in the summary; a remembered row keeps it, as it is the same every turn it is summarised in. */
+  const summaryLine = (r: MemoryRow) =>
+    `- ${r.senderId === butlerId ? 'Butler' : r.senderName}: ${clip(textOfRow(r).replace(/\s+/g, ' '), SUMMARY_LINE_CHARS)}`;
+
   return {
     async load(asker: Asker, beforeId: number): Promise<ModelMessage[]> {
       const all = (await rows(asker, beforeId)).filter((r) => r.senderId === butlerId || r.senderId === asker.principal.id);
@@ -42,9 +46,7 @@ export function createHistory(deps: HistoryDeps) {
       const recent = all.slice(older.length);
       const messages: ModelMessage[] = [];
       if (older.length > 0) {
-        const lines = older.map(
-          (r) => `- ${r.senderId === butlerId ? 'Butler' : r.senderName}: ${clip(textOfRow(r).replace(/\s+/g, ' '), SUMMARY_LINE_CHARS)}`,
-        );
+        const lines = older.map((r) => (r.request ? summaryLine(r) : (r.summaryLine ??= summaryLine(r))));
         messages.push({ role: 'system', content: `Summary of earlier turns of this conversation:\n${lines.join('\n')}` });
       }
       for (const row of recent) {

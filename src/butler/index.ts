@@ -25,6 +25,7 @@ import { createAuthorizations } from './authorizations.js';
 import { createBrain } from './brain.js';
 import type { ConversationPorts } from './conversation.js';
 import { createHistory } from './history.js';
+import { IdleTimers } from './idleTimers.js';
 import { createConversationMemory } from './memory.js';
 import type { ButlerMeter } from './metrics.js';
 import { createOpenAiModel, type LanguageModel } from './model.js';
@@ -195,7 +196,7 @@ export function createButler(deps: ButlerDeps) {
     systemId: 'butler',
     // Butler joins the router's actor system, as connection actors do.
     parent: router,
-    input: { butler, ports, claimAnswer: (frame) => relay.claim(frame), modelCalls: gate },
+    input: { butler, ports, claimAnswer: (frame) => relay.claim(frame), modelCalls: gate, idleTimers: new IdleTimers() },
   });
   actor.subscribe({ error: (err) => log.fatal({ err }, 'the Butler actor failed') });
   deps.meter?.watchConversations(() => actor.getSnapshot().context.conversations.size);

@@ -22,6 +22,8 @@ export interface MemoryRow {
   /** CHAT: the text. AUTH_REQUEST: what its line is made of, since its status changes when decided. */
   text: string;
   request?: { actionId: string; command: string; agentName: string; status: string };
+  /** Its line in a history summary, once made (not for a request, whose status may change). */
+  summaryLine?: string;
 }
 
 /** A message as Butler sees it go by (a delivered frame, or one it posted, as stored). */
@@ -86,7 +88,10 @@ export function fromStoredRow(row: MessageRow): MemoryRow {
   return { id: row.id, senderId: row.sender_id, senderName: row.sender_name, type: row.type, ...rowText(row.type, JSON.parse(row.payload) as unknown) };
 }
 
-const sizeOf = (row: MemoryRow) => row.text.length + (row.request ? row.request.command.length + 64 : 0) + 64;
+/** A text row may keep its summary line (history.ts: a name and at most 160 characters of its text). */
+const SUMMARY_LINE_ALLOWANCE = 200;
+
+const sizeOf = (row: MemoryRow) => row.text.length + (row.request ? row.request.command.length + 64 : SUMMARY_LINE_ALLOWANCE) + 64;
 
 export function createConversationMemory(deps: MemoryDeps) {
   const { chat, butlerId, rowsPerTurn, maxChars } = deps;

@@ -4,13 +4,14 @@
 // fragments. Every failure becomes a ModelError whose message is fit for the asker: it names what
 // went wrong, never the endpoint's credentials.
 //
-// The request and the stream are handled here on node:http with a lean SSE parser rather than with
-// the `openai` client: at a thousand conversations its request building and stream parsing (web
-// streams over fetch) were a sixth of the hub's CPU. Only its message and tool types are used.
-import http from 'node:http';
-import https from 'node:https';
+// The request and the stream are handled here, over kept-alive connections (httpPost.ts) with a
+// lean SSE parser, rather than with the `openai` client: at a thousand conversations its request
+// building and stream parsing (web streams over fetch) were a sixth of the hub's CPU. Only its
+// message and tool types are used.
+import { StringDecoder } from 'node:string_decoder';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
-import { createSseParser } from './sse.js';
+import { createPoster, type PostHandlers } from './httpPost.js';
+import { createSseParser, type SseParser } from './sse.js';
 
 export type ModelMessage = ChatCompletionMessageParam;
 export type ModelTool = ChatCompletionTool;
@@ -67,29 +68,39 @@ export function describeModelFailure(err: unknown): string {
 
 export function createOpenAiModel(settings: ModelSettings): LanguageModel {
   const url = completionsUrl(settings.baseUrl);
-  const transport = url.protocol === 'https:' ? https : http;
   // Keep-alive: a thousand conversations reuse their connections instead of opening one per step.
-  // As many idle connections kept as calls may run at once: past Node's default of 256, a busy hub
-  // closed connections after each call and opened new ones for the next.
-  const agent = new transport.Agent({ keepAlive: true, maxFreeSockets: settings.keepConnections ?? 256 });
-  const headers = {
-    'content-type': 'application/json',
-    accept: 'text/event-stream',
-    // Local OpenAI-compatible servers often need no key; the header is sent as the official client sends it.
-    authorization: `Bearer ${settings.apiToken ?? 'none'}`,
-    'user-agent': 'agent-hub',
+  // As many idle connections kept as calls may run at once: with fewer, a busy hub closed
+  // connections after each call and opened new ones for the next.
+  const poster = createPoster(url, {
+    headers: {
+      'content-type': 'application/json',
+      accept: 'text/event-stream',
+      // Local OpenAI-compatible servers often need no key; the header is sent as the official client sends it.
+      authorization: `Bearer ${settings.apiToken ?? 'none'}`,
+      'user-agent': 'agent-hub',
+    },
+    keepConnections: settings.keepConnections ?? 256,
+  });
+  const opening = Buffer.from(`{"model":${JSON.stringify(settings.name)},"messages":`);
+  const closing = Buffer.from(`,"stream":true}`);
+  // Every step of every answer sends the same tool list (a list is never changed once made): its JSON is encoded once.
+  let lastTools: { list: readonly ModelTool[]; closing: Buffer } | undefined;
+  const closingWith = (list: readonly ModelTool[]) => {
+    if (lastTools?.list !== list) lastTools = { list, closing: Buffer.from(`,"stream":true,"tools":${JSON.stringify(list)}}`) };
+    return lastTools.closing;
   };
   const silence = () => new ModelError(`the language model sent nothing for ${seconds(settings.idleTimeoutMs)}`);
 
   return {
     name: settings.name,
     step(messages, tools, { signal, onDelta }) {
-      const body = JSON.stringify({ model: settings.name, messages, stream: true, ...(tools.length > 0 ? { tools } : {}) });
+      // The body as JSON.stringify writes `{ model, messages, stream: true, tools }` (no tools key
+      // without tools), in parts: only the messages are encoded per call, and never copied into one string.
+      const body = [opening, Buffer.from(JSON.stringify(messages)), tools.length > 0 ? closingWith(tools) : closing];
       return new Promise<ModelStep>((resolve, reject) => {
         let text = '';
         const calls: Array<{ id: string; name: string; arguments: string }> = [];
         let settled = false;
-        let answered = false;
         let finished = false;
         let idle: NodeJS.Timeout | undefined;
         /** When the endpoint last sent something; one timer checks it, rather than a new timer per chunk. */
@@ -103,7 +114,7 @@ export function createOpenAiModel(settings: ModelSettings): LanguageModel {
           if (settled) return;
           settled = true;
           cleanup();
-          req.destroy();
+          exchange.abort();
           reject(err);
         };
         const onAbort = () => fail(signal.reason);
@@ -138,7 +149,8 @@ export function createOpenAiModel(settings: ModelSettings): LanguageModel {
             text += delta.content;
             onDelta(delta.content);
           }
-          for (const part of delta.tool_calls ?? []) {
+          if (!delta.tool_calls) return;
+          for (const part of delta.tool_calls) {
             const call = (calls[part.index] ??= { id: '', name: '', arguments: '' });
             if (part.id) call.id = part.id;
             if (part.function?.name) call.name += part.function.name;
@@ -146,52 +158,42 @@ export function createOpenAiModel(settings: ModelSettings): LanguageModel {
           }
         };
 
-        const onResponse = (res: http.IncomingMessage) => {
-          answered = true;
-          heard();
-          res.setEncoding('utf8');
-          const status = res.statusCode ?? 0;
-          const brokeOff = () => fail(new ModelError("the language model's answer broke off"));
-          res.on('error', brokeOff);
-          res.on('close', () => {
-            if (!res.complete) brokeOff();
-          });
-          if (status < 200 || status > 299) {
-            let error = '';
-            res.on('data', (chunk: string) => {
-              if (error.length < MAX_ERROR_BODY) error += chunk;
-            });
-            res.on('end', () => fail(new ModelError(`the language model answered HTTP ${status}${detailOf(errorOf(error))}`)));
-            return;
-          }
-          const parser = createSseParser(onEvent);
-          res.on('data', (chunk: string) => {
+        let parser: SseParser | undefined;
+        /** A failed call's status, with the start of its body for the error's message. */
+        let failedStatus = 0;
+        let errorBody: StringDecoder | undefined;
+        let errorText = '';
+        const handlers: PostHandlers = {
+          head(status) {
             heard();
-            parser.feed(chunk);
-          });
-          res.on('end', () => {
+            if (status >= 200 && status <= 299) parser = createSseParser(onEvent);
+            else {
+              failedStatus = status;
+              errorBody = new StringDecoder('utf8');
+            }
+          },
+          data(chunk) {
+            heard();
+            if (parser) parser.feed(chunk);
+            else if (errorText.length < MAX_ERROR_BODY) errorText += errorBody!.write(chunk);
+          },
+          end() {
+            if (!parser) return fail(new ModelError(`the language model answered HTTP ${failedStatus}${detailOf(errorOf(errorText + errorBody!.end()))}`));
             parser.end();
             if (settled) return;
             settled = true;
             cleanup();
             resolve({ text, toolCalls: calls.filter(Boolean).map((c, i) => ({ ...c, id: c.id || `call_${i}` })) });
-          });
-        };
-        const send = (retry: boolean): http.ClientRequest => {
-          const request = transport.request(url, { method: 'POST', agent, headers: { ...headers, 'content-length': Buffer.byteLength(body) } }, onResponse);
-          request.on('error', (err: NodeJS.ErrnoException) => {
-            // A kept-alive connection the endpoint closed just as it was reused: nothing was sent
-            // back, so sending again on a new connection replays nothing (Node's documented remedy).
-            if (retry && !answered && !settled && request.reusedSocket && err.code === 'ECONNRESET') req = send(false);
-            else fail(new ModelError(answered ? "the language model's answer broke off" : 'the language model could not be reached', err));
-          });
-          request.end(body);
-          return request;
+          },
+          error(err, headCame) {
+            fail(new ModelError(headCame ? "the language model's answer broke off" : 'the language model could not be reached', err));
+          },
         };
         if (signal.aborted) return reject(signal.reason as Error);
         signal.addEventListener('abort', onAbort, { once: true });
         heard();
-        let req = send(true);
+        // No handler runs before this returns: each one waits for the connection's events.
+        const exchange = poster.post(body, handlers);
       });
     },
   };

@@ -1,36 +1,56 @@
-// Abort signals joined by hand. AbortSignal.any and AbortSignal.timeout each build a signal the
-// runtime tracks weakly until it is collected; at a thousand conversations they were a visible
-// share of CPU and of GC. These detach their listeners as soon as the answer or step is over.
+// An answer's abort signal, joined by hand. AbortSignal.any and AbortSignal.timeout each build a
+// signal the runtime tracks weakly until it is collected; at a thousand conversations they were a
+// visible share of CPU and of GC. This one detaches its listener as soon as the answer is over.
 export interface LinkedSignal {
   readonly signal: AbortSignal;
   /** Detaches from the sources (and stops the timer); call once the work is over. */
   dispose(): void;
 }
 
-/** Aborts with the reason of whichever source aborts first. */
-export function linkSignals(sources: readonly AbortSignal[]): LinkedSignal {
-  const controller = new AbortController();
-  const already = sources.find((s) => s.aborted);
-  if (already) {
-    controller.abort(already.reason);
-    return { signal: controller.signal, dispose: () => undefined };
-  }
-  const onAbort = function (this: AbortSignal) {
-    controller.abort(this.reason);
-    dispose();
-  };
-  const dispose = () => {
-    for (const source of sources) source.removeEventListener('abort', onAbort);
-  };
-  for (const source of sources) source.addEventListener('abort', onAbort);
-  return { signal: controller.signal, dispose };
+/** One answer's signal: see `turnSignal`. */
+export interface TurnSignal extends LinkedSignal {
+  /** The time ran out before anything else aborted it. */
+  readonly timedOut: boolean;
+  /** Aborts it with `reason` from inside (the answer is over early), unless it is aborted already. */
+  stop(reason: unknown): void;
 }
 
-/** Aborts after `ms` with a TimeoutError, as AbortSignal.timeout does. */
-export function timeoutSignal(ms: number): LinkedSignal {
+/**
+ * The signal an answer runs under: aborted when `outer` aborts, after `ms` with a TimeoutError (as
+ * AbortSignal.timeout does), or by `stop`, with the first reason. One controller, one listener and
+ * one timer per answer, where a timeout signal, a cap signal and two links cost four controllers.
+ */
+export function turnSignal(outer: AbortSignal, ms: number): TurnSignal {
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), ms);
-  // Like AbortSignal.timeout, the timer alone does not keep the process alive.
-  timer.unref();
-  return { signal: controller.signal, dispose: () => clearTimeout(timer) };
+  let timedOut = false;
+  let timer: NodeJS.Timeout | undefined;
+  const onAbort = () => abort(outer.reason);
+  const dispose = () => {
+    clearTimeout(timer);
+    outer.removeEventListener('abort', onAbort);
+  };
+  const abort = (reason: unknown) => {
+    if (controller.signal.aborted) return;
+    dispose();
+    controller.abort(reason);
+  };
+  if (outer.aborted) {
+    controller.abort(outer.reason);
+  } else {
+    outer.addEventListener('abort', onAbort);
+    timer = setTimeout(() => {
+      timedOut = true;
+      abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
+    }, ms);
+    // Like AbortSignal.timeout, the timer alone does not keep the process alive.
+    timer.unref();
+  }
+  return {
+    signal: controller.signal,
+    get timedOut() {
+      return timedOut;
+    },
+    stop: abort,
+    dispose,
+  };
 }

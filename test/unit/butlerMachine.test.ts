@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createActor, initialTransition, transition, type Actor } from 'xstate';
 import { butlerMachine, type ButlerEvent, type ButlerInput } from '../../src/butler/actor.js';
 import { conversationMachine, type ConversationActor, type ConversationPorts } from '../../src/butler/conversation.js';
+import { IdleTimers } from '../../src/butler/idleTimers.js';
 import type { Asker } from '../../src/butler/tools.js';
 import type { Turn } from '../../src/butler/turns.js';
 import type { MessageFrame } from '../../src/protocol/frames.js';
@@ -130,7 +131,14 @@ describe('butler machine transitions (pure)', () => {
 
   it('leaves forgetting an ended conversation to the forget effect', () => {
     const ended = createActor(conversationMachine, {
-      input: { key: '3:7', asker: { principal: { id: 3, username: 'mia', role: 'MEMBER' }, conversationId: 7 }, ports: fakePorts(), maxQueued: 1, idleMs: 1 },
+      input: {
+        key: '3:7',
+        asker: { principal: { id: 3, username: 'mia', role: 'MEMBER' }, conversationId: 7 },
+        ports: fakePorts(),
+        maxQueued: 1,
+        idleMs: 1,
+        idle: new IdleTimers(),
+      },
     });
     const [next, actions] = transition(butlerMachine, running(), { type: 'CONVERSATION_ENDED', key: '3:7', actor: ended });
     expect(effectsOf(actions)).toEqual(['forget']);

@@ -11,6 +11,7 @@ interface Seen {
   url?: string;
   headers: IncomingMessage['headers'];
   body: Record<string, unknown>;
+  raw: string;
 }
 
 let server: Server | undefined;
@@ -28,12 +29,8 @@ async function serve(answer: (res: ServerResponse, seen: Seen) => void) {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const request = {
-        method: req.method,
-        url: req.url,
-        headers: req.headers,
-        body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>,
-      };
+      const raw = Buffer.concat(chunks).toString('utf8');
+      const request = { method: req.method, url: req.url, headers: req.headers, body: JSON.parse(raw) as Record<string, unknown>, raw };
       seen.push(request);
       answer(res, request);
     });
@@ -71,10 +68,16 @@ describe("Butler's model client", () => {
       stream: true,
       tools: [{ type: 'function', function: { name: 'list_agents', parameters: { type: 'object' } } }],
     });
+    // Written as JSON.stringify writes the same object; content-length counts bytes, not characters.
+    const unicode = [{ role: 'user' as const, content: 'héllo ⟨1⟩' }];
+    await model.step(unicode, [], { signal: never, onDelta: () => undefined });
+    expect(s.seen[3]!.raw).toBe(JSON.stringify({ model: 'test-model', messages: unicode, stream: true }));
+    expect(Number(s.seen[3]!.headers['content-length'])).toBe(Buffer.byteLength(s.seen[3]!.raw));
+    expect(s.seen[0]!.raw).toBe(JSON.stringify(s.seen[0]!.body));
     expect(s.seen[1]!.url).toBe('/v1/chat/completions');
     expect(Object.keys(s.seen[1]!.body)).not.toContain('tools');
     // One client's calls go over one kept-alive connection (the first call's client had its own).
-    expect(s.seen).toHaveLength(3);
+    expect(s.seen).toHaveLength(4);
     expect(s.connections()).toBe(2);
   });
 

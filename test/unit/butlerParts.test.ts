@@ -1,11 +1,12 @@
 // Butler's pure parts: the safe-mode rules, the reply stream's frame sequence and coalescing, the
 // tool definitions the model sees, and the relay's answer matching — each with fakes for its ports.
 import pino from 'pino';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { planSafeReply } from '../../src/butler/safeMode.js';
 import { openReplyStream } from '../../src/butler/replyStream.js';
 import { createAgentRelay, RelayError } from '../../src/butler/relay.js';
 import { toolDefinitions } from '../../src/butler/tools.js';
+import { turnSignal } from '../../src/butler/signals.js';
 import type { Pipeline } from '../../src/delivery/pipeline.js';
 import type { MessageInput, Principal } from '../../src/delivery/types.js';
 
@@ -94,6 +95,44 @@ describe('reply stream', () => {
       ['CHAT', 'Stopped.'],
       ['CHAT_STREAM_END', ''],
     ]);
+  });
+});
+
+describe('turn signal', () => {
+  it('aborts with the first reason: the outer signal, the deadline (a TimeoutError) or a stop from inside', () => {
+    vi.useFakeTimers();
+    try {
+      const outer = new AbortController();
+      const byOuter = turnSignal(outer.signal, 1000);
+      outer.abort('hub stopping');
+      vi.advanceTimersByTime(2000);
+      expect([byOuter.signal.reason, byOuter.timedOut]).toEqual(['hub stopping', false]);
+
+      const late = turnSignal(new AbortController().signal, 1000);
+      vi.advanceTimersByTime(1000);
+      expect(late.timedOut).toBe(true);
+      expect((late.signal.reason as DOMException).name).toBe('TimeoutError');
+      late.stop('too late');
+      expect((late.signal.reason as DOMException).name).toBe('TimeoutError');
+
+      const stopped = turnSignal(new AbortController().signal, 1000);
+      stopped.stop('capped');
+      vi.advanceTimersByTime(2000);
+      expect([stopped.signal.reason, stopped.timedOut]).toEqual(['capped', false]);
+
+      // Disposed once the answer is over: neither the outer signal nor the deadline reaches it.
+      const other = new AbortController();
+      const over = turnSignal(other.signal, 1000);
+      over.dispose();
+      other.abort('later');
+      vi.advanceTimersByTime(2000);
+      expect(over.signal.aborted).toBe(false);
+
+      const already = turnSignal(AbortSignal.abort('before'), 1000);
+      expect(already.signal.reason).toBe('before');
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 

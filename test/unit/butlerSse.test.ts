@@ -1,11 +1,11 @@
-// The SSE parser Butler reads model streams with: events split anywhere, every line ending, the fields it skips.
+// The SSE parser Butler reads model streams with: events and characters split anywhere, every line ending, the fields it skips.
 import { describe, expect, it } from 'vitest';
 import { createSseParser } from '../../src/butler/sse.js';
 
-function parse(chunks: string[], end = true): Array<[string, string | undefined]> {
+function parse(chunks: Array<string | Buffer>, end = true): Array<[string, string | undefined]> {
   const events: Array<[string, string | undefined]> = [];
   const parser = createSseParser((data, event) => events.push([data, event]));
-  for (const chunk of chunks) parser.feed(chunk);
+  for (const chunk of chunks) parser.feed(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
   if (end) parser.end();
   return events;
 }
@@ -23,6 +23,16 @@ describe('SSE parser', () => {
     // Every cut point, and one character at a time.
     for (let i = 0; i <= stream.length; i++) expect(parse([stream.slice(0, i), stream.slice(i)])).toEqual(expected);
     expect(parse([...stream])).toEqual(expected);
+  });
+
+  it('decodes UTF-8 values whole when a chunk cuts a character', () => {
+    const bytes = Buffer.from('data: héllo ⟨1⟩ 🙂\n\nevent: ⟨e⟩\ndata: x\n\n');
+    const expected: Array<[string, string | undefined]> = [
+      ['héllo ⟨1⟩ 🙂', undefined],
+      ['x', '⟨e⟩'],
+    ];
+    for (let i = 0; i <= bytes.length; i++) expect(parse([bytes.subarray(0, i), bytes.subarray(i)])).toEqual(expected);
+    expect(parse([...bytes].map((b) => Buffer.from([b])))).toEqual(expected);
   });
 
   it('takes CRLF and lone CR line ends, also with CR and LF in different chunks', () => {

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createActor, initialTransition, transition } from 'xstate';
 import { conversationMachine, type ConversationEvent, type ConversationInput, type ConversationPorts } from '../../src/butler/conversation.js';
 import { TurnCancelled } from '../../src/butler/brain.js';
+import { IdleTimers } from '../../src/butler/idleTimers.js';
 import type { Asker } from '../../src/butler/tools.js';
 import type { Turn } from '../../src/butler/turns.js';
 
@@ -41,7 +42,7 @@ class FakePorts implements ConversationPorts {
 const flush = () => new Promise((resolve) => setImmediate(resolve));
 
 function start(ports: FakePorts, overrides: Partial<ConversationInput> = {}) {
-  const actor = createActor(conversationMachine, { input: { key: '3:7', asker, ports, maxQueued: 2, idleMs: 60_000, ...overrides } });
+  const actor = createActor(conversationMachine, { input: { key: '3:7', asker, ports, maxQueued: 2, idleMs: 60_000, idle: new IdleTimers(), ...overrides } });
   actor.start();
   return actor;
 }
@@ -104,7 +105,9 @@ describe('conversation actor', () => {
       failed: ports.failed.bind(ports),
       answer: () => Promise.reject(new Error('bug')),
     };
-    const actor = createActor(conversationMachine, { input: { key: 'k', asker, ports: failing, maxQueued: 2, idleMs: 60_000 } }).start();
+    const actor = createActor(conversationMachine, {
+      input: { key: 'k', asker, ports: failing, maxQueued: 2, idleMs: 60_000, idle: new IdleTimers() },
+    }).start();
     actor.send({ type: 'TURN', turn: message(1) });
     await flush();
     expect(ports.failures).toEqual([new Error('bug')]);
@@ -114,11 +117,27 @@ describe('conversation actor', () => {
   it('ends after being idle for idleMs, and at once on END (aborting the answer in progress)', async () => {
     vi.useFakeTimers();
     const ports = new FakePorts();
-    const idle = start(ports, { idleMs: 1000 });
+    const timers = new IdleTimers();
+    const idle = start(ports, { idleMs: 1000, idle: timers });
     vi.advanceTimersByTime(999);
     expect(idle.getSnapshot().status).toBe('active');
     vi.advanceTimersByTime(1);
     expect(idle.getSnapshot().status).toBe('done');
+    expect(timers.size).toBe(0);
+
+    // The idle time counts from the end of the last answer; answering holds no timer.
+    const again = start(ports, { idleMs: 1000, idle: timers });
+    vi.advanceTimersByTime(900);
+    again.send({ type: 'TURN', turn: message(1) });
+    expect(timers.size).toBe(0);
+    vi.advanceTimersByTime(5000);
+    expect(again.getSnapshot().value).toBe('answering');
+    ports.calls.at(-1)!.finish();
+    await vi.advanceTimersByTimeAsync(999);
+    expect(again.getSnapshot().value).toBe('idle');
+    expect(timers.size).toBe(1);
+    vi.advanceTimersByTime(1);
+    expect(again.getSnapshot().status).toBe('done');
 
     const busy = start(ports);
     busy.send({ type: 'TURN', turn: message(1) });
@@ -130,11 +149,12 @@ describe('conversation actor', () => {
 
 describe('conversation machine transitions (pure)', () => {
   const ports = new FakePorts();
-  const input: ConversationInput = { key: 'k', asker, ports, maxQueued: 1, idleMs: 1000 };
+  const input: ConversationInput = { key: 'k', asker, ports, maxQueued: 1, idleMs: 1000, idle: new IdleTimers() };
   const events: Record<string, ConversationEvent> = {
     TURN: { type: 'TURN', turn: message(1) },
     CANCEL: { type: 'CANCEL', turn: message(2, '/cancel') },
     END: { type: 'END' },
+    IDLE: { type: 'IDLE' },
   };
   const idle = () => initialTransition(conversationMachine, input)[0];
   const answering = () => transition(conversationMachine, idle(), events.TURN!)[0];
@@ -142,9 +162,10 @@ describe('conversation machine transitions (pure)', () => {
 
   // Context changes (assign) happen inside the transition; what is left to run are the effects.
   it.each([
-    ['idle', 'TURN', 'answering', [], 0, idle],
-    ['idle', 'CANCEL', 'answering', [], 0, idle],
-    ['idle', 'END', 'done', [], 0, idle],
+    ['idle', 'TURN', 'answering', ['unwatchIdle'], 0, idle],
+    ['idle', 'CANCEL', 'answering', ['unwatchIdle'], 0, idle],
+    ['idle', 'END', 'done', ['unwatchIdle'], 0, idle],
+    ['idle', 'IDLE', 'done', ['unwatchIdle'], 0, idle],
     ['answering', 'TURN', 'answering', [], 1, answering],
     ['answering (queue full)', 'TURN', 'answering', ['refuseBusy'], 1, full],
     ['answering', 'CANCEL', 'answering', ['abortCurrent'], 1, answering],
