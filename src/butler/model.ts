@@ -4,7 +4,7 @@
 // fragments. Every failure becomes a ModelError whose message is fit for the asker: it names what
 // went wrong, never the endpoint's credentials.
 //
-// The request and the stream are handled here, over kept-alive connections (httpPost.ts) with a
+// The request and the stream are handled here, over undici's kept-alive pool (httpPost.ts) with a
 // lean SSE parser, rather than with the `openai` client: at a thousand conversations its request
 // building and stream parsing (web streams over fetch) were a sixth of the hub's CPU. Only its
 // message and tool types are used.

