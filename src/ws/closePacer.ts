@@ -2,7 +2,8 @@
 // window behind on the same frames), and closing one costs about 0.1 ms (the connection actor's
 // transitions, the close frame, the log line): a thousand at once held the loop for 140 ms, which
 // every reading client felt. The socket stops being written to at once (see outlet.ts); its close
-// then waits its turn, a few per loop turn, so deliveries to everyone else go on in between.
+// then waits its turn, taking at most about a millisecond of each loop turn, so deliveries to
+// everyone else go on in between.
 
 export interface PacedClose {
   closeNow(): void;
@@ -13,8 +14,14 @@ export class ClosePacer {
   private head = 0;
   private scheduled = false;
 
-  /** @param perTurn closes per event-loop turn */
-  constructor(private readonly perTurn = 32) {}
+  /**
+   * @param budgetMs time a loop turn may spend on closes (at least one close runs per turn)
+   * @param now the clock the budget is read on
+   */
+  constructor(
+    private readonly budgetMs = 1,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
 
   add(close: PacedClose): void {
     this.queue.push(close);
@@ -29,12 +36,12 @@ export class ClosePacer {
   }
 
   private readonly run = (): void => {
-    const end = Math.min(this.queue.length, this.head + this.perTurn);
-    while (this.head < end) {
+    const until = this.now() + this.budgetMs;
+    do {
       const close = this.queue[this.head]!;
       this.queue[this.head++] = undefined;
       close.closeNow();
-    }
+    } while (this.head < this.queue.length && this.now() < until);
     if (this.head < this.queue.length) {
       setImmediate(this.run);
       return;

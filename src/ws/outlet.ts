@@ -57,11 +57,11 @@ export interface SocketOutletOptions {
  * goes once a quarter of the window is unread, so a reader keeps writing without waiting.
  *
  * The window starts small and doubles with each pong, as TCP's slow start does: a socket that never
- * reads (a tab frozen as it opened) costs 16 KiB of writes before it is held back, and a reader
- * reaches the full window after three round trips.
+ * reads (a tab frozen as it opened) costs 8 KiB of writes before it is held back, and a reader
+ * reaches the full window after four round trips.
  */
 const READ_WINDOW_BYTES = 128 * 1024;
-const READ_WINDOW_START_BYTES = 16 * 1024;
+const READ_WINDOW_START_BYTES = 8 * 1024;
 
 const byteCount = (texts: readonly string[]) => texts.reduce((sum, text) => sum + text.length, 0);
 
