@@ -79,7 +79,16 @@ async function main(): Promise<number> {
       const settings = scenario.settings(plan);
       results.settings[scenario.key] = settings;
       log(`== ${scenario.key}: ${scenario.title} ${JSON.stringify(settings)}`);
-      const { ctx, profiles } = createContext(scenario.key, { plan, log, workDir, root: ROOT, resultsDir: RESULTS_DIR, stores: stores, live, hub: { script: entry.script } });
+      const { ctx, profiles } = createContext(scenario.key, {
+        plan,
+        log,
+        workDir,
+        root: ROOT,
+        resultsDir: RESULTS_DIR,
+        stores: stores,
+        live,
+        hub: { script: entry.script },
+      });
       try {
         const report = await scenario.run(ctx, settings);
         results.scenarios[scenario.key] = report.summary;
