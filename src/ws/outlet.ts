@@ -350,13 +350,8 @@ export class SocketOutlet implements ConnectionOutlet, Origin, BatchedSocket {
   /** uWS close callback: the socket object must not be touched after this. */
   markClosed(): void {
     this.ended = true;
-    this.windowed = [];
-    this.windowedBytes = 0;
     if (this.closeAfterAnswers) clearTimeout(this.closeAfterAnswers.timer);
-    this.held = null;
-    this.queued = [];
-    this.stopSlowTimer();
-    this.releaseWaiters();
+    this.dropPending();
   }
 
   // Origin: answers to this socket's own frames.
@@ -388,6 +383,12 @@ export class SocketOutlet implements ConnectionOutlet, Origin, BatchedSocket {
   private cutOff(): void {
     if (this.ended || this.cut) return;
     this.cut = true;
+    this.dropPending();
+    this.events.slow();
+  }
+
+  /** Frees every frame not written yet, and whoever waits for the socket to drain: nothing more will be. */
+  private dropPending(): void {
     this.queued = [];
     this.windowed = [];
     this.windowedBytes = 0;
@@ -395,7 +396,6 @@ export class SocketOutlet implements ConnectionOutlet, Origin, BatchedSocket {
     this.heldBytes = 0;
     this.stopSlowTimer();
     this.releaseWaiters();
-    this.events.slow();
   }
 
   private stopSlowTimer(): void {
