@@ -1,11 +1,11 @@
 // The main thread's side of the SQLite writer thread: posts each batch and resolves with its
 // result, in order. Runs the thread from TypeScript sources under tsx (development, tests) and from
 // the compiled file otherwise.
-import { MessageChannel, Worker } from 'node:worker_threads';
+import { MessageChannel, type Worker } from 'node:worker_threads';
 import type { BatchWriter, DefaultThreadsWriter, MessagePruner } from './batchWriter.js';
 import type { CheckpointDone, CheckpointThreadSettings } from './sqliteCheckpointThread.js';
 import type { SqliteSynchronous } from './sqliteConnection.js';
-import { threadEntry } from './threadEntry.js';
+import { startThread } from './threadEntry.js';
 import type { WriterReply, WriterRequest, WriterThreadSettings } from './sqliteWriterThread.js';
 
 export interface SqliteWriter {
@@ -38,8 +38,6 @@ export const SQLITE_GROUP_ROWS = 20_000;
 export const SQLITE_GROUP_BYTES = 16 * 1024 * 1024;
 
 export function startSqliteWriter(path: string, options: SqliteWriterOptions = {}): SqliteWriter {
-  const entry = threadEntry('sqliteWriterThread');
-  const checkpointEntry = threadEntry('sqliteCheckpointThread');
   const settings: WriterThreadSettings = {
     path,
     synchronous: options.synchronous ?? 'full',
@@ -73,7 +71,7 @@ export function startSqliteWriter(path: string, options: SqliteWriterOptions = {
     if (options.checkpoints === 'inline') return undefined;
     const { port1, port2 } = new MessageChannel();
     const data: CheckpointThreadSettings = { path, synchronous: settings.synchronous, writer: port2 };
-    checkpointer = new Worker(checkpointEntry.entry, { workerData: data, transferList: [port2], eval: checkpointEntry.eval, execArgv: [] });
+    checkpointer = startThread('sqliteCheckpointThread', data, [port2]);
     checkpointer.unref();
     if (options.onCheckpoint) checkpointer.on('message', options.onCheckpoint);
     // A checkpointer that fails leaves the WAL to grow until the writer's next start; the writer goes on.
@@ -84,12 +82,7 @@ export function startSqliteWriter(path: string, options: SqliteWriterOptions = {
   const spawn = (): Worker => {
     void checkpointer?.terminate();
     const link = spawnCheckpointer();
-    const w = new Worker(entry.entry, {
-      workerData: { ...settings, checkpointer: link } satisfies WriterThreadSettings,
-      transferList: link ? [link] : [],
-      eval: entry.eval,
-      execArgv: [],
-    });
+    const w = startThread('sqliteWriterThread', { ...settings, checkpointer: link } satisfies WriterThreadSettings, link ? [link] : []);
     // One message per group commit: the replies of its batches, in posting order.
     w.on('message', (replies: WriterReply[]) => {
       for (const reply of replies) {
