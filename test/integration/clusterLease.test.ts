@@ -103,6 +103,21 @@ describe.skipIf(!inject('pgUrl'))('cluster lease [postgres]', () => {
     leaseName = `test-${process.pid}-${(counter += 1)}`;
   };
 
+  /** A fresh lease held by n1 (at epoch `old`), then handed over on n1's clean stop to n2 (at `current`). */
+  async function handedOver(): Promise<{ a: Keeper; b: Keeper; old: number; current: number }> {
+    freshName();
+    const a = keeper('n1');
+    const acquired = nextHolder([a]);
+    a.lease.start();
+    const { epoch: old } = await acquired;
+    const b = keeper('n2');
+    b.lease.start();
+    const taken = nextHolder([b]);
+    await a.lease.stop();
+    const { epoch: current } = await taken;
+    return { a, b, old, current };
+  }
+
   it('lets exactly one of three keepers hold it, and a clean stop hands it over within a second', async () => {
     freshName();
     const ks = [keeper('n1'), keeper('n2'), keeper('n3')];
@@ -173,16 +188,7 @@ describe.skipIf(!inject('pgUrl'))('cluster lease [postgres]', () => {
   });
 
   it('fences: a write checked with a deposed epoch is refused inside its transaction', async () => {
-    freshName();
-    const a = keeper('n1');
-    const acquired = nextHolder([a]);
-    a.lease.start();
-    const { epoch: old } = await acquired;
-    const b = keeper('n2');
-    b.lease.start();
-    const taken = nextHolder([b]);
-    await a.lease.stop();
-    const { epoch: current } = await taken;
+    const { b, old, current } = await handedOver();
     expect(current).toBe(old + 1);
 
     // Through Kysely (as the hub's store writes) and through a plain pg client.
@@ -195,16 +201,7 @@ describe.skipIf(!inject('pgUrl'))('cluster lease [postgres]', () => {
   });
 
   it("refuses a deposed leader's expiry of an authorization request, and lets the current one's through", async () => {
-    freshName();
-    const a = keeper('n1');
-    const acquired = nextHolder([a]);
-    a.lease.start();
-    const { epoch: old } = await acquired;
-    const b = keeper('n2');
-    b.lease.start();
-    const taken = nextHolder([b]);
-    await a.lease.stop();
-    const { epoch: current } = await taken;
+    const { a, b, old, current } = await handedOver();
 
     const repo = createAuthorizationsRepo(store.db);
     const actionId = `fence-${current}`;
