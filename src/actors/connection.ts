@@ -1,5 +1,7 @@
 // The connection actor: one per WebSocket, from the upgrade request to the close.
 //   authenticating → upgrading → open (replaying → live) → closing → closed
+// The upgrade handler checks the credential and sends the outcome as an event, so the credential
+// never enters the actor (nor its snapshots) and a connect costs no child actor for the check.
 // It holds the session (who, until when), binds the socket's endpoint in the router while open,
 // runs the resume replay, closes on JWT expiry, revocation, abuse, slow reading or shutdown, and
 // records why. Frames themselves never pass through it: the edge validates and hands them to the
@@ -39,6 +41,12 @@ export interface RouterRef {
 }
 
 export type ConnectionEvent =
+  /** The credential is valid: this is who, and until when. */
+  | { type: 'AUTHENTICATED'; session: Session }
+  /** The credential is not valid (unknown, expired, revoked or malformed). */
+  | { type: 'UNAUTHENTICATED' }
+  /** The credential could not be checked (the store failed). */
+  | { type: 'AUTH_FAILED' }
   | { type: 'ABORTED' }
   | { type: 'OPENED'; outlet: ConnectionOutlet }
   | { type: 'CLOSE'; code: number; reason: string }
@@ -56,7 +64,6 @@ export interface ConnectionInput {
   key: number;
   /** Checked by the edge on every frame; held here so a snapshot shows them. */
   meters: ConnectionMeters;
-  credential: string;
   /** Resume from this id (exclusive); absent: live only. */
   since?: number;
   upgrade: UpgradePort;
@@ -69,7 +76,6 @@ export interface ConnectionInput {
 export interface ConnectionContext {
   key: number;
   meters: ConnectionMeters;
-  credential: string;
   since?: number;
   upgrade: UpgradePort;
   router: RouterRef;
@@ -93,17 +99,12 @@ export const connectionMachine = setup({
     input: {} as ConnectionInput,
   },
   actors: {
-    /** Credential → session; undefined when it is not valid. Provided by the hub. */
-    authenticate: fromPromise<Session | undefined, { credential: string }>(async () => {
-      throw new Error('authenticate is provided by the hub');
-    }),
     /** Sends stored frames after `since` to the outlet; resolves with the last id sent. */
     replay: fromPromise<number, { user: Principal; since: number; outlet: ConnectionOutlet }>(async () => {
       throw new Error('replay is provided by the hub');
     }),
   },
   guards: {
-    authenticated: (_, session: Session | undefined) => session !== undefined,
     resuming: ({ context }) => context.since !== undefined,
   },
   actions: {
@@ -127,7 +128,6 @@ export const connectionMachine = setup({
   context: ({ input }) => ({
     key: input.key,
     meters: input.meters,
-    credential: input.credential,
     since: input.since,
     upgrade: input.upgrade,
     router: input.router,
@@ -137,25 +137,19 @@ export const connectionMachine = setup({
   initial: 'authenticating',
   states: {
     authenticating: {
-      invoke: {
-        src: 'authenticate',
-        input: ({ context }) => ({ credential: context.credential }),
-        onDone: [
-          {
-            guard: { type: 'authenticated', params: ({ event }) => event.output },
-            target: 'upgrading',
-            // The credential is not kept past this point: snapshots must not carry secrets.
-            actions: [
-              assign(({ event }) => ({ user: event.output!.user, expiresAt: event.output!.expiresAt, credential: '' })),
-              'acceptUpgrade',
-              assign({ upgrade: ANSWERED }),
-            ],
-          },
-          { target: 'refused', actions: [assign({ credential: '' }), 'refuseUpgrade'] },
-        ],
-        onError: { target: 'refused', actions: [assign({ credential: '' }), 'failUpgrade'] },
+      on: {
+        AUTHENTICATED: {
+          target: 'upgrading',
+          actions: [
+            assign(({ event }) => ({ user: event.session.user, expiresAt: event.session.expiresAt })),
+            'acceptUpgrade',
+            assign({ upgrade: ANSWERED }),
+          ],
+        },
+        UNAUTHENTICATED: { target: 'refused', actions: 'refuseUpgrade' },
+        AUTH_FAILED: { target: 'refused', actions: 'failUpgrade' },
+        ABORTED: 'refused',
       },
-      on: { ABORTED: { target: 'refused', actions: assign({ credential: '' }) } },
     },
     upgrading: {
       on: {

@@ -1,6 +1,6 @@
 // The upgrade: `GET /api/ws?token=` is authenticated before it is accepted (401 JSON otherwise).
-// Each upgrade gets a connection actor, which checks the credential and then accepts or refuses;
-// the actors join the router's actor system.
+// Each upgrade gets a connection actor; the credential is checked here and the outcome sent to it,
+// and it accepts or refuses. The actors join the router's actor system.
 import { STATUS_CODES } from 'node:http';
 import type { Logger } from 'pino';
 import type uWS from 'uWebSockets.js';
@@ -77,7 +77,6 @@ export function createUpgradeHandler(deps: UpgradeDeps) {
   const expiry = new SessionTimers();
   const machine = connectionMachine.provide({
     actors: {
-      authenticate: fromPromise(({ input }: { input: { credential: string } }) => deps.authenticate(input.credential)),
       replay: fromPromise(({ input }: { input: { user: Principal; since: number; outlet: ConnectionOutlet } }) =>
         deps.replay(input.user, input.since, input.outlet),
       ),
@@ -110,7 +109,6 @@ export function createUpgradeHandler(deps: UpgradeDeps) {
     const input: ConnectionInput = {
       key: connKey,
       meters: data.meters,
-      credential,
       since,
       router: deps.router,
       expiry,
@@ -128,13 +126,22 @@ export function createUpgradeHandler(deps: UpgradeDeps) {
     };
     data.actor = createActor(machine, { parent: deps.router, input });
     // The actor keeps its options (input included) for its whole life, and its context has copied
-    // the input by now: without these the token and the request's closures would live as long as
-    // the socket (about 0.5 KB of heap per idle socket, and a secret in every heap snapshot).
-    input.credential = '';
+    // the input by now: without this the request's closures would live as long as the socket
+    // (about 0.5 KB of heap per idle socket).
     input.upgrade = ANSWERED;
     connections.add(connKey, data.actor);
     data.actor.subscribe(new ConnectionWatch(data, connections, logger));
     data.actor.start();
+    // An aborted request's actor is already done: the outcome has no one to go to.
+    deps.authenticate(credential).then(
+      (session) => {
+        if (!aborted) data.actor.send(session ? { type: 'AUTHENTICATED', session } : { type: 'UNAUTHENTICATED' });
+      },
+      (err: unknown) => {
+        logger.warn({ err, conn: connKey }, 'could not check a WebSocket credential; refused with 503');
+        if (!aborted) data.actor.send({ type: 'AUTH_FAILED' });
+      },
+    );
   }
 
   return {

@@ -1,10 +1,11 @@
 // WebSocket sessions over real sockets: who may upgrade, what closes a live socket (rotation,
 // deletion, role change, JWT expiry), presence with several sockets per user, and the connection
-// and router actors' snapshots.
+// and router actors' snapshots, and the upgrade's answer while the store cannot be reached.
 import jwt from 'jsonwebtoken';
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { describeEachDriver } from '../helpers/db.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
+import { startTcpProxy } from '../helpers/tcpProxy.js';
 import { connectWs, refusedUpgrade, wsClientPool, type WsClient } from '../helpers/wsClient.js';
 
 describeEachDriver('websocket sessions', (driver) => {
@@ -144,7 +145,9 @@ describeEachDriver('websocket sessions', (driver) => {
     // Every connection actor lives in the router's system and can reach it by its system id.
     for (const c of t.hub.connections.values()) expect(c.system.get('router')).toBe(t.hub.router);
     expect(agentSnapshot.value).toEqual({ open: 'live' });
-    expect(agentSnapshot.context).toMatchObject({ user: { id: agent.id, username: agent.username, role: 'AGENT' }, credential: '' });
+    expect(agentSnapshot.context).toMatchObject({ user: { id: agent.id, username: agent.username, role: 'AGENT' } });
+    // The upgrade checks the credential itself: the actor never holds it.
+    expect(Object.keys(agentSnapshot.context)).not.toContain('credential');
     expect(agentSnapshot.context.expiresAt).toBeUndefined();
     // Rate limit and backpressure state are part of the snapshot.
     expect(agentSnapshot.context.meters.rate.available).toBeGreaterThan(0);
@@ -181,4 +184,47 @@ describeEachDriver('websocket heartbeat', (driver) => {
     expect(m.socket.readyState).toBe(m.socket.OPEN);
     await m.close();
   }, 40_000);
+});
+
+describe('websocket upgrade while the store is unreachable', () => {
+  const couldNotCheck = { status: 503, body: { error: 'the hub could not check the credential; try again' } };
+  const warned = (t: TestHub) => t.logs.filter((l) => l['msg'] === 'could not check a WebSocket credential; refused with 503');
+
+  it('answers 503 (not 401, not a dropped request) when SQLite is closed, and logs why without the credential', async () => {
+    const t = await startTestHub('sqlite');
+    try {
+      const agent = await t.createAgent();
+      await t.hub.store.close();
+      expect(await refusedUpgrade(t.url, agent.api_token)).toEqual(couldNotCheck);
+      expect(warned(t)).toEqual([expect.objectContaining({ level: 'warn', err: expect.objectContaining({ message: expect.any(String) }) })]);
+      expect(JSON.stringify(t.logs)).not.toContain(agent.api_token);
+      expect(t.hub.connections.size).toBe(0);
+    } finally {
+      await t.stop().catch(() => undefined);
+    }
+  });
+
+  it.skipIf(!inject('pgUrl'))('answers 503 while PostgreSQL cannot be reached, and upgrades the same token once it can', async () => {
+    const upstream = new URL(inject('pgUrl')!);
+    const proxy = await startTcpProxy({ host: upstream.hostname, port: Number(upstream.port || 5432) });
+    const t = await startTestHub('postgres', (db) => {
+      const url = new URL(db['DATABASE_URL']!);
+      url.hostname = '127.0.0.1';
+      url.port = String(proxy.port);
+      return { DATABASE_URL: url.toString() };
+    });
+    try {
+      const agent = await t.createAgent();
+      await proxy.cut();
+      expect(await refusedUpgrade(t.url, agent.api_token)).toEqual(couldNotCheck);
+      expect(warned(t)).toHaveLength(1);
+      await proxy.restore();
+      const client = await connectWs(t.url, agent.api_token);
+      await client.close();
+    } finally {
+      await proxy.restore().catch(() => undefined);
+      await t.stop();
+      await proxy.close();
+    }
+  });
 });
