@@ -167,6 +167,12 @@ export interface FakeModelParams {
   delayMs: number;
 }
 
+export interface FakeModelStats {
+  requests: number;
+  /** Each answer's stream, request read → last byte written: the model's own share of an answer. */
+  streamMs: Percentiles;
+}
+
 export interface ButlerRunParams {
   /** Thread ids per socket (one conversation each). */
   threads: number[][];

@@ -4,7 +4,7 @@
 // includes Butler's coalescing window (BUTLER_STREAM_FLUSH_MS, 50 ms by default). The hub-wide cap
 // on model calls (BUTLER_MAX_CONCURRENCY) is set to the number of conversations, so every
 // conversation can be busy at once, as the ideal assumes.
-import type { ButlerRunResult } from '../gen/protocol.js';
+import type { ButlerRunResult, FakeModelStats } from '../gen/protocol.js';
 import { HubApi, createCast } from '../lib/api.js';
 import { pick } from '../lib/plan.js';
 import { usageAlign, usageCells, usageHeader } from '../lib/report.js';
@@ -69,6 +69,7 @@ export default defineScenario({
       s.durationMs + s.drainMs + 30_000,
     );
     const u = await usage.stop();
+    const modelStats = await model.call<FakeModelStats>('stats', {}, 10_000);
     await chat.call('close', {}, 30_000);
     await ctx.stopHub(hub, { from: r.startedAt, to: r.endedAt }, 'the measured conversations');
 
@@ -80,6 +81,7 @@ export default defineScenario({
     const cpuMsPerAnswer = r.completed > 0 ? ((u.serverCpuPercent / 100) * seconds * 1000) / r.completed : null;
     const delta = percentiles(r.deltaLatency);
     const answer = percentiles(r.answerMs);
+    const modelStream = modelStats.streamMs;
     const problems = [...r.problems];
     if (r.problemCount > r.problems.length) problems.push(`${r.problemCount - r.problems.length} more answers were wrong`);
     if (r.completed === 0) problems.push('no answer completed');
@@ -91,19 +93,21 @@ export default defineScenario({
         addedMsPerDeltaP50: round(delta.p50),
         addedMsPerDeltaP99: round(delta.p99),
         answerMsP99: round(answer.p99),
+        modelStreamMsP50: round(modelStream.p50),
         cpuMsPerAnswer: cpuMsPerAnswer === null ? null : round(cpuMsPerAnswer),
       },
-      details: { settings: s, asked: r.asked, completed: r.completed, seconds, deltaMs: delta, answerMs: answer, usage: u },
+      details: { settings: s, asked: r.asked, completed: r.completed, seconds, deltaMs: delta, answerMs: answer, modelStreamMs: modelStream, usage: u },
       markdown: [
         `### Butler (${s.conversations} concurrent conversations, fake model: ${s.deltas} deltas ${s.deltaDelayMs} ms apart = ${modelMs} ms per answer)`,
         '',
-        `| answers | answers/s | ideal/s | added ms per delta p50 / p99 / max | answer ms p50 / p99 | server CPU ms / answer ${usageHeader}`,
-        `|---:|---:|---:|---:|---:|---:|${usageAlign}`,
-        `| ${int(r.completed)} | ${round(perSecond)} | ${round(ideal)} | ${ms(delta.p50)} / ${ms(delta.p99)} / ${ms(delta.max)} | ${ms(answer.p50)} / ${ms(answer.p99)} | ${cpuMsPerAnswer === null ? '—' : round(cpuMsPerAnswer)} ${usageCells(u)}`,
+        `| answers | answers/s | ideal/s | added ms per delta p50 / p99 / max | answer ms p50 / p99 | model's stream ms p50 / p99 | server CPU ms / answer ${usageHeader}`,
+        `|---:|---:|---:|---:|---:|---:|---:|${usageAlign}`,
+        `| ${int(r.completed)} | ${round(perSecond)} | ${round(ideal)} | ${ms(delta.p50)} / ${ms(delta.p99)} / ${ms(delta.max)} | ${ms(answer.p50)} / ${ms(answer.p99)} | ${ms(modelStream.p50)} / ${ms(modelStream.p99)} | ${cpuMsPerAnswer === null ? '—' : round(cpuMsPerAnswer)} ${usageCells(u)}`,
         '',
         'Every conversation asks again as soon as its answer ends. *ideal/s* is every conversation kept busy with the model as the only wait. ' +
           "*Added ms per delta* is from the model writing a delta to the asker receiving the CHAT_STREAM that holds it; it includes Butler's coalescing " +
-          '(the first delta goes at once, later ones at most every 50 ms). Each final CHAT must hold every delta once, in order, and equal its chunks joined.',
+          "(the first delta goes at once, later ones at most every 50 ms). *Model's stream* is how long the fake model took per answer, request read → last byte (" +
+          `${modelMs} ms if its timers were exact). Each final CHAT must hold every delta once, in order, and equal its chunks joined.`,
         '',
       ],
       problems,

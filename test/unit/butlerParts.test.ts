@@ -67,6 +67,23 @@ describe('reply stream', () => {
     expect(stream.streamId).toMatch(/^butler-[0-9a-f-]{36}$/);
   });
 
+  it('still ends the stream when the final CHAT cannot be stored, and says so in the log', async () => {
+    const warnings: string[] = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => void warnings.push(JSON.parse(line).msg) });
+    const sent: string[] = [];
+    const pipeline = {
+      submit: (_sender: Principal, input: MessageInput) => void sent.push(input.type),
+      post: async (_sender: Principal, input: MessageInput) => {
+        sent.push(input.type);
+        throw new Error('store unavailable');
+      },
+    } as unknown as Pipeline;
+    const stream = openReplyStream({ ...deps(pipeline), logger }, { to: mia, conversationId: 7 });
+    await stream.finish('note');
+    expect(sent).toEqual(['CHAT', 'CHAT_STREAM_END']);
+    expect(warnings).toEqual(['Butler could not store its answer']);
+  });
+
   it('cuts a reply at its cap, says so in the final CHAT only, and refuses more text', async () => {
     const { pipeline, sent } = fakePipeline();
     const stream = openReplyStream(deps(pipeline, 0, 5), { to: mia, conversationId: null });
