@@ -40,7 +40,11 @@ export class CpuMeter {
   }
   percent(): number {
     const wall = performance.now() - this.wall0;
-    return wall > 0 ? (100 * (cpuMs(this.pid) - this.cpu0)) / wall : 0;
+    return wall > 0 ? (100 * this.used()) / wall : 0;
+  }
+  /** CPU milliseconds the process used since the meter started. */
+  used(): number {
+    return cpuMs(this.pid) - this.cpu0;
   }
 }
 

@@ -49,6 +49,9 @@ interface Step {
   /** (RSS now − RSS at the previous step) / sockets added: what one more socket costs. */
   marginalKbPerSocket: number;
   serverCpuPercent: number;
+  /** CPU milliseconds per socket connected in this step: the hub's, and the connecting generators' together. */
+  hubCpuMsPerConnect: number;
+  generatorCpuMsPerConnect: number;
   foreignCpuPercent: number;
   /**
    * Kernel memory per connection (both its ends on this machine): TCP buffers (sockstat) and the
@@ -176,9 +179,12 @@ export default defineScenario({
       ctx.log(`idle: connecting ${batch.length} more (to ${target}) from ${gens.length} processes`);
       await hub.loop();
       const cpu = new CpuMeter(hub.pid);
+      const genCpu = gens.map((g) => new CpuMeter(g.pid));
       const foreignCpu = new ForeignCpuMeter();
       const burst = await connectBurst(hub, gens, batch, s);
       const serverCpuPercent = cpu.percent();
+      const hubCpuMs = cpu.used();
+      const generatorCpuMs = genCpu.reduce((sum, m) => sum + m.used(), 0);
       const foreignCpuPercent = foreignCpu.percent();
       const loop = await hub.loop();
       held = target;
@@ -205,6 +211,8 @@ export default defineScenario({
         kernelBufferKbPerSocket: (kernel.buffersKb - kernelBefore.buffersKb) / connected,
         kernelSlabKbPerSocket: (kernel.slabKb - kernelBefore.slabKb) / connected,
         serverCpuPercent,
+        hubCpuMsPerConnect: hubCpuMs / Math.max(1, burst.connected),
+        generatorCpuMsPerConnect: generatorCpuMs / Math.max(1, burst.connected),
         foreignCpuPercent,
         loopP99Ms: loop.p99,
         loopMaxMs: loop.max,
@@ -240,15 +248,16 @@ export default defineScenario({
           `Hub RSS before any socket: ${(rssBefore / 1024).toFixed(1)} MB.` +
           ' Kernel KB / connection: what the kernel holds outside any RSS, machine-wide (TCP buffer pages from `/proc/net/sockstat`, and the socket, inode, file, ' +
           "dentry and epoll objects from `/proc/slabinfo`); both ends of every connection are on this machine, so about half of it is the hub's." +
-          (s.cappedAt ? ` A process may open ${int(s.fileLimit)} files on this machine, so the largest step was lowered to ${int(s.cappedAt)} sockets.` : ''),
+          (s.cappedAt ? ` A process may open ${int(s.fileLimit)} files on this machine, so the largest step was lowered to ${int(s.cappedAt)} sockets.` : '') +
+          ' *CPU ms per connect*: what each socket of the step cost the hub, and the connecting generators (`ws` clients, which on this machine share its cores), in CPU time from handshake to acknowledged announce.',
         '',
-        '| sockets | still open | connect/s | hub RSS MB | **KB / socket** | marginal KB / socket | kernel KB / connection: buffers + slabs | hub CPU % while connecting | loop lag p99 / max ms | foreign CPU % |',
-        '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+        '| sockets | still open | connect/s | hub RSS MB | **KB / socket** | marginal KB / socket | kernel KB / connection: buffers + slabs | hub CPU % while connecting | CPU ms per connect: hub / generators | loop lag p99 / max ms | foreign CPU % |',
+        '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
         ...steps.map(
           (st) =>
             `| ${int(st.sockets)} | ${int(st.stillOpen)} | ${int(st.connectPerSecond)} | ${st.rssMb.toFixed(1)} | **${st.kbPerSocket.toFixed(1)}** | ${st.marginalKbPerSocket.toFixed(1)} | ` +
             `${st.kernelBufferKbPerSocket.toFixed(2)} + ${st.kernelSlabKbPerSocket.toFixed(1)} | ` +
-            `${int(st.serverCpuPercent)} | ${ms(st.loopP99Ms)} / ${ms(st.loopMaxMs)} | ${foreign(st.foreignCpuPercent)} |`,
+            `${int(st.serverCpuPercent)} | ${st.hubCpuMsPerConnect.toFixed(2)} / ${st.generatorCpuMsPerConnect.toFixed(2)} | ${ms(st.loopP99Ms)} / ${ms(st.loopMaxMs)} | ${foreign(st.foreignCpuPercent)} |`,
         ),
       ],
       problems,
