@@ -140,11 +140,7 @@ export const connectionMachine = setup({
       on: {
         AUTHENTICATED: {
           target: 'upgrading',
-          actions: [
-            assign(({ event }) => ({ user: event.session.user, expiresAt: event.session.expiresAt })),
-            'acceptUpgrade',
-            assign({ upgrade: ANSWERED }),
-          ],
+          actions: [assign(({ event }) => ({ user: event.session.user, expiresAt: event.session.expiresAt })), 'acceptUpgrade', assign({ upgrade: ANSWERED })],
         },
         UNAUTHENTICATED: { target: 'refused', actions: 'refuseUpgrade' },
         AUTH_FAILED: { target: 'refused', actions: 'failUpgrade' },

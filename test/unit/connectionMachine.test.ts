@@ -200,7 +200,11 @@ describe('connection: authenticating → upgrading → open', () => {
       expect({ event: row.event.type, state: next.value, actions: named(actions) }).toEqual({ event: row.event.type, state: row.state, actions: row.actions });
     }
     // Nothing else moves it: a socket cannot open, nor be closed, before its credential is checked.
-    for (const event of [{ type: 'OPENED', outlet: new FakeOutlet(agent) }, { type: 'CLOSE', code: 1000, reason: '' }, { type: 'SOCKET_CLOSED', code: 1006 }] as const) {
+    for (const event of [
+      { type: 'OPENED', outlet: new FakeOutlet(agent) },
+      { type: 'CLOSE', code: 1000, reason: '' },
+      { type: 'SOCKET_CLOSED', code: 1006 },
+    ] as const) {
       expect(transition(connectionMachine, authenticating, event)[0].value).toBe('authenticating');
     }
   });
@@ -208,9 +212,11 @@ describe('connection: authenticating → upgrading → open', () => {
   it('holds who and until when, never a credential (snapshots go to the admin inspection)', () => {
     const h = start({ auth: { user: member, expiresAt: START + 60_000 } });
     const { context } = h.actor.getSnapshot();
-    expect(Object.keys(context).filter((k) => context[k as keyof typeof context] !== undefined).sort()).toEqual(
-      ['expiresAt', 'expiry', 'key', 'meters', 'now', 'router', 'upgrade', 'user'],
-    );
+    expect(
+      Object.keys(context)
+        .filter((k) => context[k as keyof typeof context] !== undefined)
+        .sort(),
+    ).toEqual(['expiresAt', 'expiry', 'key', 'meters', 'now', 'router', 'upgrade', 'user']);
     h.actor.stop();
   });
 
