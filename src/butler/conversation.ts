@@ -1,10 +1,12 @@
 // One of Butler's conversations (one asker, one thread): its turns are answered one at a time, in
 // order. A message that arrives while Butler is answering waits in the queue and is answered next;
 // past `maxQueued` it is turned away at once. `/cancel` aborts the answer in progress and drops the
-// queue. The answer itself is an invoked promise actor: stopping this actor (the hub stopping)
-// aborts it too. A conversation left idle ends, and Butler forgets it; its idle timer is a port
-// (idleTimers.ts), not a delayed transition, which would sit in XState's system-wide scheduler.
-import { assertEvent, assign, fromPromise, setup, type ActorRefFrom } from 'xstate';
+// queue, and END (Butler stopping or reset) aborts it too. The answer is a promise started on
+// entering `answering` that reports back with ANSWERED or ANSWER_FAILED, rather than an invoked
+// promise actor: an actor and an abort controller fewer per answer. A conversation left idle ends,
+// and Butler forgets it; its idle timer is a port (idleTimers.ts), not a delayed transition, which
+// would sit in XState's system-wide scheduler.
+import { assertEvent, assign, setup, type ActorRefFrom } from 'xstate';
 import { TurnCancelled } from './brain.js';
 import type { IDLE_EXPIRED, IdlePort } from './idleTimers.js';
 import type { Asker } from './tools.js';
@@ -43,6 +45,10 @@ export type ConversationEvent =
   | { type: 'CANCEL'; turn: Extract<Turn, { kind: 'message' }> }
   /** Butler is stopping or was reset: the answer in progress is aborted (it still ends its stream). */
   | { type: 'END' }
+  /** The answer in progress ended its stream. */
+  | { type: 'ANSWERED' }
+  /** The answer in progress rejected instead (a bug: it is logged and the queue goes on). */
+  | { type: 'ANSWER_FAILED'; error: unknown }
   | typeof IDLE_EXPIRED;
 
 const conversationSetup = setup({
@@ -51,25 +57,23 @@ const conversationSetup = setup({
     events: {} as ConversationEvent,
     input: {} as ConversationInput,
   },
-  actors: {
-    answer: fromPromise<void, { turn: Turn; asker: Asker; ports: ConversationPorts; cancel: AbortController }>(async ({ input, signal }) => {
-      // Stopping this actor (END, the hub stopping) aborts the answer through the cancel's own
-      // controller: one signal per answer, not a third one linking the two.
-      const stopped = () => input.cancel.abort(signal.reason);
-      if (signal.aborted) stopped();
-      else signal.addEventListener('abort', stopped, { once: true });
-      try {
-        await input.ports.answer(input.turn, input.asker, input.cancel.signal);
-      } finally {
-        signal.removeEventListener('abort', stopped);
-      }
-    }),
-  },
   guards: {
     queueFull: ({ context }) => context.queue.length >= context.maxQueued,
     hasQueued: ({ context }) => context.queue.length > 0,
   },
   actions: {
+    /** Starts answering the current turn; the outcome comes back as an event (none once the conversation is done). */
+    runAnswer: ({ context, self }) => {
+      const report = (event: ConversationEvent) => {
+        if (self.getSnapshot().status === 'active') self.send(event);
+      };
+      context.ports.answer(context.current!, context.asker, context.cancel!.signal).then(
+        () => report({ type: 'ANSWERED' }),
+        (error: unknown) => report({ type: 'ANSWER_FAILED', error }),
+      );
+    },
+    /** Butler stops or resets: the answer in progress ends its stream, saying so. */
+    stopCurrent: ({ context }) => context.cancel?.abort(new Error('Butler is stopping')),
     // Each turn gets its own cancel, set with the turn in one assign (a context copy per assign).
     start: assign(({ event }) => {
       assertEvent(event, ['TURN', 'CANCEL']);
@@ -105,14 +109,14 @@ const conversationSetup = setup({
   },
 });
 
-/** The failure an invoked answer rejected with, for `reportFailure`. */
+/** The failure the answer rejected with (ANSWER_FAILED), for `reportFailure`. */
 const failure = { type: 'reportFailure', params: ({ event }: { event: { error: unknown } }) => ({ error: event.error }) } as const;
 
 export const conversationMachine = conversationSetup.createMachine({
   id: 'conversation',
   context: ({ input }) => ({ ...input, queue: [], current: null, cancel: null, answered: 0 }),
   initial: 'idle',
-  on: { END: '.done' },
+  on: { END: { target: '.done', actions: 'stopCurrent' } },
   states: {
     idle: {
       entry: 'watchIdle',
@@ -124,20 +128,17 @@ export const conversationMachine = conversationSetup.createMachine({
       },
     },
     answering: {
-      invoke: {
-        src: 'answer',
-        input: ({ context }) => ({ turn: context.current!, asker: context.asker, ports: context.ports, cancel: context.cancel! }),
-        // The next queued turn starts at once (the invoke restarts), else the conversation waits idle.
-        onDone: [
+      entry: 'runAnswer',
+      on: {
+        // The next queued turn starts at once (re-entering starts its answer), else the conversation waits idle.
+        ANSWERED: [
           { guard: 'hasQueued', target: 'answering', reenter: true, actions: 'finishAndTakeNext' },
           { target: 'idle', actions: 'finishTurn' },
         ],
-        onError: [
+        ANSWER_FAILED: [
           { guard: 'hasQueued', target: 'answering', reenter: true, actions: [failure, 'finishAndTakeNext'] },
           { target: 'idle', actions: [failure, 'finishTurn'] },
         ],
-      },
-      on: {
         TURN: [{ guard: 'queueFull', actions: 'refuseBusy' }, { actions: 'enqueue' }],
         CANCEL: { actions: ['abortCurrent', 'replaceQueue'] },
       },

@@ -1,6 +1,6 @@
 // Butler's conversation actor: turns answered one at a time in order, the queue bound, /cancel,
 // idle end, END on shutdown; with a fake answer port whose promises the test settles, and the pure
-// transition table.
+// transition table (which also shows that a transition only names the answer to start, never runs it).
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createActor, initialTransition, transition } from 'xstate';
 import { conversationMachine, type ConversationEvent, type ConversationInput, type ConversationPorts } from '../../src/butler/conversation.js';
@@ -143,7 +143,14 @@ describe('conversation actor', () => {
     busy.send({ type: 'TURN', turn: message(1) });
     busy.send({ type: 'END' });
     expect(busy.getSnapshot().status).toBe('done');
-    expect(ports.calls.at(-1)!.signal.aborted).toBe(true);
+    const aborted = ports.calls.at(-1)!;
+    expect(aborted.signal.aborted).toBe(true);
+    expect(aborted.signal.reason).not.toBeInstanceOf(TurnCancelled);
+    // The aborted answer still ends its stream; its outcome reaches a finished conversation and is dropped.
+    aborted.finish();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(busy.getSnapshot().status).toBe('done');
+    expect(ports.failures).toEqual([]);
   });
 });
 
@@ -155,21 +162,29 @@ describe('conversation machine transitions (pure)', () => {
     CANCEL: { type: 'CANCEL', turn: message(2, '/cancel') },
     END: { type: 'END' },
     IDLE: { type: 'IDLE' },
+    ANSWERED: { type: 'ANSWERED' },
+    ANSWER_FAILED: { type: 'ANSWER_FAILED', error: new Error('bug') },
   };
   const idle = () => initialTransition(conversationMachine, input)[0];
   const answering = () => transition(conversationMachine, idle(), events.TURN!)[0];
   const full = () => transition(conversationMachine, answering(), events.TURN!)[0];
 
   // Context changes (assign) happen inside the transition; what is left to run are the effects.
+  // Entering `answering` starts the answer (runAnswer); its outcome comes back as ANSWERED or ANSWER_FAILED.
   it.each([
-    ['idle', 'TURN', 'answering', ['unwatchIdle'], 0, idle],
-    ['idle', 'CANCEL', 'answering', ['unwatchIdle'], 0, idle],
-    ['idle', 'END', 'done', ['unwatchIdle'], 0, idle],
+    ['idle', 'TURN', 'answering', ['unwatchIdle', 'runAnswer'], 0, idle],
+    ['idle', 'CANCEL', 'answering', ['unwatchIdle', 'runAnswer'], 0, idle],
+    ['idle', 'END', 'done', ['unwatchIdle', 'stopCurrent'], 0, idle],
     ['idle', 'IDLE', 'done', ['unwatchIdle'], 0, idle],
+    ['idle', 'ANSWERED', 'idle', [], 0, idle],
     ['answering', 'TURN', 'answering', [], 1, answering],
     ['answering (queue full)', 'TURN', 'answering', ['refuseBusy'], 1, full],
     ['answering', 'CANCEL', 'answering', ['abortCurrent'], 1, answering],
-    ['answering', 'END', 'done', [], 0, answering],
+    ['answering', 'END', 'done', ['stopCurrent'], 0, answering],
+    ['answering', 'ANSWERED', 'idle', ['watchIdle'], 0, answering],
+    ['answering', 'ANSWER_FAILED', 'idle', ['reportFailure', 'watchIdle'], 0, answering],
+    ['answering (one queued)', 'ANSWERED', 'answering', ['runAnswer'], 0, full],
+    ['answering (one queued)', 'ANSWER_FAILED', 'answering', ['reportFailure', 'runAnswer'], 0, full],
   ] as const)('%s + %s → %s with effects %j, %i queued', (_name, event, to, effects, queued, from) => {
     const [next, executable] = transition(conversationMachine, from(), events[event]!);
     expect(next.value).toBe(to);
