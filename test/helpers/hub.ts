@@ -2,11 +2,13 @@
 // an admin session, helpers to make users and agents, and the hub's captured log lines.
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
+import { inject } from 'vitest';
 import { parseConfig } from '../../src/config.js';
 import { startHub, type Hub } from '../../src/hub.js';
 import { createLogger } from '../../src/logger.js';
 import { createTestDatabase, type Driver, type TestDatabase } from './db.js';
 import { apiClient, type ApiClient } from './http.js';
+import { startTcpProxy, type TcpProxy } from './tcpProxy.js';
 
 export interface TestHub {
   hub: Hub;
@@ -40,6 +42,30 @@ export async function startTestHub(driver: Driver, extraEnv: TestHubEnv = {}): P
   const database = await createTestDatabase(driver);
   const env = typeof extraEnv === 'function' ? extraEnv(database.env) : extraEnv;
   return launch(database, randomBytes(32).toString('hex'), env);
+}
+
+/**
+ * A hub on PostgreSQL reached through a TCP proxy, so a test can take the store away (`proxy.cut()`)
+ * and give it back (`proxy.restore()`). `stop` stops the hub and closes the proxy, whatever state it was left in.
+ */
+export async function startTestHubBehindProxy(): Promise<{ t: TestHub; proxy: TcpProxy; stop(): Promise<void> }> {
+  const upstream = new URL(inject('pgUrl')!);
+  const proxy = await startTcpProxy({ host: upstream.hostname, port: Number(upstream.port || 5432) });
+  const t = await startTestHub('postgres', (db) => {
+    const url = new URL(db['DATABASE_URL']!);
+    url.hostname = '127.0.0.1';
+    url.port = String(proxy.port);
+    return { DATABASE_URL: url.toString() };
+  });
+  return {
+    t,
+    proxy,
+    async stop() {
+      await proxy.restore().catch(() => undefined);
+      await t.stop();
+      await proxy.close();
+    },
+  };
 }
 
 async function launch(database: TestDatabase, jwtSecret: string, env: Record<string, string>): Promise<TestHub> {

@@ -4,8 +4,7 @@
 import { Agent, request } from 'node:http';
 import { describe, expect, inject, it, vi } from 'vitest';
 import { describeEachDriver } from '../helpers/db.js';
-import { startTestHub } from '../helpers/hub.js';
-import { startTcpProxy } from '../helpers/tcpProxy.js';
+import { startTestHub, startTestHubBehindProxy } from '../helpers/hub.js';
 
 /** GET over one kept-alive connection (it outlives the listen socket during shutdown). */
 function get(url: string, agent: Agent): Promise<{ status: number; body: any }> {
@@ -92,14 +91,7 @@ describe('readiness without a store', () => {
   });
 
   it.skipIf(!inject('pgUrl'))('answers 503 while PostgreSQL cannot be reached, and 200 once it can again', async () => {
-    const upstream = new URL(inject('pgUrl')!);
-    const proxy = await startTcpProxy({ host: upstream.hostname, port: Number(upstream.port || 5432) });
-    const t = await startTestHub('postgres', (db) => {
-      const url = new URL(db['DATABASE_URL']!);
-      url.hostname = '127.0.0.1';
-      url.port = String(proxy.port);
-      return { DATABASE_URL: url.toString() };
-    });
+    const { t, proxy, stop } = await startTestHubBehindProxy();
     try {
       expect((await t.api.get('/api/ready')).status).toBe(200);
       await proxy.cut();
@@ -112,9 +104,7 @@ describe('readiness without a store', () => {
       expect(up.status).toBe(200);
       expect(t.logs.some((l) => l['msg'] === 'readiness: ready again')).toBe(true);
     } finally {
-      await proxy.restore().catch(() => undefined);
-      await t.stop();
-      await proxy.close();
+      await stop();
     }
   });
 });

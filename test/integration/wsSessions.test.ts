@@ -4,8 +4,7 @@
 import jwt from 'jsonwebtoken';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { describeEachDriver } from '../helpers/db.js';
-import { startTestHub, type TestHub } from '../helpers/hub.js';
-import { startTcpProxy } from '../helpers/tcpProxy.js';
+import { startTestHub, startTestHubBehindProxy, type TestHub } from '../helpers/hub.js';
 import { connectWs, refusedUpgrade, wsClientPool, type WsClient } from '../helpers/wsClient.js';
 
 describeEachDriver('websocket sessions', (driver) => {
@@ -205,14 +204,7 @@ describe('websocket upgrade while the store is unreachable', () => {
   });
 
   it.skipIf(!inject('pgUrl'))('answers 503 while PostgreSQL cannot be reached, and upgrades the same token once it can', async () => {
-    const upstream = new URL(inject('pgUrl')!);
-    const proxy = await startTcpProxy({ host: upstream.hostname, port: Number(upstream.port || 5432) });
-    const t = await startTestHub('postgres', (db) => {
-      const url = new URL(db['DATABASE_URL']!);
-      url.hostname = '127.0.0.1';
-      url.port = String(proxy.port);
-      return { DATABASE_URL: url.toString() };
-    });
+    const { t, proxy, stop } = await startTestHubBehindProxy();
     try {
       const agent = await t.createAgent();
       await proxy.cut();
@@ -222,9 +214,7 @@ describe('websocket upgrade while the store is unreachable', () => {
       const client = await connectWs(t.url, agent.api_token);
       await client.close();
     } finally {
-      await proxy.restore().catch(() => undefined);
-      await t.stop();
-      await proxy.close();
+      await stop();
     }
   });
 });
