@@ -109,7 +109,7 @@ export const routerMachine = setup({
         endpoint.close(revocation.code, revocation.reason);
         return;
       }
-      if (context.table.bind(endpoint) && tracksPresence(endpoint.user)) context.presence.online(endpoint.user);
+      if (context.table.bind(endpoint) && tracksPresence(endpoint.user)) context.presence.online(endpoint.user, endpoint.key);
     },
     unbind: ({ context, event }) => {
       assertEvent(event, 'UNBIND');

@@ -85,8 +85,16 @@ export async function createClusterNode(deps: ClusterNodeDeps) {
   /** `last` of this node's newest committed batch: its relays go out after it. */
   let lastOwn = 0;
   let liveNodes: Array<{ nodeId: string; lastBeatMsAgo: number }> = [];
-  /** Set while Redis is away: presence decided alone must be re-asserted when it is back. */
+  /** Set while Redis is away (or a change's fate is unknown): this node's hash must be written whole again. */
   let mustRegister = true;
+  /**
+   * Agent sockets counted on Redis before they were accepted (see `admit`), by connection key, with
+   * the order of that count once Redis answered. Each one is +1 in this node's hash until its socket
+   * binds as the agent's first here (the table's +1 from then on) or ends.
+   */
+  const admissions = new Map<number, { userId: number; seq?: number }>();
+  /** Agents whose last socket here closed while Redis's answer was lost: decided after registering again. */
+  const unsure = new Set<number>();
   let lastOutageAt = -Infinity;
   /** After an outage every node's last beat is old: nobody is declared dead until all had a beat. */
   let reapNotBefore = 0;
@@ -232,27 +240,54 @@ export async function createClusterNode(deps: ClusterNodeDeps) {
     else meter.publishFailed(kind);
   }
 
-  /** Presence decided here, with the bus's order when Redis answers, alone (unordered) when not. */
-  function decide(user: Principal, delta: 1 | -1): void {
+  /** Registers this node's hash again at the next beat, which is now if none is running. */
+  function registerAgain(): void {
+    mustRegister = true;
+    void heartbeat();
+  }
+
+  /** Whether this node holds a socket of the agent (bound, or admitted and about to open). */
+  function holdsHere(userId: number): boolean {
+    if (need().table().countOf(userId) > 0) return true;
+    for (const a of admissions.values()) if (a.userId === userId) return true;
+    return false;
+  }
+
+  /**
+   * Presence decided here, with the bus's order when Redis answers, alone (unordered) when Redis is
+   * away. `key` is the socket whose binding made the agent held here: if it was admitted, Redis has
+   * counted it already and only the ONLINE is left to store.
+   */
+  function decide(userId: number, delta: 1 | -1, key?: number): void {
     const { presence } = need();
     const patch: PresencePatch =
       delta === 1
         ? { status: 'ONLINE', online: 1, last_seen_at: clock(), last_report: 'websocket_connected' }
         : { status: 'OFFLINE', online: 0, last_seen_at: clock(), last_report: 'websocket_disconnected' };
+    const admitted = key === undefined ? undefined : admissions.get(key);
+    if (delta === 1 && admitted) {
+      admissions.delete(key!);
+      return presence(userId, admitted.seq === undefined ? patch : { ...patch, seq: admitted.seq });
+    }
     if (!link.up) {
       mustRegister = true;
-      return presence(user.id, patch);
+      return presence(userId, patch);
     }
-    const decision = registry.change(user.id, delta).then(
-      ({ total, seq }) => {
-        // A close while another node still holds the agent changes nothing: it stays ONLINE.
-        if (delta === -1 && total > 0) return;
-        presence(user.id, { ...patch, seq });
+    const decision = registry.change(userId, delta).then(
+      ({ total, seq, registered }) => {
+        if (!registered) registerAgain();
+        // A close while a socket of the agent is still held (on any node) changes nothing: it stays ONLINE.
+        if (delta === -1 && (total > 0 || holdsHere(userId))) return;
+        presence(userId, { ...patch, seq });
       },
       (err: unknown) => {
-        mustRegister = true;
-        log.debug({ err }, 'presence decided without the cluster (redis did not answer)');
-        presence(user.id, patch);
+        // Whether Redis applied the change is unknown: the next registration makes the count true.
+        registerAgain();
+        // Open here: ONLINE whatever the others hold. A close is decided once the count is true
+        // again, unless Redis is away (then alone, and re-asserted by the holders when it is back).
+        if (delta === 1 || !link.up) return presence(userId, patch);
+        unsure.add(userId);
+        log.warn({ err, userId }, 'an agent’s close got no answer from Redis: it is decided once this node has registered again');
       },
     );
     deciding.add(decision);
@@ -264,11 +299,40 @@ export async function createClusterNode(deps: ClusterNodeDeps) {
     for (const { userId, seq } of decisions) need().presence(userId, { status: 'OFFLINE', online: 0, last_seen_at: at, last_report: report, seq });
   }
 
-  /** Agents this node holds sockets of, with how many. */
+  /**
+   * This node's hash as the decisions made here have built it: one per agent bound here (decisions
+   * are made on an agent's first socket and its last), plus one per admitted socket not yet bound.
+   */
   function heldHere(): Map<number, number> {
     const counts = new Map<number, number>();
-    for (const endpoint of need().table().all) if (endpoint.user.role === 'AGENT') counts.set(endpoint.user.id, (counts.get(endpoint.user.id) ?? 0) + 1);
+    for (const endpoint of need().table().all) if (endpoint.user.role === 'AGENT') counts.set(endpoint.user.id, 1);
+    for (const { userId } of admissions.values()) counts.set(userId, (counts.get(userId) ?? 0) + 1);
     return counts;
+  }
+
+  /** Writes this node's hash whole, re-asserts what it holds, and decides the closes Redis did not answer. */
+  async function registerWhole(): Promise<void> {
+    // Taken in the same turn as the registration is sent: changes sent before it are in the
+    // counts, changes after it reach Redis after it.
+    const held = heldHere();
+    const closed = [...unsure].filter((userId) => !held.has(userId));
+    unsure.clear();
+    mustRegister = false;
+    try {
+      const seq = await registry.register(held);
+      // Redis lost this node (a restart) or another node declared it dead: what it holds is ONLINE again.
+      const at = clock();
+      for (const userId of held.keys()) need().presence(userId, { status: 'ONLINE', online: 1, last_seen_at: at, seq });
+      if (held.size > 0) log.info({ agents: held.size }, 'registered again with the cluster: re-asserted the agents this node holds');
+      if (closed.length === 0) return;
+      const gone = await registry.unheld(closed);
+      offline(gone, 'websocket_disconnected');
+      log.info({ agents: closed.length, offline: gone.length }, 'decided the agents whose close got no answer from Redis');
+    } catch (err) {
+      mustRegister = true;
+      for (const userId of closed) unsure.add(userId);
+      throw err;
+    }
   }
 
   let beating = false;
@@ -277,15 +341,7 @@ export async function createClusterNode(deps: ClusterNodeDeps) {
     beating = true;
     try {
       const missing = await registry.beat();
-      if (missing || mustRegister) {
-        const held = heldHere();
-        const seq = await registry.register(held);
-        mustRegister = false;
-        // Redis lost this node (a restart) or another node declared it dead: what it holds is ONLINE again.
-        const at = clock();
-        for (const userId of held.keys()) need().presence(userId, { status: 'ONLINE', online: 1, last_seen_at: at, seq });
-        if (held.size > 0) log.info({ agents: held.size }, 'registered again with the cluster: re-asserted the agents this node holds');
-      }
+      if (missing || mustRegister) await registerWhole();
       if (performance.now() >= reapNotBefore) {
         const { dead, offline: gone } = await registry.reap();
         for (const node of dead) log.warn({ deadNode: node }, `node ${node} is silent for ${nodeTtlMs} ms: its sockets no longer count`);
@@ -361,9 +417,37 @@ export async function createClusterNode(deps: ClusterNodeDeps) {
 
     /** The router's presence port in cluster mode: an agent is ONLINE while any node holds it. */
     presence: {
-      online: (user) => decide(user, 1),
-      offline: (user) => decide(user, -1),
+      online: (user, key) => decide(user.id, 1, key),
+      offline: (user) => decide(user.id, -1),
     } satisfies PresencePort,
+
+    /**
+     * Counts an agent's socket on Redis before it is accepted, so no node can decide the agent gone
+     * once its client has seen the socket open (an agent that opens a new socket on one node and then
+     * closes its old one on another stays ONLINE throughout). Never rejects: without Redis the
+     * socket is decided alone when it binds.
+     */
+    async admit(key: number, user: Principal): Promise<void> {
+      if (user.role !== 'AGENT' || !link.up || !parts) return;
+      const admitted: { userId: number; seq?: number } = { userId: user.id };
+      admissions.set(key, admitted);
+      try {
+        const { seq, registered } = await registry.change(user.id, 1);
+        admitted.seq = seq;
+        if (!registered) registerAgain();
+      } catch (err) {
+        registerAgain();
+        log.debug({ err }, 'admitting a socket got no answer from redis');
+      }
+    },
+
+    /** The admitted socket ended without binding as its agent's first here (refused, aborted, or a second socket closing). */
+    release(key: number): void {
+      const admitted = admissions.get(key);
+      if (!admitted) return;
+      admissions.delete(key);
+      decide(admitted.userId, -1);
+    },
 
     /** Revocation everywhere: this node closes its own sockets; the others are told. */
     closeUser(userId: number, code: number, reason: string): void {

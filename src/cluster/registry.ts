@@ -39,13 +39,19 @@ const BEAT = `${NEXT_SEQ}
 local added = redis.call('ZADD', KEYS[1], now_ms(), ARGV[2])
 return added`;
 
-// KEYS: nodes, seq. ARGV: prefix, node, ttl, user, delta. Returns {total on live nodes, seq}.
+// KEYS: nodes, seq. ARGV: prefix, node, ttl, user, delta. Returns {total on live nodes, seq,
+// registered}. A node that is not registered (declared dead, or Redis lost it) changes nothing: its
+// hash is gone, and only a whole registration (its next beat) makes it true again; re-adding it here
+// would make the next beat think it never left.
 const CHANGE = `${NEXT_SEQ}
 local key = ARGV[1] .. ARGV[2]
-local n = redis.call('HINCRBY', key, ARGV[4], tonumber(ARGV[5]))
-if n <= 0 then redis.call('HDEL', key, ARGV[4]) end
-redis.call('ZADD', KEYS[1], now_ms(), ARGV[2])
-return {live_total(KEYS[1], ARGV[1], tonumber(ARGV[3]), ARGV[4]), next_seq(KEYS[2])}`;
+local registered = redis.call('ZSCORE', KEYS[1], ARGV[2])
+if registered then
+  local n = redis.call('HINCRBY', key, ARGV[4], tonumber(ARGV[5]))
+  if n <= 0 then redis.call('HDEL', key, ARGV[4]) end
+  redis.call('ZADD', KEYS[1], now_ms(), ARGV[2])
+end
+return {live_total(KEYS[1], ARGV[1], tonumber(ARGV[3]), ARGV[4]), next_seq(KEYS[2]), registered and 1 or 0}`;
 
 // KEYS: nodes, seq. ARGV: prefix, node, ttl, then user/count pairs: this node's hash, replaced.
 const REGISTER = `${NEXT_SEQ}
@@ -139,10 +145,13 @@ export function createRegistry(deps: RegistryDeps) {
       return Number(await redis.hubRegister(nodesKey, seqKey, prefix, nodeId, ttlMs, ...args));
     },
 
-    /** One socket of `userId` opened (+1) or closed (-1) here: how many the live nodes hold now, and the decision's order. */
-    async change(userId: number, delta: 1 | -1): Promise<{ total: number; seq: number }> {
-      const [total, seq] = (await redis.hubChange(nodesKey, seqKey, prefix, nodeId, ttlMs, userId, delta)) as [number, number];
-      return { total: Number(total), seq: Number(seq) };
+    /**
+     * `userId` is held here once more (+1) or once less (-1): how many the live nodes hold now, the
+     * decision's order, and whether this node was registered (if not, nothing changed: register again).
+     */
+    async change(userId: number, delta: 1 | -1): Promise<{ total: number; seq: number; registered: boolean }> {
+      const [total, seq, registered] = (await redis.hubChange(nodesKey, seqKey, prefix, nodeId, ttlMs, userId, delta)) as [number, number, number];
+      return { total: Number(total), seq: Number(seq), registered: Number(registered) === 1 };
     },
 
     /** Removes nodes silent for the TTL; returns them and the users only they held. */

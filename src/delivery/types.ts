@@ -134,6 +134,7 @@ export interface DeliveryMeter {
 
 /** Presence as the router sees it: a user's first endpoint opened, or its last one closed. */
 export interface PresencePort {
-  online(user: Principal): void;
+  /** `key` is the endpoint that opened (cluster mode matches it to the socket's admission). */
+  online(user: Principal, key: number): void;
   offline(user: Principal): void;
 }

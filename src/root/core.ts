@@ -11,7 +11,7 @@ import { createPipeline } from '../delivery/pipeline.js';
 import { socketPresence } from '../delivery/presence.js';
 import { createReplay } from '../delivery/replay.js';
 import type { Handoff } from '../delivery/deliver.js';
-import type { Delivery, PresencePort } from '../delivery/types.js';
+import type { Delivery, PresencePort, Principal } from '../delivery/types.js';
 import type { Metrics } from '../metrics/registry.js';
 import { createPresenceLog } from '../services/statsPresence.js';
 import type { Store } from '../store/db.js';
@@ -28,6 +28,9 @@ export interface CoreCluster {
   handoff(batch: Handoff): void;
   /** Presence decided with the other nodes (an agent is ONLINE while any node holds it). */
   presence: PresencePort;
+  /** Counts a socket where the other nodes see it before it is accepted; gives it back if it never opens. */
+  admit(key: number, user: Principal): Promise<void>;
+  release(key: number): void;
   /** Tells the other nodes to close a user's sockets, or everyone's. */
   closeUser(userId: number, code: number, reason: string): void;
   closeAll(code: number, reason: string): void;
@@ -74,6 +77,8 @@ export function createCore(options: CoreOptions) {
     router,
     presenceLog,
     sessions: createLiveSessions(router, directory, cluster),
+    /** Cluster mode's admission of sockets (see CoreCluster); absent on a single node. */
+    admission: cluster && { admit: cluster.admit, release: cluster.release },
     replay: createReplay({ messages: repos.messages, meter: wsMeter }),
   };
 }

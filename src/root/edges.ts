@@ -44,6 +44,7 @@ export function createWsEdge(options: WsEdgeOptions): WsEdge {
     sendBatch: core.sendBatch,
     anchor: options.anchor,
     authenticate: (credential) => auth.service.session(credential),
+    admission: core.admission,
     replay: core.replay,
     authResponse: async (user, payload) => {
       await butler.authorizations.respond(user, payload);

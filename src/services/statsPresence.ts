@@ -37,9 +37,9 @@ export function createPresenceLog(deps: { clock: Clock; keepMs?: number }) {
     /** Wraps the router's presence port so every transition is recorded before it is stored. */
     observe(port: PresencePort): PresencePort {
       return {
-        online: (user: Principal) => {
+        online: (user: Principal, key: number) => {
           record(user.id, true);
-          port.online(user);
+          port.online(user, key);
         },
         offline: (user: Principal) => {
           record(user.id, false);

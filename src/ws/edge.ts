@@ -17,7 +17,7 @@ import type { WsMeter } from './metrics.js';
 import { createOpenHandler } from './open.js';
 import type { SendBatch } from './sendBatch.js';
 import type { SocketData, WsLimits } from './socketData.js';
-import { createUpgradeHandler } from './upgrade.js';
+import { createUpgradeHandler, type Admission } from './upgrade.js';
 
 export interface WsEdgeDeps {
   uwsApp: uWS.TemplatedApp;
@@ -31,6 +31,8 @@ export interface WsEdgeDeps {
   /** Holds the loop's cork while an upgrade is answered after the credential check (see corkAnchor.ts). */
   anchor: CorkAnchor;
   authenticate(credential: string): Promise<Session | undefined>;
+  /** Cluster mode: counts a socket on every node before it is accepted (see upgrade.ts). */
+  admission?: Admission;
   replay(user: Principal, since: number, outlet: ConnectionOutlet): Promise<number>;
   /** An AUTH_RESPONSE frame from a human; rejects with a HubError to answer with ERROR. */
   authResponse(user: Principal, payload: AuthResponseFrame['payload']): Promise<void>;
@@ -49,6 +51,7 @@ export function attachWebSocket(deps: WsEdgeDeps) {
     router: deps.router,
     anchor: deps.anchor,
     authenticate: deps.authenticate,
+    admission: deps.admission,
     replay: deps.replay,
     connections,
     now: deps.now ?? Date.now,

@@ -20,6 +20,13 @@ import { TokenBucket } from './tokenBucket.js';
 const STRIKES_BURST = 20;
 const STRIKES_PER_SECOND = 1;
 
+export interface Admission {
+  /** Resolves once the socket is counted (or could not be: it never rejects). */
+  admit(key: number, user: Principal): Promise<void>;
+  /** Called for every connection that ends: gives back an admission its socket did not use. */
+  release(key: number): void;
+}
+
 export interface UpgradeDeps {
   limits: WsLimits;
   logger: Logger;
@@ -32,6 +39,12 @@ export interface UpgradeDeps {
   /** Holds the loop's cork while an upgrade is answered after the credential check (see corkAnchor.ts). */
   anchor: CorkAnchor;
   authenticate(credential: string): Promise<Session | undefined>;
+  /**
+   * Cluster mode: the socket is counted where every node sees it before the 101 goes out, so that
+   * once a client has seen its socket open no node decides its agent gone; given back if it ends
+   * without opening. Absent on a single node, where binding decides in the same turn as the 101.
+   */
+  admission?: Admission;
   replay(user: Principal, since: number, outlet: ConnectionOutlet): Promise<number>;
   connections: ConnectionTable;
   now: () => number;
@@ -58,14 +71,17 @@ class ConnectionWatch {
     private readonly data: SocketData,
     private readonly connections: ConnectionTable,
     private readonly logger: Logger,
+    private readonly admission: Admission | undefined,
   ) {}
 
   complete(): void {
     this.connections.forget(this.data.key);
+    this.admission?.release(this.data.key);
   }
 
   error(err: unknown): void {
     this.connections.forget(this.data.key);
+    this.admission?.release(this.data.key);
     this.logger.error({ err, conn: this.data.key }, 'connection actor failed');
     this.data.outlet?.end(CloseCode.internal, 'internal error');
   }
@@ -130,11 +146,13 @@ export function createUpgradeHandler(deps: UpgradeDeps) {
     // (about 0.5 KB of heap per idle socket).
     input.upgrade = ANSWERED;
     connections.add(connKey, data.actor);
-    data.actor.subscribe(new ConnectionWatch(data, connections, logger));
+    data.actor.subscribe(new ConnectionWatch(data, connections, logger, deps.admission));
     data.actor.start();
     // An aborted request's actor is already done: the outcome has no one to go to.
+    const { admission } = deps;
     deps.authenticate(credential).then(
-      (session) => {
+      async (session) => {
+        if (session && admission && !aborted) await admission.admit(connKey, session.user);
         if (!aborted) data.actor.send(session ? { type: 'AUTHENTICATED', session } : { type: 'UNAUTHENTICATED' });
       },
       (err: unknown) => {

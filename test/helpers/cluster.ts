@@ -4,13 +4,12 @@
 // and restart without disturbing the other tests on the shared Redis.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createTestDatabase, type TestDatabase } from './db.js';
 import { apiClient, type ApiClient } from './http.js';
+import { reservePorts } from './ports.js';
 import { uniqueName } from './hub.js';
 
 /** The Redis the tests share (`.ci/run` starts it); TEST_REDIS_URL points elsewhere. */
@@ -22,16 +21,8 @@ const TSX = pathToFileURL(createRequire(HUB_MAIN).resolve('tsx/esm')).href;
 
 export type LogLine = Record<string, unknown>;
 
-/** Resolves with a free loopback port (free when asked: the caller binds it soon after). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, 'close');
-  return port;
-}
+/** A free loopback port that stays free while a node is restarted on it (see helpers/ports.ts). */
+export const freePort = (): Promise<number> => reservePorts();
 
 /** Log lines of one process, with waits that end on the line's arrival or the process's exit. */
 class LogTail {

@@ -1,6 +1,9 @@
-// A TCP proxy on loopback in front of a real server (PostgreSQL): `cut()` closes its port and drops
-// every connection through it, as if the server went away; `restore()` listens on the same port again.
+// A TCP proxy on loopback in front of a real server (PostgreSQL, Redis): `cut()` closes its port and
+// drops every connection through it, as if the server went away; `restore()` listens on the same
+// port again. With `delayMs`, what clients send reaches the server that much later (a slow link),
+// in order; answers come back at once.
 import net from 'node:net';
+import { reservePorts } from './ports.js';
 
 export interface TcpProxy {
   readonly port: number;
@@ -9,7 +12,7 @@ export interface TcpProxy {
   close(): Promise<void>;
 }
 
-export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
+export async function startTcpProxy(target: { host: string; port: number }, options: { delayMs?: number } = {}): Promise<TcpProxy> {
   const sockets = new Set<net.Socket>();
   const server = net.createServer((client) => {
     const upstream = net.connect(target.port, target.host);
@@ -18,7 +21,11 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       s.on('close', () => sockets.delete(s));
       s.on('error', () => s.destroy());
     }
-    client.pipe(upstream).pipe(client);
+    const { delayMs } = options;
+    // Timers of one delay fire in the order they were set: the bytes keep theirs.
+    if (delayMs) client.on('data', (chunk) => setTimeout(() => upstream.write(chunk), delayMs));
+    else client.pipe(upstream);
+    upstream.pipe(client);
     client.on('close', () => upstream.destroy());
     upstream.on('close', () => client.destroy());
   });
@@ -30,7 +37,8 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
         resolve((server.address() as net.AddressInfo).port);
       });
     });
-  const port = await listen(0);
+  // Not an ephemeral port: `restore()` binds it again, and an outgoing connection could take it meanwhile.
+  const port = await listen(await reservePorts());
   const cut = () =>
     new Promise<void>((resolve) => {
       server.close(() => resolve());

@@ -6,11 +6,14 @@
 // Butler's failover is tested with the lead's Butler work.
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
-import { startCluster, startRedis, type ClusterNode, type PrivateRedis, type TestCluster } from '../helpers/cluster.js';
+import { SHARED_REDIS_URL, startCluster, startRedis, type ClusterNode, type PrivateRedis, type TestCluster } from '../helpers/cluster.js';
+import { startTcpProxy, type TcpProxy } from '../helpers/tcpProxy.js';
 import { connectWs, type Frame, type WsClient } from '../helpers/wsClient.js';
 
 /** CLUSTER_NODE_TTL in these tests: a killed node's sockets stop counting within it. */
 const NODE_TTL_MS = 3000;
+/** How late one node's commands reach Redis in the slow-link tests (ms). */
+const SLOW_REDIS_MS = 300;
 
 /** Sockets on any node, closed after each test. */
 function socketPool() {
@@ -343,4 +346,103 @@ describe.skipIf(!inject('pgUrl'))('a cluster across a Redis restart [postgres]',
     for (const tab of tabs) await tab.nextWhere((f) => f.type === 'CHAT' && f.payload === 'r 199', 'the last message', 30_000);
     for (const tab of tabs) expect(chatIds(tab.received)).toEqual(acked);
   }, 90_000);
+
+  it('counts an agent with two sockets on a node once when the node registers again, so closing both reports it gone', async () => {
+    const [n1] = cluster.nodes as [ClusterNode];
+    const agent = await cluster.createAgent();
+    const member = await cluster.createMember();
+    const watcher = await sockets.connect(n1, member.token);
+    const first = await sockets.connect(n1, agent.api_token);
+    const second = await sockets.connect(n1, agent.api_token);
+    await watcher.nextWhere(isPresenceOf(agent.id, true), 'the agent online');
+
+    // Redis comes back empty: node 1 writes what it holds again.
+    const since = n1.logs.length;
+    await redis.restart();
+    await n1.waitForLog((l) => l.msg === 'registered again with the cluster: re-asserted the agents this node holds', {
+      description: 'node 1 registering again',
+      since,
+      timeoutMs: 15_000,
+    });
+    await first.close();
+    await second.close();
+    const offline = await watcher.nextWhere(isPresenceOf(agent.id, false), 'the agent offline (both sockets closed)');
+    expect(offline.payload).toMatchObject({ status: 'OFFLINE', last_report: 'websocket_disconnected' });
+  }, 60_000);
+
+  it('does not report an agent gone when a close gets no answer from Redis while another node holds it', async () => {
+    const [n1, n2] = cluster.nodes as [ClusterNode, ClusterNode];
+    const agent = await cluster.createAgent();
+    const member = await cluster.createMember();
+    const watcher = await sockets.connect(n1, member.token);
+    const here = await sockets.connect(n1, agent.api_token);
+    await watcher.nextWhere(isPresenceOf(agent.id, true), 'the agent online (node 1)');
+    const there = await sockets.connect(n2, agent.api_token);
+    await watcher.nextWhere(isPresenceOf(agent.id, true), 'the agent online (node 2 too)');
+
+    // Redis stalls: node 1's change for the close times out, and whether Redis applied it is unknown.
+    const since = n1.logs.length;
+    redis.freeze();
+    try {
+      await here.close();
+      await n1.waitForLog((l) => String(l.msg).startsWith('an agent’s close got no answer from Redis'), {
+        description: 'the close timing out',
+        since,
+        timeoutMs: 15_000,
+      });
+    } finally {
+      redis.thaw();
+    }
+    // Once node 1 has registered again the close is decided: node 2 still holds the agent.
+    const decided = await n1.waitForLog((l) => l.msg === 'decided the agents whose close got no answer from Redis', {
+      description: 'the close decided',
+      since,
+      timeoutMs: 15_000,
+    });
+    expect(decided).toMatchObject({ agents: 1, offline: 0 });
+    const listed = (await n1.api.get('/api/users/agents', { token: member.token })).body as Array<{ id: number; online: boolean }>;
+    expect(listed.find((u) => u.id === agent.id)).toMatchObject({ online: true });
+
+    await there.close();
+    const offline = await watcher.nextWhere(isPresenceOf(agent.id, false), 'the agent offline (its last socket closed)');
+    const presence = watcher.received.filter(isPresenceOf(agent.id));
+    expect(presence.filter((f) => f.payload.online === false)).toEqual([offline]);
+    expect(presence.at(-1)).toBe(offline);
+  }, 60_000);
+});
+
+describe.skipIf(!inject('pgUrl'))('a cluster where one node reaches Redis slowly [postgres]', () => {
+  let proxy: TcpProxy;
+  let cluster: TestCluster;
+  const sockets = socketPool();
+  beforeAll(async () => {
+    const shared = new URL(SHARED_REDIS_URL);
+    proxy = await startTcpProxy({ host: shared.hostname, port: Number(shared.port || 6379) }, { delayMs: SLOW_REDIS_MS });
+    const slow = new URL(SHARED_REDIS_URL);
+    slow.port = String(proxy.port);
+    cluster = await startCluster({ nodes: 2, nodeEnv: (i): Record<string, string> => (i === 1 ? { REDIS_URL: slow.toString() } : {}) });
+  }, 120_000);
+  afterEach(() => sockets.closeAll());
+  afterAll(async () => {
+    await cluster?.stop();
+    await proxy?.close();
+  }, 60_000);
+
+  it('keeps an agent ONLINE when it opens a socket on the slow node and then closes its socket on the other', async () => {
+    const [n1, n2] = cluster.nodes as [ClusterNode, ClusterNode];
+    const agent = await cluster.createAgent();
+    const member = await cluster.createMember();
+    const watcher = await sockets.connect(n1, member.token);
+    const old = await sockets.connect(n1, agent.api_token);
+    await watcher.nextWhere(isPresenceOf(agent.id, true), 'the agent online (node 1)');
+
+    // Make before break: the new socket is open when its client sees it, so the old one may go.
+    const fresh = await sockets.connect(n2, agent.api_token);
+    await old.close();
+    await fresh.close();
+    const offline = await watcher.nextWhere(isPresenceOf(agent.id, false), 'the agent offline (its last socket closed)', 10_000);
+    expect(offline.payload).toMatchObject({ status: 'OFFLINE', last_report: 'websocket_disconnected' });
+    // Online on the old socket, online again on the new one, offline once, after both.
+    expect(watcher.received.filter(isPresenceOf(agent.id)).map((f) => f.payload.online)).toEqual([true, true, false]);
+  }, 30_000);
 });

@@ -3,12 +3,12 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
-import { freePort, SHARED_REDIS_URL } from '../helpers/cluster.js';
+import { SHARED_REDIS_URL } from '../helpers/cluster.js';
+import { reservePorts } from '../helpers/ports.js';
 
 const SCRIPT = fileURLToPath(new URL('../../scripts/cluster.ts', import.meta.url));
 const TSX = pathToFileURL(createRequire(SCRIPT).resolve('tsx/esm')).href;
@@ -23,9 +23,7 @@ describe.skipIf(!inject('pgUrl'))('npm run cluster [postgres]', () => {
   });
 
   it('starts two nodes on consecutive ports and stops them on SIGTERM', async () => {
-    // Two consecutive free ports: the first free port, if the next one is free too.
-    let port = await freePort();
-    while (port >= 65535 || !(await portFree(port + 1))) port = await freePort();
+    const port = await reservePorts(2);
     const child = spawn(process.execPath, ['--import', TSX, SCRIPT, '--nodes', '2', '--port', String(port)], {
       env: {
         PATH: process.env['PATH'] ?? '',
@@ -73,11 +71,3 @@ describe.skipIf(!inject('pgUrl'))('npm run cluster [postgres]', () => {
     }
   }, 90_000);
 });
-
-async function portFree(port: number): Promise<boolean> {
-  const server = createServer();
-  return new Promise((resolve) => {
-    server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-  });
-}

@@ -32,8 +32,11 @@ class FakeEndpoint implements Endpoint {
 
 class FakePresence implements PresencePort {
   readonly events: string[] = [];
-  online(user: Principal): void {
+  /** The endpoint key each online came with. */
+  readonly onlineKeys: number[] = [];
+  online(user: Principal, key: number): void {
     this.events.push(`online:${user.id}`);
+    this.onlineKeys.push(key);
   }
   offline(user: Principal): void {
     this.events.push(`offline:${user.id}`);
@@ -275,6 +278,7 @@ describe('router: address table and presence', () => {
     const a1 = bind(router, users.agent);
     const a2 = bind(router, users.agent);
     expect(presence.events).toEqual(['online:10']);
+    expect(presence.onlineKeys).toEqual([a1.key]);
     router.send({ type: 'UNBIND', endpoint: a1 });
     expect(presence.events).toEqual(['online:10']);
     router.send({ type: 'UNBIND', endpoint: a2 });

@@ -64,11 +64,11 @@ describe('presence log', () => {
     const time = clockAt('2026-01-05T00:00:00.000Z');
     const log = createPresenceLog({ clock: time.clock });
     const seen: string[] = [];
-    const port = log.observe({ online: (u) => seen.push(`on ${u.id}`), offline: (u) => seen.push(`off ${u.id}`) });
-    port.online({ id: 7, username: 'weather', role: 'AGENT' });
+    const port = log.observe({ online: (u, key) => seen.push(`on ${u.id} (${key})`), offline: (u) => seen.push(`off ${u.id}`) });
+    port.online({ id: 7, username: 'weather', role: 'AGENT' }, 41);
     time.advance(1);
     port.offline({ id: 7, username: 'weather', role: 'AGENT' });
-    expect(seen).toEqual(['on 7', 'off 7']);
+    expect(seen).toEqual(['on 7 (41)', 'off 7']);
     expect(log.strips([agent], 1).agents[0]!.online).toEqual([{ from: '2026-01-05T00:00:00.000Z', to: '2026-01-05T00:01:00.000Z' }]);
   });
 });
