@@ -11,10 +11,11 @@ import { createPipeline } from '../delivery/pipeline.js';
 import { socketPresence } from '../delivery/presence.js';
 import { createReplay } from '../delivery/replay.js';
 import type { Handoff } from '../delivery/deliver.js';
-import type { Delivery, PresencePort, Principal } from '../delivery/types.js';
+import type { Delivery, PresencePort } from '../delivery/types.js';
 import type { Metrics } from '../metrics/registry.js';
 import { createPresenceLog } from '../services/statsPresence.js';
 import type { Store } from '../store/db.js';
+import type { Admission } from '../ws/upgrade.js';
 import type { WsMeter } from '../ws/metrics.js';
 import { createSendBatch } from '../ws/sendBatch.js';
 import { latePort } from './latePort.js';
@@ -22,15 +23,12 @@ import type { Repos } from './storage.js';
 
 export type RouterActor = ReturnType<typeof createActor<typeof routerMachine>>;
 
-/** Cluster mode's seams into the core (see cluster/node.ts); absent on a single node. */
-export interface CoreCluster {
+/** Cluster mode's seams into the core (see cluster/node.ts), and the admission of sockets; absent on a single node. */
+export interface CoreCluster extends Admission {
   /** Settled batches: published to the other nodes and handed over in the visibility order. */
   handoff(batch: Handoff): void;
   /** Presence decided with the other nodes (an agent is ONLINE while any node holds it). */
   presence: PresencePort;
-  /** Counts a socket where the other nodes see it before it is accepted; gives it back if it never opens. */
-  admit(key: number, user: Principal): Promise<void>;
-  release(key: number): void;
   /** Tells the other nodes to close a user's sockets, or everyone's. */
   closeUser(userId: number, code: number, reason: string): void;
   closeAll(code: number, reason: string): void;
@@ -70,6 +68,8 @@ export function createCore(options: CoreOptions) {
   deliver.connect((deliveries) => router.send({ type: 'DELIVER', deliveries }));
   router.subscribe({ error: (err) => logger.fatal({ err }, 'the router actor failed') });
   router.start();
+  /** Cluster mode's admission of sockets (see ws/upgrade.ts); absent on a single node. */
+  const admission: Admission | undefined = cluster;
   return {
     directory,
     sendBatch,
@@ -77,8 +77,7 @@ export function createCore(options: CoreOptions) {
     router,
     presenceLog,
     sessions: createLiveSessions(router, directory, cluster),
-    /** Cluster mode's admission of sockets (see CoreCluster); absent on a single node. */
-    admission: cluster && { admit: cluster.admit, release: cluster.release },
+    admission,
     replay: createReplay({ messages: repos.messages, meter: wsMeter }),
   };
 }

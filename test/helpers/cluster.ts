@@ -21,9 +21,6 @@ const TSX = pathToFileURL(createRequire(HUB_MAIN).resolve('tsx/esm')).href;
 
 export type LogLine = Record<string, unknown>;
 
-/** A free loopback port that stays free while a node is restarted on it (see helpers/ports.ts). */
-export const freePort = (): Promise<number> => reservePorts();
-
 /** Log lines of one process, with waits that end on the line's arrival or the process's exit. */
 class LogTail {
   readonly lines: LogLine[] = [];
@@ -244,7 +241,7 @@ export async function startCluster(options: ClusterOptions): Promise<TestCluster
   };
   try {
     for (let i = 0; i < options.nodes; i += 1) {
-      nodes.push(startNode(`n${i + 1}`, await freePort(), { ...common, ...options.nodeEnv?.(i) }));
+      nodes.push(startNode(`n${i + 1}`, await reservePorts(), { ...common, ...options.nodeEnv?.(i) }));
     }
     // The first node migrates the fresh database alone; the others then start side by side.
     await nodes[0]!.start();
@@ -300,7 +297,7 @@ export interface PrivateRedis {
 
 /** A private redis-server on a free port, with no persistence, so a test may stop and restart it. */
 export async function startRedis(): Promise<PrivateRedis> {
-  const port = await freePort();
+  const port = await reservePorts();
   let child: ChildProcess | undefined;
   let exit: Promise<void> = Promise.resolve();
 

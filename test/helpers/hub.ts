@@ -51,12 +51,7 @@ export async function startTestHub(driver: Driver, extraEnv: TestHubEnv = {}): P
 export async function startTestHubBehindProxy(): Promise<{ t: TestHub; proxy: TcpProxy; stop(): Promise<void> }> {
   const upstream = new URL(inject('pgUrl')!);
   const proxy = await startTcpProxy({ host: upstream.hostname, port: Number(upstream.port || 5432) });
-  const t = await startTestHub('postgres', (db) => {
-    const url = new URL(db['DATABASE_URL']!);
-    url.hostname = '127.0.0.1';
-    url.port = String(proxy.port);
-    return { DATABASE_URL: url.toString() };
-  });
+  const t = await startTestHub('postgres', (db) => ({ DATABASE_URL: proxy.via(db['DATABASE_URL']!) }));
   return {
     t,
     proxy,

@@ -7,6 +7,8 @@ import { reservePorts } from './ports.js';
 
 export interface TcpProxy {
   readonly port: number;
+  /** `url` (a server's connection URL) with its host and port changed to reach the server through this proxy. */
+  via(url: string): string;
   cut(): Promise<void>;
   restore(): Promise<void>;
   close(): Promise<void>;
@@ -46,6 +48,12 @@ export async function startTcpProxy(target: { host: string; port: number }, opti
     });
   return {
     port,
+    via(url) {
+      const proxied = new URL(url);
+      proxied.hostname = '127.0.0.1';
+      proxied.port = String(port);
+      return proxied.toString();
+    },
     cut,
     restore: async () => {
       await listen(port);

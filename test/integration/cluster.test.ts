@@ -36,6 +36,16 @@ const chatIds = (frames: Frame[]) => frames.filter((f) => f.type === 'CHAT').map
 const isPresenceOf = (userId: number, online?: boolean) => (f: Frame) =>
   f.type === 'PRESENCE' && f.payload.user_id === userId && (online === undefined || f.payload.online === online);
 
+/** A new agent with a socket on `node`, and a new member's dashboard there that has seen it come ONLINE. */
+async function watchedAgent(cluster: TestCluster, sockets: ReturnType<typeof socketPool>, node: ClusterNode) {
+  const agent = await cluster.createAgent();
+  const member = await cluster.createMember();
+  const watcher = await sockets.connect(node, member.token);
+  const socket = await sockets.connect(node, agent.api_token);
+  await watcher.nextWhere(isPresenceOf(agent.id, true), `the agent online (${node.id})`);
+  return { agent, member, watcher, socket };
+}
+
 describe.skipIf(!inject('pgUrl'))('a cluster of three nodes [postgres]', () => {
   let cluster: TestCluster;
   let n1: ClusterNode, n2: ClusterNode, n3: ClusterNode;
@@ -349,12 +359,8 @@ describe.skipIf(!inject('pgUrl'))('a cluster across a Redis restart [postgres]',
 
   it('counts an agent with two sockets on a node once when the node registers again, so closing both reports it gone', async () => {
     const [n1] = cluster.nodes as [ClusterNode];
-    const agent = await cluster.createAgent();
-    const member = await cluster.createMember();
-    const watcher = await sockets.connect(n1, member.token);
-    const first = await sockets.connect(n1, agent.api_token);
+    const { agent, watcher, socket: first } = await watchedAgent(cluster, sockets, n1);
     const second = await sockets.connect(n1, agent.api_token);
-    await watcher.nextWhere(isPresenceOf(agent.id, true), 'the agent online');
 
     // Redis comes back empty: node 1 writes what it holds again.
     const since = n1.logs.length;
@@ -372,11 +378,7 @@ describe.skipIf(!inject('pgUrl'))('a cluster across a Redis restart [postgres]',
 
   it('does not report an agent gone when a close gets no answer from Redis while another node holds it', async () => {
     const [n1, n2] = cluster.nodes as [ClusterNode, ClusterNode];
-    const agent = await cluster.createAgent();
-    const member = await cluster.createMember();
-    const watcher = await sockets.connect(n1, member.token);
-    const here = await sockets.connect(n1, agent.api_token);
-    await watcher.nextWhere(isPresenceOf(agent.id, true), 'the agent online (node 1)');
+    const { agent, member, watcher, socket: here } = await watchedAgent(cluster, sockets, n1);
     const there = await sockets.connect(n2, agent.api_token);
     await watcher.nextWhere(isPresenceOf(agent.id, true), 'the agent online (node 2 too)');
 
@@ -418,9 +420,7 @@ describe.skipIf(!inject('pgUrl'))('a cluster where one node reaches Redis slowly
   beforeAll(async () => {
     const shared = new URL(SHARED_REDIS_URL);
     proxy = await startTcpProxy({ host: shared.hostname, port: Number(shared.port || 6379) }, { delayMs: SLOW_REDIS_MS });
-    const slow = new URL(SHARED_REDIS_URL);
-    slow.port = String(proxy.port);
-    cluster = await startCluster({ nodes: 2, nodeEnv: (i): Record<string, string> => (i === 1 ? { REDIS_URL: slow.toString() } : {}) });
+    cluster = await startCluster({ nodes: 2, nodeEnv: (i): Record<string, string> => (i === 1 ? { REDIS_URL: proxy.via(SHARED_REDIS_URL) } : {}) });
   }, 120_000);
   afterEach(() => sockets.closeAll());
   afterAll(async () => {
@@ -430,11 +430,7 @@ describe.skipIf(!inject('pgUrl'))('a cluster where one node reaches Redis slowly
 
   it('keeps an agent ONLINE when it opens a socket on the slow node and then closes its socket on the other', async () => {
     const [n1, n2] = cluster.nodes as [ClusterNode, ClusterNode];
-    const agent = await cluster.createAgent();
-    const member = await cluster.createMember();
-    const watcher = await sockets.connect(n1, member.token);
-    const old = await sockets.connect(n1, agent.api_token);
-    await watcher.nextWhere(isPresenceOf(agent.id, true), 'the agent online (node 1)');
+    const { agent, watcher, socket: old } = await watchedAgent(cluster, sockets, n1);
 
     // Make before break: the new socket is open when its client sees it, so the old one may go.
     const fresh = await sockets.connect(n2, agent.api_token);

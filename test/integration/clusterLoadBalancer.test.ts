@@ -6,7 +6,8 @@ import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { freePort, startCluster, type TestCluster } from '../helpers/cluster.js';
+import { startCluster, type TestCluster } from '../helpers/cluster.js';
+import { closedPort, reservePorts } from '../helpers/ports.js';
 import { apiClient } from '../helpers/http.js';
 import { connectWs } from '../helpers/wsClient.js';
 
@@ -58,9 +59,9 @@ describe.skipIf(!inject('pgUrl'))('HAProxy in front of the cluster [postgres]', 
   beforeAll(async () => {
     cluster = await startCluster({ nodes: 2 });
     const [n1, n2] = cluster.nodes;
-    const lbPort = await freePort();
+    const lbPort = await reservePorts();
     // The third server line of the example points at a port nobody listens on: its health check fails.
-    const nobody = await freePort();
+    const nobody = await closedPort();
     lb = await startHaproxy({
       HUB_LB_BIND: `127.0.0.1:${lbPort}`,
       HUB_NODE1: `127.0.0.1:${n1!.port}`,

@@ -23,10 +23,10 @@ describe('cluster presence registry [redis]', () => {
     return { a: node('a'), b: node('b') };
   };
 
-  /** Beats `alive` until `reaper` finds `dead` silent for the TTL (the wait is Redis's clock). */
-  async function reapUntil(reaper: Registry, alive: Registry, dead: string) {
+  /** Beats `reaper` until it finds `dead` silent for the TTL (the wait is Redis's clock). */
+  async function reapUntil(reaper: Registry, dead: string) {
     for (;;) {
-      await alive.beat();
+      await reaper.beat();
       const out = await reaper.reap();
       if (out.dead.includes(dead)) return out;
       await new Promise<void>((resolve) => setImmediate(resolve));
@@ -58,7 +58,7 @@ describe('cluster presence registry [redis]', () => {
     await b.change(8, 1);
 
     // a falls silent; b declares it dead and learns that agent 7 is held by no live node.
-    const reaped = await reapUntil(b, b, 'a');
+    const reaped = await reapUntil(b, 'a');
     expect(reaped.offline.map((d) => d.userId)).toEqual([7]);
 
     // a, not knowing, reports another socket of agent 7: nothing is counted, and a is still not a
