@@ -8,7 +8,7 @@ import { runToExit } from './lib/lifecycle.js';
 import { createContext, Live } from './lib/context.js';
 import { hubEntry } from './lib/entry.js';
 import { sleep } from './lib/net.js';
-import { parseCommand, QUIET_CPU } from './lib/plan.js';
+import { parseCommand, QUIET_CPU, reportName } from './lib/plan.js';
 import { ForeignCpuMeter, machine } from './lib/procfs.js';
 import { loadScenarios, select } from './lib/registry.js';
 import { renderReport, type Results } from './lib/report.js';
@@ -113,12 +113,13 @@ async function main(): Promise<number> {
   results.finishedAt = new Date().toISOString();
 
   mkdirSync(RESULTS_DIR, { recursive: true });
-  const jsonPath = join(RESULTS_DIR, 'latest.json');
+  const name = reportName(plan);
+  const jsonPath = join(RESULTS_DIR, `${name}.json`);
   writeFileSync(jsonPath, `${JSON.stringify(results, null, 2)}\n`);
   const markdown = renderReport(results, sections);
-  writeFileSync(join(RESULTS_DIR, 'latest.md'), `${markdown}\n`);
+  writeFileSync(join(RESULTS_DIR, `${name}.md`), `${markdown}\n`);
   process.stdout.write(`${markdown}\n`);
-  log(`wrote ${jsonPath} and latest.md beside it`);
+  log(`wrote ${jsonPath} and ${name}.md beside it${name === 'last-run' ? ' (not a full run at the default load: latest.md keeps the last full one)' : ''}`);
   if (results.failures.length > 0 || plan.keep) log(`kept ${workDir} (hub logs and databases) for inspection`);
   else rmSync(workDir, { recursive: true, force: true });
   if (results.failures.length > 0) {

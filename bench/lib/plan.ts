@@ -114,5 +114,24 @@ export function parseCommand(argv: string[], env: NodeJS.ProcessEnv = process.en
   };
 }
 
+/**
+ * Where a run's report goes (`bench/results/<name>.md` and `.json`). Only a full run of every
+ * scenario at its default load writes the record that is committed and quoted in the README:
+ * `latest` on SQLite, `latest-pg` on PostgreSQL. Any other run (quick, `--only`, `--profile`, other
+ * hub settings or loads) writes `last-run`, which git ignores, so trying one scenario never
+ * overwrites the record with a partial report.
+ */
+export function reportName(plan: Plan): 'latest' | 'latest-pg' | 'last-run' {
+  const record =
+    plan.mode === 'full' &&
+    plan.only === undefined &&
+    !plan.profile &&
+    Object.keys(plan.hubEnv).length === 0 &&
+    plan.windows === undefined &&
+    plan.idleSockets === undefined;
+  if (!record) return 'last-run';
+  return plan.store === 'postgres' ? 'latest-pg' : 'latest';
+}
+
 /** `quick` or `full` value of a setting. */
 export const pick = <T>(plan: Plan, quick: T, full: T): T => (plan.mode === 'quick' ? quick : full);
