@@ -36,6 +36,12 @@ const chatIds = (frames: Frame[]) => frames.filter((f) => f.type === 'CHAT').map
 const isPresenceOf = (userId: number, online?: boolean) => (f: Frame) =>
   f.type === 'PRESENCE' && f.payload.user_id === userId && (online === undefined || f.payload.online === online);
 
+/** The agent's row in `GET /api/users/agents` as `node` answers it for the holder of `token`. */
+async function listedAgent(node: ClusterNode, token: string, agentId: number) {
+  const list = (await node.api.get('/api/users/agents', { token })).body as Array<{ id: number; status: string; online: boolean }>;
+  return list.find((u) => u.id === agentId);
+}
+
 /** A new agent with a socket on `node`, and a new member's dashboard there that has seen it come ONLINE. */
 async function watchedAgent(cluster: TestCluster, sockets: ReturnType<typeof socketPool>, node: ClusterNode) {
   const agent = await cluster.createAgent();
@@ -176,16 +182,12 @@ describe.skipIf(!inject('pgUrl'))('a cluster of three nodes [postgres]', () => {
     const agent = await cluster.createAgent();
     const member = await cluster.createMember();
     const watcher = await connect(n1, member.token);
-    const listed = async (node: ClusterNode) =>
-      ((await node.api.get('/api/users/agents', { token: member.token })).body as Array<{ id: number; status: string; online: boolean }>).find(
-        (u) => u.id === agent.id,
-      );
 
     const s2 = await connect(n2, agent.api_token);
     expect(await watcher.nextWhere(isPresenceOf(agent.id, true), 'the agent online (a socket on node 2)')).toMatchObject({
       payload: { user_id: agent.id, username: agent.username, status: 'ONLINE', online: true },
     });
-    for (const node of cluster.nodes) expect(await listed(node)).toMatchObject({ status: 'ONLINE', online: true });
+    for (const node of cluster.nodes) expect(await listedAgent(node, member.token, agent.id)).toMatchObject({ status: 'ONLINE', online: true });
 
     // A second socket on node 3, then both close, the first first: once a socket is open, closing
     // another one elsewhere does not report the agent gone.
@@ -198,7 +200,7 @@ describe.skipIf(!inject('pgUrl'))('a cluster of three nodes [postgres]', () => {
     const presence = watcher.received.filter(isPresenceOf(agent.id));
     expect(presence.filter((f) => f.payload.online === false)).toEqual([offline]);
     expect(presence.at(-1)).toBe(offline);
-    for (const node of cluster.nodes) expect(await listed(node)).toMatchObject({ status: 'OFFLINE', online: false });
+    for (const node of cluster.nodes) expect(await listedAgent(node, member.token, agent.id)).toMatchObject({ status: 'OFFLINE', online: false });
   });
 
   it('closes an agent’s socket on node 3 within a second of its token being rotated on node 1', async () => {
@@ -308,9 +310,8 @@ describe.skipIf(!inject('pgUrl'))('a cluster of three nodes [postgres]', () => {
     expect(Date.now() - killedAt).toBeLessThan(NODE_TTL_MS + 1500);
     expect(seen1.payload).toMatchObject({ status: 'OFFLINE', online: false });
     expect(seen2.payload).toEqual(seen1.payload);
-    const list = (await n1.api.get('/api/users/agents', { token: member.token })).body as Array<{ id: number; online: boolean }>;
-    expect(list.find((u) => u.id === lonely.id)).toMatchObject({ online: false });
-    expect(list.find((u) => u.id === twoHomes.id)).toMatchObject({ online: true });
+    expect(await listedAgent(n1, member.token, lonely.id)).toMatchObject({ online: false });
+    expect(await listedAgent(n1, member.token, twoHomes.id)).toMatchObject({ online: true });
     expect(m1.received.filter(isPresenceOf(twoHomes.id, false))).toEqual([]);
 
     await n3.restart();
@@ -402,8 +403,7 @@ describe.skipIf(!inject('pgUrl'))('a cluster across a Redis restart [postgres]',
       timeoutMs: 15_000,
     });
     expect(decided).toMatchObject({ agents: 1, offline: 0 });
-    const listed = (await n1.api.get('/api/users/agents', { token: member.token })).body as Array<{ id: number; online: boolean }>;
-    expect(listed.find((u) => u.id === agent.id)).toMatchObject({ online: true });
+    expect(await listedAgent(n1, member.token, agent.id)).toMatchObject({ online: true });
 
     await there.close();
     const offline = await watcher.nextWhere(isPresenceOf(agent.id, false), 'the agent offline (its last socket closed)');
