@@ -1,6 +1,7 @@
 // The dashboard's pages: path, nav label, who may open them, and the code, loaded when first opened
 // (so the first load carries only the shell and the page in view).
-import { lazy, type ComponentType, type LazyExoticComponent } from 'react';
+import type { ComponentType, LazyExoticComponent } from 'react';
+import { lazyWithRetry } from '../lib/retryImport';
 
 export interface PageDef {
   /** wouter pattern. */
@@ -13,12 +14,12 @@ export interface PageDef {
 }
 
 export const PAGES: readonly PageDef[] = [
-  { path: '/', href: '/', label: 'Overview', admin: false, component: lazy(() => import('../pages/Overview')) },
-  { path: '/feed', href: '/feed', label: 'Live feed', admin: false, component: lazy(() => import('../pages/Feed')) },
-  { path: '/chat/:peer?/:thread?', href: '/chat', label: 'Chat', admin: false, component: lazy(() => import('../pages/Chat')) },
-  { path: '/approvals', href: '/approvals', label: 'Approvals', admin: false, component: lazy(() => import('../pages/Approvals')) },
-  { path: '/monitor/:agent?', href: '/monitor', label: 'Monitor', admin: true, component: lazy(() => import('../pages/Monitor')) },
-  { path: '/agents', href: '/agents', label: 'Agents', admin: true, component: lazy(() => import('../pages/Agents')) },
-  { path: '/connector', href: '/connector', label: 'Connector', admin: true, component: lazy(() => import('../pages/Connector')) },
-  { path: '/actors/:actor?', href: '/actors', label: 'Actors', admin: true, component: lazy(() => import('../pages/Actors')) },
+  { path: '/', href: '/', label: 'Overview', admin: false, component: lazyWithRetry(() => import('../pages/Overview')) },
+  { path: '/feed', href: '/feed', label: 'Live feed', admin: false, component: lazyWithRetry(() => import('../pages/Feed')) },
+  { path: '/chat/:peer?/:thread?', href: '/chat', label: 'Chat', admin: false, component: lazyWithRetry(() => import('../pages/Chat')) },
+  { path: '/approvals', href: '/approvals', label: 'Approvals', admin: false, component: lazyWithRetry(() => import('../pages/Approvals')) },
+  { path: '/monitor/:agent?', href: '/monitor', label: 'Monitor', admin: true, component: lazyWithRetry(() => import('../pages/Monitor')) },
+  { path: '/agents', href: '/agents', label: 'Agents', admin: true, component: lazyWithRetry(() => import('../pages/Agents')) },
+  { path: '/connector', href: '/connector', label: 'Connector', admin: true, component: lazyWithRetry(() => import('../pages/Connector')) },
+  { path: '/actors/:actor?', href: '/actors', label: 'Actors', admin: true, component: lazyWithRetry(() => import('../pages/Actors')) },
 ];

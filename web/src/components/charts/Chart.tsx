@@ -1,10 +1,11 @@
 // A chart, with uPlot loaded only when a page first draws one (it stays out of the first load), and a
 // table of the same numbers for screen readers (and for anyone who would rather read them).
-import { lazy, Suspense } from 'react';
+import { Suspense } from 'react';
+import { lazyWithRetry } from '../../lib/retryImport';
 import { formatValue, type ChartProps } from './types';
 import './charts.css';
 
-const UPlotChart = lazy(() => import('./UPlotChart'));
+const UPlotChart = lazyWithRetry(() => import('./UPlotChart'));
 
 export function Chart(props: ChartProps) {
   const height = props.height ?? 160;
