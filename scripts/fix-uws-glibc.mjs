@@ -23,8 +23,8 @@
 // with any other hash are left alone with a warning. Writes are atomic (temp + rename).
 //
 // Env: UWS_DIR=<dir> patches that package directory instead of node_modules/uWebSockets.js.
-// Exit code: 0, except when patching was needed and the running Node's binary still
-// does not load afterwards.
+// Exit code: 0, except when the package has no binary for the running Node (e.g. Node 26),
+// or patching was needed and the running Node's binary still does not load afterwards.
 
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -87,13 +87,29 @@ const DT_STRING_TAGS = new Set([1, 14, 15, 29, 0x7ffffffd, 0x7fffffff, 0x6ffffef
 main();
 
 function main() {
-  if (process.platform !== 'linux') return; // Only Linux binaries are glibc-linked.
-
   const pkgDir = findPackageDir();
   if (!pkgDir) {
     log('package not installed, nothing to fix');
     return;
   }
+
+  // A Node line the package has no binary for (Node 26, ABI 147, with 20.57.0) cannot run the hub at all:
+  // say so here, at install, rather than as a stack trace at the first start.
+  const ownName = `uws_${process.platform}_${process.arch}_${process.versions.modules}.node`;
+  if (!fs.existsSync(path.join(pkgDir, ownName))) {
+    const shipped = fs
+      .readdirSync(pkgDir)
+      .filter((f) => f.startsWith(`uws_${process.platform}_${process.arch}_`))
+      .map((f) => f.replace(/^.*_(\d+)\.node$/, '$1'));
+    console.error(
+      `${TAG} ERROR: no ${ownName} in v${readPackageVersion(pkgDir) ?? '?'}: Node ${process.version} (ABI ${process.versions.modules}) ` +
+        `is not supported by the WebSocket server (it ships ABIs ${shipped.join(', ') || 'none'} for ${process.platform}-${process.arch}). Use Node 24 LTS or 22.`,
+    );
+    process.exitCode = 1;
+    return;
+  }
+
+  if (process.platform !== 'linux') return; // Only Linux binaries are glibc-linked.
 
   const glibc = process.report?.getReport?.()?.header?.glibcVersionRuntime;
   if (!glibc) {

@@ -1,9 +1,16 @@
 // Entry point: read the configuration, start the hub, stop it cleanly on SIGINT/SIGTERM.
 import { ConfigError, loadConfig } from './config.js';
-import { startHub } from './hub.js';
 import { createLogger, logDestination } from './logger.js';
+import { currentRuntime, installedUwsBinary, runtimeProblem } from './runtime.js';
 
 async function main(): Promise<void> {
+  const problem = runtimeProblem(currentRuntime(), installedUwsBinary);
+  if (problem) {
+    process.stderr.write(`The hub cannot start: ${problem}\n`);
+    process.exit(1);
+  }
+  // Loaded only once the runtime is known to carry the native modules it needs.
+  const { startHub } = await import('./hub.js');
   let config;
   try {
     config = loadConfig();

@@ -136,20 +136,36 @@ export class Connection {
       return;
     }
     this.socket = socket;
+    let opened = false;
+    let ended = false;
+    const end = (code: number, reason: string) => {
+      if (ended || generation !== this.generation) return;
+      ended = true;
+      this.socket = undefined;
+      this.stopResending();
+      options.outbox.connectionLost();
+      this.actor.send({ type: 'CLOSED', code, reason });
+    };
     socket.onopen = () => {
+      opened = true;
       if (generation === this.generation) this.actor.send({ type: 'OPENED' });
     };
     socket.onmessage = (event) => {
       if (generation === this.generation) options.received(event.data);
     };
-    socket.onerror = () => undefined; // a close event follows with the code
-    socket.onclose = (event) => {
-      if (generation !== this.generation) return;
-      this.socket = undefined;
-      this.stopResending();
-      options.outbox.connectionLost();
-      this.actor.send({ type: 'CLOSED', code: event.code, reason: event.reason });
+    // An error before the open is a failed attempt on every runtime: Node 22's WebSocket (undici 6) fires
+    // `error` but never `close` when the handshake fails (a 401, a refused port). Once open, the close event
+    // that follows an error carries the code.
+    socket.onerror = () => {
+      if (opened) return;
+      end(1006, 'the WebSocket did not open');
+      try {
+        socket.close();
+      } catch {
+        // already failed
+      }
     };
+    socket.onclose = (event) => end(event.code, event.reason);
   }
 
   private closeSocket(): void {

@@ -4,7 +4,7 @@
 // frame it receives with the protocol's zod schemas, and answers Butler's directives. This class puts
 // the parts together: connection.ts (the socket), outbound.ts (sending), inbound.ts (receiving),
 // listeners.ts (typed events), chatDispatch.ts (chat and directive handlers).
-// Browser-safe: no Node imports; the WebSocket is the platform's (or `ws` on Node 20).
+// Browser-safe: no Node imports; the WebSocket is the platform's (Node 22+ and browsers have one).
 import type { SnapshotFrom } from 'xstate';
 import type { LogLevel } from '../protocol/messages.js';
 import type { ReportPayloads, ReportType } from '../protocol/reports.js';

@@ -1,6 +1,6 @@
 // Where the client's socket comes from and where it points. Browsers and Node 22+ have a standard
-// WebSocket; on Node 20 the `ws` package stands in (it implements the same interface). `ws` is loaded
-// only when needed, so a browser bundle never runs it (its browser entry is a stub).
+// WebSocket; where it is switched off (`--no-experimental-websocket`) the `ws` package stands in (it
+// implements the same interface). `ws` is loaded only when needed, so a browser bundle never runs it.
 
 /** The part of the standard WebSocket interface the client uses. */
 export interface SocketLike {

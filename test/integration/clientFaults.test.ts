@@ -5,6 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocketServer, type WebSocket } from 'ws';
+import type { SocketConstructor, SocketLike } from '../../src/client/transport.js';
 import { recordingClient, type RecordingClient } from '../helpers/hubClients.js';
 
 interface Connection {
@@ -191,6 +192,59 @@ describe('typed client against a scripted hub', () => {
     // Upgrades to another path fail; the probe then hears 401.
     recorder = recordingClient({ url: `${hub.url}/elsewhere`, token: 'agent-token-0123456789' });
     await expect(recorder.client.connect()).rejects.toThrow('the hub refused the token (invalid token)');
+  });
+
+  // Node 22's WebSocket (undici 6) fires `error` but never `close` when the handshake fails. This socket
+  // behaves that way on every runtime, so the rule is tested wherever the suite runs (and CI's Node 22 smoke
+  // run meets the real one).
+  class ErrorWithoutClose implements SocketLike {
+    onopen: SocketLike['onopen'] = null;
+    onmessage: SocketLike['onmessage'] = null;
+    onclose: SocketLike['onclose'] = null;
+    onerror: SocketLike['onerror'] = null;
+    private readonly real: globalThis.WebSocket;
+    constructor(url: string) {
+      this.real = new globalThis.WebSocket(url);
+      let opened = false;
+      this.real.onopen = (event) => {
+        opened = true;
+        this.onopen?.(event);
+      };
+      this.real.onmessage = (event) => this.onmessage?.(event);
+      this.real.onerror = (event) => this.onerror?.(event);
+      this.real.onclose = (event) => (opened ? this.onclose?.(event) : undefined);
+    }
+    get readyState() {
+      return this.real.readyState;
+    }
+    send(data: string) {
+      this.real.send(data);
+    }
+    close(code?: number, reason?: string) {
+      this.real.close(code, reason);
+    }
+  }
+  const errorWithoutClose = ErrorWithoutClose as SocketConstructor;
+
+  it('treats an error before the open as a failed attempt when no close follows: a refused token stops it', async () => {
+    hub = await scriptedHub(401);
+    recorder = recordingClient({ url: `${hub.url}/elsewhere`, token: 'agent-token-0123456789', WebSocket: errorWithoutClose });
+    await expect(recorder.client.connect()).rejects.toThrow('the hub refused the token (invalid token)');
+  });
+
+  it('treats an error before the open as a failed attempt when no close follows: a hub that is down is retried', async () => {
+    const probe = await scriptedHub();
+    const { port } = probe;
+    await probe.close();
+    recorder = recordingClient({
+      url: `http://127.0.0.1:${port}`,
+      token: 'agent-token-0123456789',
+      reconnect: { initialDelayMs: 20, maxDelayMs: 50 },
+      WebSocket: errorWithoutClose,
+    });
+    void recorder.client.connect().catch(() => undefined);
+    const down = await recorder.waitForStatus((s) => s.state === 'waiting', 'a retry');
+    expect(down.message).toMatch(/is unreachable \(ECONNREFUSED\); retrying in/);
   });
 
   it('resumes after the last id it saw and sends unconfirmed frames again, with the same local_id', async () => {
