@@ -235,10 +235,12 @@ describe.skipIf(!inject('pgUrl'))('HAProxy in front of the cluster [postgres]', 
     expect(after.filter((a) => a.ok).length).toBeGreaterThan(40);
     // Anything the balancer answered itself is JSON, never its HTML page.
     expect(failed.filter((a) => a.status !== 0 && !/application\/json/.test(a.contentType)).map(describe)).toEqual([]);
-    // New connections succeed from very soon after the kill: none started later than 250 ms after it fails.
-    expect(failed.filter((a) => a.startedAt - killedAt > 250).map(describe)).toEqual([]);
-    // The health check confirms within about two seconds (two failed checks at 250 ms-1 s apart).
-    expect(downAt - killedAt).toBeLessThan(2_500);
+    // Not one connection started after the kill fails: those the dead node refuses go to the live one.
+    // (The old configuration answered HAProxy's HTML 503 to some in the first 100 ms.)
+    expect(failed.map(describe)).toEqual([]);
+    // The node is out of rotation within 1.5 s: the first refusal marks it down, the checks confirm
+    // (the old configuration took 2.6-4 s).
+    expect(downAt - killedAt).toBeLessThan(1_500);
 
     await n2.restart();
     await lb.waitFor(/Server hub_nodes\/n2 is UP/, mark);
