@@ -60,13 +60,13 @@ export type ConnectionEvent =
   | { type: 'CLOSE' };
 
 /** Shortest wait before a retry, so a hub that accepts and closes at once is not hammered. */
-const FLOOR_MS = 100;
+export const RETRY_FLOOR_MS = 100;
 /** How long an opening handshake may take by default: a hung one (a blackholed node) is retried. */
 export const DEFAULT_OPEN_TIMEOUT_MS = 10_000;
 
 function delayFor(context: ConnectionContext): number {
   if (!context.reconnect) return 0;
-  return backoffDelay(context.attempt, { initialMs: context.reconnect.initialDelayMs, maxMs: context.reconnect.maxDelayMs, floorMs: FLOOR_MS }, context.random);
+  return backoffDelay(context.attempt, { initialMs: context.reconnect.initialDelayMs, maxMs: context.reconnect.maxDelayMs, floorMs: RETRY_FLOOR_MS }, context.random);
 }
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;

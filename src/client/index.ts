@@ -7,6 +7,7 @@ export { DIRECTIVE_PREFIX, isDirective } from './chatDispatch.js';
 export type { Directive } from './chatDispatch.js';
 export type { ClientEvents, StatusEvent } from './listeners.js';
 export type { OutgoingFrame } from './outbound.js';
+export { RETRY_FLOOR_MS } from './connectionMachine.js';
 export type { ConnectionState, ReconnectOptions } from './connectionMachine.js';
 export { decideOnClose, backoffDelay } from './closeCodes.js';
 export type { Receipt } from './outbox.js';
