@@ -66,7 +66,11 @@ export const DEFAULT_OPEN_TIMEOUT_MS = 10_000;
 
 function delayFor(context: ConnectionContext): number {
   if (!context.reconnect) return 0;
-  return backoffDelay(context.attempt, { initialMs: context.reconnect.initialDelayMs, maxMs: context.reconnect.maxDelayMs, floorMs: RETRY_FLOOR_MS }, context.random);
+  return backoffDelay(
+    context.attempt,
+    { initialMs: context.reconnect.initialDelayMs, maxMs: context.reconnect.maxDelayMs, floorMs: RETRY_FLOOR_MS },
+    context.random,
+  );
 }
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
@@ -160,7 +164,9 @@ export const clientConnectionMachine = setup({
           {
             guard: 'reconnects',
             target: 'waiting',
-            actions: assign(({ context }) => retryAfter(context, `the WebSocket did not open and the hub did not answer within ${seconds(context.openTimeoutMs)}`)),
+            actions: assign(({ context }) =>
+              retryAfter(context, `the WebSocket did not open and the hub did not answer within ${seconds(context.openTimeoutMs)}`),
+            ),
           },
           {
             target: 'stopped',

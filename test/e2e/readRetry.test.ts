@@ -15,7 +15,7 @@ describe('dashboard reads through a balancer', { timeout: E2E_TIMEOUT }, () => {
     await d?.stop();
   });
 
-  it("reads the agent list again after two 503 pages and shows it with no banner", async () => {
+  it('reads the agent list again after two 503 pages and shows it with no banner', async () => {
     const agent = await d.t.createAgent();
     const { page, context } = await d.open('/agents');
     let refused = 0;

@@ -2,7 +2,7 @@
 // balancer's own 503 (HAProxy's HTML page, or the JSON one of deploy/haproxy.cfg) while the hub's HTTP
 // API answers through it, and a server that accepts the connection but never answers the handshake.
 // The lines a person reads say who answered, once per retry.
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -15,7 +15,7 @@ const HAPROXY_503 =
   '<html><body><h1>503 Service Unavailable</h1>\nNo server is available to handle this request.\n</body></html>\n';
 
 /** A front on loopback: REST answers as the hub does (the probe succeeds), upgrades go to `upgrade`. */
-async function front(upgrade: (socket: Duplex, head: Buffer, req: import('node:http').IncomingMessage) => void) {
+async function front(upgrade: (socket: Duplex, head: Buffer, req: IncomingMessage) => void) {
   const sockets = new Set<Duplex>();
   const http: Server = createServer((_req, res) => {
     res.writeHead(200, { 'Content-Type': 'application/json' });

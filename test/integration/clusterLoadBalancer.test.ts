@@ -246,10 +246,15 @@ describe.skipIf(!inject('pgUrl'))('HAProxy in front of the cluster [postgres]', 
     await lb.waitFor(/Server hub_nodes\/n2 is UP/, mark);
   }, 90_000);
 
-  it('answers JSON in the hub\'s error shape when no node is in service', async () => {
+  it("answers JSON in the hub's error shape when no node is in service", async () => {
     const [a, b, c] = await Promise.all([closedPort(), closedPort(), closedPort()]);
     const port = await reservePorts();
-    const empty = await startHaproxy({ HUB_LB_BIND: `127.0.0.1:${port}`, HUB_NODE1: `127.0.0.1:${a}`, HUB_NODE2: `127.0.0.1:${b}`, HUB_NODE3: `127.0.0.1:${c}` });
+    const empty = await startHaproxy({
+      HUB_LB_BIND: `127.0.0.1:${port}`,
+      HUB_NODE1: `127.0.0.1:${a}`,
+      HUB_NODE2: `127.0.0.1:${b}`,
+      HUB_NODE3: `127.0.0.1:${c}`,
+    });
     try {
       await Promise.all(['n1', 'n2', 'n3'].map((n) => empty.waitFor(new RegExp(`Server hub_nodes/${n} is DOWN`))));
       const res = await fetch(`http://127.0.0.1:${port}/api/ready`);

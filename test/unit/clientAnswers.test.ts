@@ -46,7 +46,9 @@ describe('describeAnswer', () => {
 
 describe('REST errors say who answered', () => {
   it("a balancer's HTML 503 is the hub being unavailable, from a proxy, not 'text that is not JSON'", async () => {
-    const err = await restAnswering(503, HAPROXY_PAGE, { 'content-type': 'text/html' }).agents.butler().catch((e: unknown) => e);
+    const err = await restAnswering(503, HAPROXY_PAGE, { 'content-type': 'text/html' })
+      .agents.butler()
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(HubRequestError);
     expect((err as HubRequestError).message).toBe('GET /api/users/butler: the hub is unavailable (503 from a proxy)');
     expect((err as HubRequestError).fromHub).toBe(false);
@@ -54,7 +56,9 @@ describe('REST errors say who answered', () => {
   });
 
   it('the hub’s own error keeps its words', async () => {
-    const err = (await restAnswering(503, '{"error":"the store is unreachable"}', { server: 'uWebSockets' }).agents.butler().catch((e: unknown) => e)) as HubRequestError;
+    const err = (await restAnswering(503, '{"error":"the store is unreachable"}', { server: 'uWebSockets' })
+      .agents.butler()
+      .catch((e: unknown) => e)) as HubRequestError;
     expect(err.message).toBe('the store is unreachable');
     expect(err.fromHub).toBe(true);
     expect(err.answer).toEqual({ status: 503, hubError: 'the store is unreachable', server: 'uWebSockets' });
@@ -89,8 +93,18 @@ describe('probeHub: why the socket did not open', () => {
       restAnswering(200, BUTLER),
       { verdict: 'retry', message: 'the hub at http://hub.test accepts the credential but the WebSocket did not open' },
     ],
-    ['the hub refusing the token to the upgrade', { status: 401, hubError: 'invalid token' }, restAnswering(200, BUTLER), { verdict: 'refused', message: 'the hub refused the token (invalid token)' }],
-    ['the hub refusing the token to the probe', undefined, restAnswering(401, '{"error":"invalid token"}'), { verdict: 'refused', message: 'the hub refused the token (invalid token)' }],
+    [
+      'the hub refusing the token to the upgrade',
+      { status: 401, hubError: 'invalid token' },
+      restAnswering(200, BUTLER),
+      { verdict: 'refused', message: 'the hub refused the token (invalid token)' },
+    ],
+    [
+      'the hub refusing the token to the probe',
+      undefined,
+      restAnswering(401, '{"error":"invalid token"}'),
+      { verdict: 'refused', message: 'the hub refused the token (invalid token)' },
+    ],
     ['nothing listening', undefined, unreachableRest, { verdict: 'unreachable', message: 'the hub at http://hub.test is unreachable (ECONNREFUSED)' }],
   ])('%s', async (_, upgrade, rest, expected) => {
     expect(await probeHub(rest, base, upgrade)).toEqual(expected);
