@@ -81,6 +81,12 @@ function retryAfter(context: ConnectionContext, why: string) {
   return { delayMs, attempt: context.attempt + 1, status: `${why}; retrying in ${seconds(delayMs)}` };
 }
 
+/** Stopped for good after a failure described by `why`. */
+const stopAfter = (why: string) => ({ status: `${why}; stopping`, stopReason: why });
+
+const handshakeTimedOut = (context: ConnectionContext) => `the WebSocket did not open within ${seconds(context.openTimeoutMs)}`;
+const probeTimedOut = (context: ConnectionContext) => `the WebSocket did not open and the hub did not answer within ${seconds(context.openTimeoutMs)}`;
+
 export const clientConnectionMachine = setup({
   types: {
     context: {} as ConnectionContext,
@@ -140,15 +146,9 @@ export const clientConnectionMachine = setup({
           {
             guard: 'reconnects',
             target: 'waiting',
-            actions: ['abandonSocket', assign(({ context }) => retryAfter(context, `the WebSocket did not open within ${seconds(context.openTimeoutMs)}`))],
+            actions: ['abandonSocket', assign(({ context }) => retryAfter(context, handshakeTimedOut(context)))],
           },
-          {
-            target: 'stopped',
-            actions: assign(({ context }) => {
-              const why = `the WebSocket did not open within ${seconds(context.openTimeoutMs)}`;
-              return { status: `${why}; stopping`, stopReason: why };
-            }),
-          },
+          { target: 'stopped', actions: assign(({ context }) => stopAfter(handshakeTimedOut(context))) },
         ],
       },
       on: {
@@ -164,17 +164,9 @@ export const clientConnectionMachine = setup({
           {
             guard: 'reconnects',
             target: 'waiting',
-            actions: assign(({ context }) =>
-              retryAfter(context, `the WebSocket did not open and the hub did not answer within ${seconds(context.openTimeoutMs)}`),
-            ),
+            actions: assign(({ context }) => retryAfter(context, probeTimedOut(context))),
           },
-          {
-            target: 'stopped',
-            actions: assign(({ context }) => {
-              const why = `the WebSocket did not open and the hub did not answer within ${seconds(context.openTimeoutMs)}`;
-              return { status: `${why}; stopping`, stopReason: why };
-            }),
-          },
+          { target: 'stopped', actions: assign(({ context }) => stopAfter(probeTimedOut(context))) },
         ],
       },
       invoke: {
@@ -184,14 +176,14 @@ export const clientConnectionMachine = setup({
           {
             guard: { type: 'refused', params: ({ event }) => ({ result: event.output }) },
             target: 'stopped',
-            actions: assign(({ event }) => ({ status: `${event.output.message}; stopping`, stopReason: event.output.message })),
+            actions: assign(({ event }) => stopAfter(event.output.message)),
           },
           {
             guard: 'reconnects',
             target: 'waiting',
             actions: assign(({ context, event }) => retryAfter(context, event.output.message)),
           },
-          { target: 'stopped', actions: assign(({ event }) => ({ status: `${event.output.message}; stopping`, stopReason: event.output.message })) },
+          { target: 'stopped', actions: assign(({ event }) => stopAfter(event.output.message)) },
         ],
         onError: {
           target: 'waiting',
