@@ -1,5 +1,6 @@
 // Reconnect storm: thousands of agents connected, the hub killed with kill -9 and restarted on the
-// same port; every agent must come back (no refused upgrade), announce itself (ACKed), and the
+// same port; every agent must come back (no refused upgrade), announce itself (ACKed) within a few
+// seconds of the hub listening (the client's backoff is capped at 5 s: this measures it), and the
 // hub's presence must say who is online and, once some leave, who is not.
 import { HubApi, registerAgents } from '../../bench/lib/api.js';
 import { pick } from '../../bench/lib/plan.js';
@@ -16,7 +17,15 @@ export default defineCheck({
   key: 'storm',
   title: 'reconnect storm of thousands of agents after kill -9',
   order: 30,
-  settings: (plan) => ({ agents: pick(plan, 500, 5_000), backTimeoutMs: pick(plan, 30_000, 120_000), leaving: pick(plan, 50, 500), presenceTimeoutMs: 15_000 }),
+  settings: (plan) => ({
+    agents: pick(plan, 500, 5_000),
+    backTimeoutMs: pick(plan, 30_000, 120_000),
+    // "Within a few seconds": the client's longest wait (5 s by default) plus a few for the hub to take
+    // the storm. Fixed here, not read from the client, so a longer cap fails the check.
+    backBoundMs: pick(plan, 8_000, 10_000),
+    leaving: pick(plan, 50, 500),
+    presenceTimeoutMs: 15_000,
+  }),
   async run(ctx, s) {
     const store = await ctx.newStore('storm');
     let hub = await ctx.hub('storm', store);
@@ -36,8 +45,10 @@ export default defineCheck({
     hub = await ctx.hub('storm', store, {}, hub.port);
     const listeningAt = performance.now();
     await gen.call('hubUp', { up: true }, 10_000);
-    const { status: back, ms: backMs } = await until<StormStatus>(gen, (st) => st.announced === s.agents, s.backTimeoutMs);
-    ctx.log(`storm: ${back.announced}/${s.agents} back and announced ${Math.round(backMs)} ms after the hub listened`);
+    const { ms: halfMs } = await until<StormStatus>(gen, (st) => st.announced >= s.agents / 2, s.backTimeoutMs);
+    const { status: back, ms: restMs } = await until<StormStatus>(gen, (st) => st.announced === s.agents, s.backTimeoutMs);
+    const backMs = halfMs + restMs;
+    ctx.log(`storm: ${back.announced}/${s.agents} back and announced ${Math.round(backMs)} ms after the hub listened (half after ${Math.round(halfMs)} ms)`);
 
     const { token } = await api.login(ADMIN.username, ADMIN.password);
     const online = await presenceOf(hub.baseUrl, token);
@@ -62,11 +73,12 @@ export default defineCheck({
         .map(([code, n]) => `HTTP ${code} × ${n}`)
         .join(', ') || 'none';
     return {
-      measured: `${int(s.agents)} agents hold a socket each (one generator process, 127.0.0.1) and announce themselves with an acknowledged SYSTEM_LOG; the hub is killed with SIGKILL and restarted on the same port; every agent retries every 100–300 ms. Then GET /api/users/agents/status as admin, and ${s.leaving} agents close cleanly.`,
+      measured: `${int(s.agents)} agents hold a socket each (one generator process, 127.0.0.1) and announce themselves with an acknowledged SYSTEM_LOG; the hub is killed with SIGKILL and restarted on the same port; every agent waits between tries as the client does by default (0.5 s doubling to a 5 s cap, each wait a random part of that). Then GET /api/users/agents/status as admin, and ${s.leaving} agents close cleanly.`,
       verdicts: [
         equals('agents connected and announced before the kill', first.status.announced, s.agents),
         equals('agents back and announced (ACKed) after the restart', back.announced, s.agents),
-        atMost('time from the hub listening to the last agent back', backMs / 1000, s.backTimeoutMs / 1000, ' s'),
+        atMost('time from the hub listening to the last agent back and announced', backMs / 1000, s.backBoundMs / 1000, ' s'),
+        info('time from the hub listening to half of them back', `${(halfMs / 1000).toFixed(1)} s`),
         info('time from kill -9 to the hub listening again', `${((listeningAt - killedAt) / 1000).toFixed(1)} s`),
         equals('upgrades refused once the hub listened (HTTP status)', refused, 'none'),
         equals('TCP connections refused once the hub listened', end.connRefused, 0),

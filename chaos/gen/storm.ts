@@ -1,7 +1,10 @@
 // Generator child for the reconnect storm: many agent sockets that announce themselves with an
-// acknowledged SYSTEM_LOG, and reconnect (and announce again) whenever they are dropped, retrying
-// every ~200 ms with jitter, as a client library would. Upgrades answered with anything but 101
-// once the hub listens are counted apart from refused TCP connections (the hub still down).
+// acknowledged SYSTEM_LOG, and reconnect (and announce again) whenever they are dropped, waiting as
+// the hub's own client does by default (its backoff function and defaults: 0.5 s doubling to a 5 s
+// cap, each wait a random part of that), so the storm measures how soon real agents are back. Upgrades
+// answered with anything but 101 once the hub listens are counted apart from refused TCP connections
+// (the hub still down).
+import { backoffDelay, DEFAULT_RECONNECT, RETRY_FLOOR_MS } from '../../src/client/index.js';
 import { serve } from '../../bench/lib/rpc.js';
 import { openSocket, type Conn } from '../../bench/gen/common.js';
 import { parseServerFrame } from './frames.js';
@@ -27,9 +30,12 @@ let hubUp = true;
 let failedWhileDown = 0;
 let acks = 0;
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/** The client's wait after `attempt` failures since its last healthy connection. */
+const clientWait = (attempt: number) =>
+  backoffDelay(attempt, { initialMs: DEFAULT_RECONNECT.initialDelayMs, maxMs: DEFAULT_RECONNECT.maxDelayMs, floorMs: RETRY_FLOOR_MS }, Math.random);
 
-async function connect(agent: Agent, i: number): Promise<void> {
-  let attempt = 0;
+/** Opens (and reopens) an agent's socket; `attempt`: failures so far, as the client counts them. */
+async function connect(agent: Agent, i: number, attempt = 0): Promise<void> {
   let upAtStart = hubUp;
   while (!stopped && !agent.leaving) {
     try {
@@ -50,7 +56,9 @@ async function connect(agent: Agent, i: number): Promise<void> {
         closes[String(code)] = (closes[String(code)] ?? 0) + 1;
         agent.conn = undefined;
         agent.announced = false;
-        if (!stopped && !agent.leaving) void connect(agent, i);
+        // As the client does: a dropped connection waits one backoff (the count starts afresh:
+        // the storm's connections lived past the client's 10 s "stable" mark) before the next try.
+        if (!stopped && !agent.leaving) void sleep(clientWait(0)).then(() => connect(agent, i, 1));
       });
       conn.send(
         JSON.stringify({ type: 'SYSTEM_LOG', payload: { level: 'INFO', content: `storm agent ${i} online` }, local_id: `storm.${i}.${Date.now()}.${attempt}` }),
@@ -63,8 +71,8 @@ async function connect(agent: Agent, i: number): Promise<void> {
       else if (status) refusedUpgrades[status] = (refusedUpgrades[status] ?? 0) + 1;
       else if (text.includes('ECONNREFUSED')) connRefused++;
       else if (otherFailures.length < 2000) otherFailures.push(text);
+      await sleep(clientWait(attempt));
       attempt++;
-      await sleep(100 + Math.random() * 200);
     }
   }
 }

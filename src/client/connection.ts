@@ -2,26 +2,30 @@
 // opening a socket for the current credential and resume cursor, writing what the outbox holds due
 // while the socket is open (and again what stays unanswered past the ack timeout), and stopping.
 // Only the newest socket's events count: one being opened or closed when a newer one exists is dropped.
+// A refused upgrade's answer, where the socket lets it be read, goes with its close to the machine.
 import { createActor, fromPromise, type SnapshotFrom } from 'xstate';
+import type { HttpAnswer } from './answers.js';
 import { ClientStoppedError, errorText } from './clientErrors.js';
 import { clientConnectionMachine, type ConnectionState, type ProbeResult, type ReconnectOptions } from './connectionMachine.js';
 import type { Listeners } from './listeners.js';
 import type { Outbox } from './outbox.js';
-import { defaultWebSocket, OPEN, socketUrl, type SocketConstructor, type SocketLike } from './transport.js';
+import { defaultWebSocket, onRefusedUpgrade, OPEN, socketUrl, type SocketConstructor, type SocketLike } from './transport.js';
 
 export interface ConnectionOptions {
   /** The hub's base URL over HTTP. */
   base: string;
   token: string | (() => string | Promise<string>);
   reconnect: ReconnectOptions | false;
+  /** An opening handshake that takes longer is given up and retried. */
+  openTimeoutMs?: number;
   /** Unanswered frames go again after this long. */
   ackTimeoutMs: number;
   WebSocket?: SocketConstructor;
   random?: () => number;
   outbox: Outbox;
   listeners: Listeners;
-  /** Asks the hub over HTTP why a socket did not open. */
-  probe(): Promise<ProbeResult>;
+  /** Asks the hub over HTTP why a socket did not open; `upgrade` is the upgrade's answer, when it was read. */
+  probe(upgrade?: HttpAnswer): Promise<ProbeResult>;
   /** The credential a connection uses, once a token function has answered. */
   credential(token: string): void;
   /** Where a new connection resumes (`since`), if anywhere. */
@@ -46,24 +50,33 @@ export class Connection {
   constructor(private readonly options: ConnectionOptions) {
     this.stoppedPromise = new Promise((resolve) => (this.markStopped = resolve));
     const machine = clientConnectionMachine.provide({
-      actors: { probe: fromPromise(() => options.probe()) },
+      actors: { probe: fromPromise<ProbeResult, { upgrade?: HttpAnswer }>(({ input }) => options.probe(input.upgrade)) },
       actions: {
         openSocket: () => void this.openSocket(),
         closeSocket: () => this.closeSocket(),
+        abandonSocket: () => this.abandonSocket(),
         opened: () => this.onOpened(),
         stopped: ({ context }) => this.onStopped(context.stopReason ?? context.status),
       },
     });
-    this.actor = createActor(machine, { input: { reconnect: options.reconnect, refreshable: typeof options.token === 'function', random: options.random } });
+    this.actor = createActor(machine, {
+      input: { reconnect: options.reconnect, openTimeoutMs: options.openTimeoutMs, refreshable: typeof options.token === 'function', random: options.random },
+    });
     const { listeners } = options;
-    let reported = '';
+    let reported: string | undefined;
+    let previous: ConnectionState | undefined;
     this.actor.subscribe({
       next: (snapshot) => {
-        // One status event per change of state or of its explanation.
-        const key = `${String(snapshot.value)}\u0000${snapshot.context.status}`;
-        if (key === reported) return;
-        reported = key;
-        listeners.emit('status', { state: snapshot.value as ConnectionState, message: snapshot.context.status, attempt: snapshot.context.attempt });
+        const state = snapshot.value as ConnectionState;
+        const message = snapshot.context.status;
+        const moved = state !== previous;
+        previous = state;
+        // One status event per new line, and per state a reader acts on. A retry passes through
+        // `connecting` and `probing` still explaining the wait that led there: one line, not three.
+        const quiet = state === 'connecting' || state === 'probing';
+        if (message === reported && (!moved || quiet)) return;
+        reported = message;
+        listeners.emit('status', { state, message, attempt: snapshot.context.attempt });
       },
       error: (err) => listeners.warn(`the connection machine failed: ${errorText(err)}`),
     });
@@ -136,6 +149,8 @@ export class Connection {
       return;
     }
     this.socket = socket;
+    let refusal: HttpAnswer | undefined;
+    onRefusedUpgrade(socket, (answer) => (refusal = answer));
     let opened = false;
     let ended = false;
     const end = (code: number, reason: string) => {
@@ -144,7 +159,7 @@ export class Connection {
       this.socket = undefined;
       this.stopResending();
       options.outbox.connectionLost();
-      this.actor.send({ type: 'CLOSED', code, reason });
+      this.actor.send({ type: 'CLOSED', code, reason, answer: refusal });
     };
     socket.onopen = () => {
       opened = true;
@@ -166,6 +181,18 @@ export class Connection {
       }
     };
     socket.onclose = (event) => end(event.code, event.reason);
+  }
+
+  /** The handshake took too long: this socket's events no longer count, and it is closed. */
+  private abandonSocket(): void {
+    this.generation++;
+    const socket = this.socket;
+    this.socket = undefined;
+    try {
+      socket?.close(1000, 'opening timed out');
+    } catch {
+      // A socket that cannot even be closed is dropped all the same: its events are ignored.
+    }
   }
 
   private closeSocket(): void {

@@ -30,8 +30,14 @@ export interface HubClientOptions {
   token: string | (() => string | Promise<string>);
   /** Resume after this message id on the first connect (a cursor the application kept). */
   since?: number;
-  /** Reconnect after the hub closes or drops the connection (default on); `false` stops instead. */
+  /**
+   * Reconnect after the hub closes or drops the connection (default on; waits of 0.5 s doubling up to
+   * 5 s, each a random part of that, so a restarted hub's agents come back within seconds and not all
+   * at once); `false` stops instead.
+   */
   reconnect?: Partial<ReconnectOptions> | false;
+  /** An opening handshake that takes longer is given up and retried (default 10 s). */
+  openTimeoutMs?: number;
   /** Send an unconfirmed frame again after this long (default 10 s); the hub stores it once. */
   ackTimeoutMs?: number;
   /** Frames that may wait for the connection or for their answer (default 10 000). */
@@ -43,7 +49,7 @@ export interface HubClientOptions {
   random?: () => number;
 }
 
-const DEFAULT_RECONNECT: ReconnectOptions = { initialDelayMs: 500, maxDelayMs: 30_000, stableAfterMs: 10_000 };
+export const DEFAULT_RECONNECT: ReconnectOptions = { initialDelayMs: 500, maxDelayMs: 5_000, stableAfterMs: 10_000 };
 const DEFAULT_MAX_FRAME = 1 << 20;
 
 export class HubClient {
@@ -78,12 +84,13 @@ export class HubClient {
       base,
       token: options.token,
       reconnect: options.reconnect === false ? false : { ...DEFAULT_RECONNECT, ...options.reconnect },
+      openTimeoutMs: options.openTimeoutMs,
       ackTimeoutMs: options.ackTimeoutMs ?? 10_000,
       WebSocket: options.WebSocket,
       random: options.random,
       outbox: this.outbox,
       listeners: this.listeners,
-      probe: () => probeHub(this.rest, base),
+      probe: (upgrade) => probeHub(this.rest, base, upgrade),
       credential: (token) => (this.who = describeCredential(token)),
       resumeFrom: () => this.cursor.connecting(),
       received: (data) => inbound.receive(data),

@@ -1,17 +1,20 @@
 // The hub's client library (`@agent-hub/client`, packaged by packages/client): the typed WebSocket
 // client, the REST helper and the wire types they speak. Safe to bundle for a browser.
-export { createHubClient, HubClient } from './hubClient.js';
+export { createHubClient, DEFAULT_RECONNECT, HubClient } from './hubClient.js';
 export type { HubClientOptions } from './hubClient.js';
 export { ClientStoppedError, FrameRefusedError } from './clientErrors.js';
 export { DIRECTIVE_PREFIX, isDirective } from './chatDispatch.js';
 export type { Directive } from './chatDispatch.js';
 export type { ClientEvents, StatusEvent } from './listeners.js';
 export type { OutgoingFrame } from './outbound.js';
+export { RETRY_FLOOR_MS } from './connectionMachine.js';
 export type { ConnectionState, ReconnectOptions } from './connectionMachine.js';
 export { decideOnClose, backoffDelay } from './closeCodes.js';
 export type { Receipt } from './outbox.js';
 export { OutboxFullError } from './outbox.js';
 export { createRestClient, HubRequestError } from './rest.js';
+export { describeAnswer } from './answers.js';
+export type { HttpAnswer } from './answers.js';
 export type {
   ActorSnapshot,
   AgentCreated,

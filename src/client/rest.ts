@@ -1,6 +1,7 @@
 // A small typed helper for the hub's HTTP API (wire.md §3): one function per endpoint, bodies typed
 // by the hub's own zod schemas, answers by its wire objects. Errors come back as HubRequestError with
-// the status and the hub's `{"error"}` text. Uses the standard fetch (browsers, Node 18+).
+// the status and the hub's `{"error"}` text, or, when something in front of the hub answered (a
+// balancer's HTML 503), a line saying so. Uses the standard fetch (browsers, Node 18+).
 import type * as z from 'zod';
 import type { authorizationView, authResponseResult, AuthRequestsQuery } from '../protocol/butler.js';
 import type { createThreadBody, updateThreadBody } from '../protocol/chat.js';
@@ -17,18 +18,28 @@ import type {
   updateUserBody,
 } from '../protocol/http.js';
 import type { ChatMessageView, MessageView, PresenceView, ThreadView, UserView } from '../protocol/objects.js';
+import { describeAnswer, hubErrorOf, type HttpAnswer } from './answers.js';
 import { httpBase } from './transport.js';
 import { unreachable } from './unreachable.js';
 
 export class HubRequestError extends Error {
+  /** Who answered: the hub's error text (`hubError`), or no hub text and the Server header, if any. */
+  readonly answer: HttpAnswer;
   constructor(
     readonly status: number,
     message: string,
     readonly method: string,
     readonly path: string,
+    answer: Omit<HttpAnswer, 'status'> = { hubError: message },
   ) {
     super(message);
     this.name = 'HubRequestError';
+    this.answer = { status, ...answer };
+  }
+
+  /** The hub wrote the answer (its `{"error"}` shape), rather than a proxy or balancer in front of it. */
+  get fromHub(): boolean {
+    return this.answer.hubError !== undefined;
   }
 }
 
@@ -111,15 +122,18 @@ export function createRestClient(options: RestOptions) {
       throw err instanceof TypeError ? unreachable('hub', url, err) : err;
     }
     const text = await res.text();
+    if (!res.ok) {
+      const hubError = hubErrorOf(text);
+      const server = res.headers.get('server') ?? undefined;
+      // Not the hub's shape: say who answered (a balancer's page), not that the text is not JSON.
+      const message = hubError ?? `${method} ${path}: ${describeAnswer({ status: res.status, server })}`;
+      throw new HubRequestError(res.status, message, method, path, { hubError, server });
+    }
     let body: unknown;
     try {
       body = text === '' ? undefined : JSON.parse(text);
     } catch {
-      throw new HubRequestError(res.status, `${method} ${path} answered ${res.status} with text that is not JSON`, method, path);
-    }
-    if (!res.ok) {
-      const message = (body as { error?: unknown } | undefined)?.error;
-      throw new HubRequestError(res.status, typeof message === 'string' ? message : `${method} ${path} failed with ${res.status}`, method, path);
+      throw new HubRequestError(res.status, `${method} ${path} answered ${res.status} with text that is not JSON`, method, path, {});
     }
     return { body, headers: res.headers };
   }

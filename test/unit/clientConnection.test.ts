@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createActor, fromPromise, initialTransition, transition, type SnapshotFrom } from 'xstate';
 import { backoffDelay, decideOnClose } from '../../src/client/closeCodes.js';
 import { clientConnectionMachine, type ConnectionEvent, type ProbeResult } from '../../src/client/connectionMachine.js';
+import { DEFAULT_RECONNECT } from '../../src/client/hubClient.js';
 import { Outbox, OutboxFullError } from '../../src/client/outbox.js';
 
 const reconnect = { initialDelayMs: 1000, maxDelayMs: 30_000, stableAfterMs: 10_000 };
@@ -15,6 +16,7 @@ function machineWith(probe: ProbeResult = { verdict: 'retry', message: 'the hub 
     actions: {
       openSocket: () => void effects.push('open'),
       closeSocket: () => void effects.push('close'),
+      abandonSocket: () => void effects.push('abandon'),
       opened: () => void effects.push('opened'),
       stopped: () => void effects.push('stopped'),
     },
@@ -22,10 +24,10 @@ function machineWith(probe: ProbeResult = { verdict: 'retry', message: 'the hub 
   return { machine, effects };
 }
 
-function start(options: { probe?: ProbeResult; refreshable?: boolean; reconnect?: typeof reconnect | false } = {}) {
+function start(options: { probe?: ProbeResult; refreshable?: boolean; reconnect?: typeof reconnect | false; openTimeoutMs?: number } = {}) {
   const { machine, effects } = machineWith(options.probe);
   const actor = createActor(machine, {
-    input: { reconnect: options.reconnect ?? reconnect, refreshable: options.refreshable ?? false, random: () => 0.5 },
+    input: { reconnect: options.reconnect ?? reconnect, refreshable: options.refreshable ?? false, random: () => 0.5, openTimeoutMs: options.openTimeoutMs },
   }).start();
   return { actor, effects };
 }
@@ -80,7 +82,19 @@ describe('backoffDelay', () => {
   it('never waits less than the floor', () => {
     expect(backoffDelay(0, { ...opts, floorMs: 100 }, () => 0)).toBe(100);
   });
+
+  it('by default doubles from 0.5 s to a cap of 5 s, each wait a random part of that', () => {
+    const options = { initialMs: DEFAULT_RECONNECT.initialDelayMs, maxMs: DEFAULT_RECONNECT.maxDelayMs };
+    // The longest waits (random 1): a hub back after a long outage has every agent back within 5 s.
+    expect([0, 1, 2, 3, 4, 5, 10, 50].map((n) => backoffDelay(n, options, () => 1))).toEqual([500, 1000, 2000, 4000, 5000, 5000, 5000, 5000]);
+    // Jitter spreads a restarted hub's agents over the whole window instead of all at once.
+    expect([0, 0.25, 0.5, 0.99].map((r) => backoffDelay(20, options, () => r))).toEqual([0, 1250, 2500, 4950]);
+  });
 });
+
+/** The delayed events XState sends itself when a state's `after` delay passes (pure transitions take them as events). */
+const OPEN_TIMEOUT = { type: 'xstate.after.openTimeout.hubClient.connecting' };
+const PROBE_TIMEOUT = { type: 'xstate.after.openTimeout.hubClient.probing' };
 
 describe('client connection machine: transitions', () => {
   const machine = clientConnectionMachine;
@@ -101,6 +115,10 @@ describe('client connection machine: transitions', () => {
     ['open', [{ type: 'CONNECT' }, { type: 'OPENED' }], { type: 'CLOSE' }, 'closing', ['closeSocket']],
     ['closing', [{ type: 'CONNECT' }, { type: 'OPENED' }, { type: 'CLOSE' }], { type: 'CLOSED', code: 1000, reason: '' }, 'stopped', ['stopped']],
     ['waiting', [{ type: 'CONNECT' }, { type: 'OPENED' }, { type: 'CLOSED', code: 1006, reason: '' }], { type: 'CLOSE' }, 'stopped', ['stopped']],
+    // An opening handshake that hangs is given up, its socket dropped, and retried after the backoff.
+    ['connecting (hung)', [{ type: 'CONNECT' }], OPEN_TIMEOUT as never, 'waiting', ['abandonSocket']],
+    // A probe that hangs too.
+    ['probing (hung)', [{ type: 'CONNECT' }, { type: 'CLOSED', code: 1006, reason: '' }], PROBE_TIMEOUT as never, 'waiting', []],
   ])('%s + %j → %s with effects %j', (_from, before, event, expected, effects) => {
     const [next, actions] = transition(machine, after(initial(), ...before), event);
     expect(next.value).toBe(expected);
@@ -118,6 +136,34 @@ describe('client connection machine: transitions', () => {
     const s = after(s0, { type: 'CONNECT' }, { type: 'OPENED' }, { type: 'CLOSED', code: 1001, reason: '' });
     expect(s.value).toBe('stopped');
     expect(s.context.stopReason).toBe('closed by the hub (1001, the hub is shutting down); stopping: reconnect is off');
+  });
+
+  it('explains a hung handshake and a hung probe, and stops on one when reconnect is off', () => {
+    const connecting = after(initial(), { type: 'CONNECT' });
+    const timedOut = transition(machine, connecting, OPEN_TIMEOUT as never)[0];
+    expect(timedOut.context).toMatchObject({ attempt: 1, status: 'the WebSocket did not open within 10.0 s; retrying in 0.5 s' });
+    const probing = after(connecting, { type: 'CLOSED', code: 1006, reason: '' });
+    expect(transition(machine, probing, PROBE_TIMEOUT as never)[0].context.status).toBe(
+      'the WebSocket did not open and the hub did not answer within 10.0 s; retrying in 0.5 s',
+    );
+    const [once] = initialTransition(machine, { reconnect: false, refreshable: false, openTimeoutMs: 3000 });
+    const [stopped, actions] = transition(machine, after(once, { type: 'CONNECT' }), OPEN_TIMEOUT as never);
+    expect(stopped.value).toBe('stopped');
+    expect(stopped.context.stopReason).toBe('the WebSocket did not open within 3.0 s');
+    expect(effectsOf(actions)).toEqual(['stopped']);
+  });
+
+  it('keeps what answered a refused upgrade for the probe, and forgets it on the next attempt', () => {
+    const answer = { status: 503, server: 'nginx' };
+    const probing = after(initial(), { type: 'CONNECT' }, { type: 'CLOSED', code: 1006, reason: '', answer });
+    expect(probing.value).toBe('probing');
+    expect(probing.context.upgrade).toEqual(answer);
+    // The probe's result moves it to waiting; the next connecting starts with no answer.
+    const waiting = transition(machine, probing, { type: 'xstate.done.actor.0.hubClient.probing', output: { verdict: 'retry', message: 'x' } } as never)[0];
+    expect(waiting.value).toBe('waiting');
+    const again = transition(machine, waiting, { type: 'xstate.after.backoff.hubClient.waiting' } as never)[0];
+    expect(again.value).toBe('connecting');
+    expect(again.context.upgrade).toBeUndefined();
   });
 
   it('cannot open or connect again once stopped', () => {
@@ -173,6 +219,20 @@ describe('client connection machine: behaviour', () => {
       stopReason: 'the hub refused the token (invalid token)',
     });
     expect(effects).toEqual(['open', 'stopped']);
+  });
+
+  it('gives up a handshake that hangs after openTimeoutMs, drops its socket, and opens another after the backoff', async () => {
+    const { actor, effects } = start({ openTimeoutMs: 2000 });
+    actor.send({ type: 'CONNECT' });
+    await vi.advanceTimersByTimeAsync(1999);
+    expect(actor.getSnapshot().value).toBe('connecting');
+    await vi.advanceTimersByTimeAsync(1);
+    expect(actor.getSnapshot().value).toBe('waiting');
+    expect(actor.getSnapshot().context.status).toBe('the WebSocket did not open within 2.0 s; retrying in 0.5 s');
+    await vi.advanceTimersByTimeAsync(500);
+    expect(actor.getSnapshot().value).toBe('connecting');
+    actor.send({ type: 'OPENED' });
+    expect(effects).toEqual(['open', 'abandon', 'open', 'opened']);
   });
 
   it('keeps retrying an unreachable hub, saying so', async () => {

@@ -1,5 +1,7 @@
 // One REST read for a view: its data, its error as a value (shown, never a blank page), and reload.
-import { useCallback, useEffect, useRef, useState } from 'react';
+// A failed read is read again when the live socket reconnects: the hub is back, so is the view.
+import { useCallback, useContext, useEffect, useRef, useState } from 'react';
+import { HubContext } from '../app/context';
 
 export interface RequestState<T> {
   data: T | undefined;
@@ -37,6 +39,14 @@ export function useRequest<T>(fetcher: () => Promise<T>, deps: readonly unknown[
     const counter = generation;
     return () => void ++counter.current;
   }, [reload]);
+
+  // Outside a signed-in session there is no socket to follow.
+  const live = useContext(HubContext)?.live;
+  const failed = error !== undefined;
+  useEffect(() => {
+    if (!live || !failed) return;
+    return live.connections.subscribe(() => void reload());
+  }, [live, failed, reload]);
 
   return { data, error, loading, reload };
 }

@@ -1,6 +1,7 @@
 // The hub's chart series (GET /api/stats/...): each answer is already a picture's numbers, so no
-// page downloads raw history to draw. Signed like the REST helper; a 401 ends the session the same way.
-import { HubRequestError } from '@hub/client';
+// page downloads raw history to draw. Signed like the REST helper; a 401 ends the session the same way,
+// and a 502/503/504 is read again for a few seconds first.
+import { describeAnswer, HubRequestError } from '@hub/client';
 import type {
   CountSeries,
   MessageRateQuery,
@@ -10,7 +11,10 @@ import type {
   RuntimeSamples,
   UnansweredSummary,
 } from '../../../src/protocol/stats';
+import { withReadRetry } from './readRetry';
 import type { SessionStore } from './session';
+
+const retryingFetch = withReadRetry((input, init) => fetch(input, init));
 
 export type { CountSeries, PresenceStrips, ReportFields, ReportTallies, RuntimeSamples, UnansweredSummary };
 export type ReportType = 'WEATHER_UPDATE' | 'CODE_REVIEW' | 'SECURITY_ALERT';
@@ -32,10 +36,15 @@ export function createStatsApi(session: SessionStore, base = window.location.ori
     const url = new URL(`/api/stats/${path}`, base);
     for (const [key, value] of Object.entries(query)) if (value !== undefined && value !== '') url.searchParams.set(key, String(value));
     const token = session.token();
-    const res = await fetch(url, { headers: { Accept: 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) } });
+    const res = await retryingFetch(url, { headers: { Accept: 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) } });
     const body = (await res.json().catch(() => undefined)) as { error?: string } | undefined;
     if (res.status === 401 && token) session.signOut('Your session is no longer valid. Please sign in again.');
-    if (!res.ok) throw new HubRequestError(res.status, body?.error ?? `GET /api/stats/${path} failed with ${res.status}`, 'GET', `/api/stats/${path}`);
+    if (!res.ok) {
+      const hubError = typeof body?.error === 'string' ? body.error : undefined;
+      const server = res.headers.get('server') ?? undefined;
+      const message = hubError ?? `GET /api/stats/${path}: ${describeAnswer({ status: res.status, server })}`;
+      throw new HubRequestError(res.status, message, 'GET', `/api/stats/${path}`, { hubError, server });
+    }
     return body as T;
   }
   return {
