@@ -402,6 +402,13 @@ function warningsOf(s: Settings): string[] {
   if (s.DB_DRIVER === 'sqlite' && s.SQLITE_SYNCHRONOUS === 'normal') {
     warnings.push('SQLITE_SYNCHRONOUS=normal: a power loss or OS crash can lose the last acknowledged messages (a process crash loses none)');
   }
+  // Whoever reaches the port directly writes the hops the hub believes: each forged address is a
+  // fresh per-address login budget (the per-account cap still holds).
+  if (s.TRUST_PROXY !== undefined && typeof trustProxyOf(s.TRUST_PROXY) === 'number') {
+    warnings.push(
+      `TRUST_PROXY=${s.TRUST_PROXY.trim()} is a hop count: a client that reaches this port directly chooses its own X-Forwarded-For address; keep the port out of clients' reach, or list the proxies' addresses instead`,
+    );
+  }
   if (s.isProduction && s.METRICS_ENABLED && s.METRICS_TOKEN === undefined) {
     warnings.push("METRICS_TOKEN is not set: GET /metrics is open to anyone who can reach the hub's port");
   }
