@@ -297,7 +297,16 @@ function derive(e: Env) {
     clusterNodeTtl: parseDurationSeconds(e.CLUSTER_NODE_TTL),
     messageRetention: e.MESSAGE_RETENTION === undefined ? undefined : parseDurationSeconds(e.MESSAGE_RETENTION),
   };
-  return { ...e, isProduction, admin, loginMaxFailuresPerAddress, loginMaxFailuresPerAccount, hardFrameBytes, databaseUrl: e.DATABASE_URL ?? e.DB_DSN, seconds };
+  return {
+    ...e,
+    isProduction,
+    admin,
+    loginMaxFailuresPerAddress,
+    loginMaxFailuresPerAccount,
+    hardFrameBytes,
+    databaseUrl: e.DATABASE_URL ?? e.DB_DSN,
+    seconds,
+  };
 }
 
 type Settings = ReturnType<typeof derive>;

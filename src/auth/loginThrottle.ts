@@ -167,7 +167,10 @@ function redisCounters(redis: Redis, insurance: Counters, timeoutMs: number): Co
     reserve: (counts, windowMs) =>
       shared(
         async () => {
-          const [budget, ms] = (await redis.eval(RESERVE, counts.length, ...counts.map((c) => c.key), windowMs, ...counts.map((c) => c.max))) as [number, number];
+          const [budget, ms] = (await redis.eval(RESERVE, counts.length, ...counts.map((c) => c.key), windowMs, ...counts.map((c) => c.max))) as [
+            number,
+            number,
+          ];
           return budget === 0 ? { ok: true } : { ok: false, budget: budget - 1, msBeforeNext: ms };
         },
         () => insurance.reserve(counts, windowMs),

@@ -103,7 +103,9 @@ describe('login throttle on Redis', () => {
     for (const node of nodes) {
       const locked = node.reserve('10.0.2.1', 'alice');
       await refusal(locked);
-      await expect(locked).rejects.toMatchObject({ message: expect.stringMatching(/^too many failed logins for this name from all addresses; its logins are locked for \d+ s$/) });
+      await expect(locked).rejects.toMatchObject({
+        message: expect.stringMatching(/^too many failed logins for this name from all addresses; its logins are locked for \d+ s$/),
+      });
     }
     // The addresses themselves may still try other names.
     await fail(nodes[0]!, '10.0.1.0', 'bob');

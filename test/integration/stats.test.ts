@@ -178,14 +178,17 @@ describeEachDriver('stats series', (driver) => {
     const weather = JSON.stringify({ location: 'Private Cove', temperature_c: 12 });
     await insert({ sender: agent, type: 'WEATHER_UPDATE', payload: weather, target_id: target.id, target_role: 'MEMBER', created_at: ago(1) });
 
-    const critical = async (token: string) => ((await t.api.get('/api/stats/reports?minutes=60', { token })).body.severities as Record<string, number>)['critical'];
+    const critical = async (token: string) =>
+      ((await t.api.get('/api/stats/reports?minutes=60', { token })).body.severities as Record<string, number>)['critical'];
     expect(await critical(member.token)).toBeUndefined();
     expect(await critical(x.api_token)).toBeUndefined();
     expect(await critical(target.token)).toBe(1);
     expect(await critical(t.adminToken)).toBe(1);
 
     const fields = async (token: string) =>
-      ((await t.api.get(`/api/stats/report-fields?agent_id=${agent.username}&type=WEATHER_UPDATE`, { token })).body.series as { name: string }[]).map((s) => s.name);
+      ((await t.api.get(`/api/stats/report-fields?agent_id=${agent.username}&type=WEATHER_UPDATE`, { token })).body.series as { name: string }[]).map(
+        (s) => s.name,
+      );
     expect(await fields(member.token)).toEqual([]);
     expect(await fields(x.api_token)).toEqual([]);
     expect(await fields(target.token)).toEqual(['Private Cove · temperature_c']);

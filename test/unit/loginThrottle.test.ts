@@ -12,7 +12,8 @@ function throttleAt(start = 1_000_000, options: Partial<typeof OPTIONS & { maxIn
   const fail = async (address: string, name: string) => (await throttle.reserve(address, name)).failed();
   return { clock, throttle, fail };
 }
-const refused = (promise: Promise<unknown>, message: RegExp) => expect(promise).rejects.toMatchObject({ kind: 'rate_limited', status: 429, message: expect.stringMatching(message) });
+const refused = (promise: Promise<unknown>, message: RegExp) =>
+  expect(promise).rejects.toMatchObject({ kind: 'rate_limited', status: 429, message: expect.stringMatching(message) });
 
 describe('login throttle (memory)', () => {
   it('grants exactly the budget to 100 attempts reserved at once', async () => {
