@@ -77,6 +77,8 @@ const envSchema = z.object({
   LOGIN_MAX_FAILURES: positiveInt(10),
   // Unset: three times LOGIN_MAX_FAILURES (see `derive`).
   LOGIN_MAX_FAILURES_PER_ADDRESS: z.preprocess(unsetIfEmpty, z.coerce.number().int().min(1).optional()),
+  // Unset: five times LOGIN_MAX_FAILURES (see `derive`).
+  LOGIN_MAX_FAILURES_PER_ACCOUNT: z.preprocess(unsetIfEmpty, z.coerce.number().int().min(1).optional()),
   LOGIN_FAILURE_WINDOW: z.string().default('15m'),
   CORS_ALLOWED_ORIGINS: z.string().default('http://localhost:5173,http://localhost:3000'),
   // Unset: the socket's address is the client's. See `trustProxyOf`.
@@ -209,6 +211,8 @@ export interface Config {
     readonly loginMaxFailures: number;
     /** Failed logins allowed per address, on any names, within the window before 429. */
     readonly loginMaxFailuresPerAddress: number;
+    /** Failed logins on one name from every address before its logins are locked for the window. */
+    readonly loginMaxFailuresPerAccount: number;
     readonly loginFailureWindowSeconds: number;
   };
   readonly http: {
@@ -278,6 +282,10 @@ function derive(e: Env) {
   // NAT still get in, while one address trying a common password on many names gets 30 guesses a
   // window instead of no limit.
   const loginMaxFailuresPerAddress = e.LOGIN_MAX_FAILURES_PER_ADDRESS ?? 3 * e.LOGIN_MAX_FAILURES;
+  // By default five addresses' full budgets on one name (50 with the defaults): guesses from
+  // rotating addresses stop there, while a user locked out by someone else's guessing waits one
+  // window rather than forever.
+  const loginMaxFailuresPerAccount = e.LOGIN_MAX_FAILURES_PER_ACCOUNT ?? 5 * e.LOGIN_MAX_FAILURES;
   const hardFrameBytes = e.WS_HARD_FRAME_BYTES ?? Math.max(DEFAULT_HARD_FRAME_BYTES, 4 * e.WS_MAX_FRAME_BYTES);
   const seconds = {
     jwtExpires: parseDurationSeconds(e.JWT_TOKEN_EXPIRATION),
@@ -289,7 +297,16 @@ function derive(e: Env) {
     clusterNodeTtl: parseDurationSeconds(e.CLUSTER_NODE_TTL),
     messageRetention: e.MESSAGE_RETENTION === undefined ? undefined : parseDurationSeconds(e.MESSAGE_RETENTION),
   };
-  return { ...e, isProduction, admin, loginMaxFailuresPerAddress, hardFrameBytes, databaseUrl: e.DATABASE_URL ?? e.DB_DSN, seconds };
+  return {
+    ...e,
+    isProduction,
+    admin,
+    loginMaxFailuresPerAddress,
+    loginMaxFailuresPerAccount,
+    hardFrameBytes,
+    databaseUrl: e.DATABASE_URL ?? e.DB_DSN,
+    seconds,
+  };
 }
 
 type Settings = ReturnType<typeof derive>;
@@ -314,16 +331,20 @@ function checkRules(s: Settings, ctx: z.RefinementCtx): void {
   if (s.seconds.loginFailureWindow === undefined) {
     problem('LOGIN_FAILURE_WINDOW', `LOGIN_FAILURE_WINDOW must be a duration such as 15m or 900 (got "${s.LOGIN_FAILURE_WINDOW}")`);
   }
-  // Below the per-name budget, one name's typos would shut the whole address out before that name
-  // itself is refused, so the per-name limit would never apply.
   // Shorter than an hour would prune reports a dashboard is still showing; a typo should not do that.
   if (s.MESSAGE_RETENTION !== undefined && (s.seconds.messageRetention === undefined || s.seconds.messageRetention < 3600))
     problem(
       'MESSAGE_RETENTION',
       `MESSAGE_RETENTION must be a duration of at least 1h, such as 30d (got "${s.MESSAGE_RETENTION}"); unset keeps telemetry forever`,
     );
+  // Below the per-name budget, one name's typos would shut the whole address out before that name
+  // itself is refused, so the per-name limit would never apply.
   if (s.loginMaxFailuresPerAddress < s.LOGIN_MAX_FAILURES)
     problem('LOGIN_MAX_FAILURES_PER_ADDRESS', 'LOGIN_MAX_FAILURES_PER_ADDRESS must be at least LOGIN_MAX_FAILURES');
+  // Below the per-name budget, one address's typos would lock the name everywhere before that
+  // address itself is refused.
+  if (s.loginMaxFailuresPerAccount < s.LOGIN_MAX_FAILURES)
+    problem('LOGIN_MAX_FAILURES_PER_ACCOUNT', 'LOGIN_MAX_FAILURES_PER_ACCOUNT must be at least LOGIN_MAX_FAILURES');
   if (s.seconds.jwtExpires === undefined) {
     problem('JWT_TOKEN_EXPIRATION', `JWT_TOKEN_EXPIRATION must be a duration such as 24h, 90m or 3600 (got "${s.JWT_TOKEN_EXPIRATION}")`);
   } else if (s.seconds.jwtExpires > MAX_SESSION_SECONDS) {
@@ -390,6 +411,13 @@ function warningsOf(s: Settings): string[] {
   if (s.DB_DRIVER === 'sqlite' && s.SQLITE_SYNCHRONOUS === 'normal') {
     warnings.push('SQLITE_SYNCHRONOUS=normal: a power loss or OS crash can lose the last acknowledged messages (a process crash loses none)');
   }
+  // Whoever reaches the port directly writes the hops the hub believes: each forged address is a
+  // fresh per-address login budget (the per-account cap still holds).
+  if (s.TRUST_PROXY !== undefined && typeof trustProxyOf(s.TRUST_PROXY) === 'number') {
+    warnings.push(
+      `TRUST_PROXY=${s.TRUST_PROXY.trim()} is a hop count: a client that reaches this port directly chooses its own X-Forwarded-For address; keep the port out of clients' reach, or list the proxies' addresses instead`,
+    );
+  }
   if (s.isProduction && s.METRICS_ENABLED && s.METRICS_TOKEN === undefined) {
     warnings.push("METRICS_TOKEN is not set: GET /metrics is open to anyone who can reach the hub's port");
   }
@@ -417,6 +445,7 @@ function build(s: Settings, cwd: string): Config {
       allowSelfRegistration: s.ALLOW_SELF_REGISTRATION,
       loginMaxFailures: s.LOGIN_MAX_FAILURES,
       loginMaxFailuresPerAddress: s.loginMaxFailuresPerAddress,
+      loginMaxFailuresPerAccount: s.loginMaxFailuresPerAccount,
       loginFailureWindowSeconds: s.seconds.loginFailureWindow!,
     },
     http: {

@@ -19,8 +19,18 @@ function requestOf(p: HttpRunParams, posted: Posted): autocannon.Request {
   const json = { 'content-type': 'application/json' };
   const auth = p.bearer ? { authorization: `Bearer ${p.bearer}` } : {};
   switch (p.request) {
-    case 'login':
-      return { method: 'POST', path: '/api/auth/login', headers: json, body: JSON.stringify({ username: p.username, password: p.password }) };
+    case 'login': {
+      const names = p.usernames ?? [];
+      let next = 0;
+      return {
+        method: 'POST',
+        path: '/api/auth/login',
+        headers: json,
+        // The names in turn, one per connection: the requests in flight are the last few sent, so
+        // they name different members.
+        setupRequest: (req) => ({ ...req, body: JSON.stringify({ username: names[next++ % names.length], password: p.password }) }),
+      };
+    }
     case 'agents':
       return { method: 'GET', path: `/api/users/agents${p.query ?? ''}`, headers: auth };
     case 'message':

@@ -129,11 +129,15 @@ export interface HttpRunParams {
   baseUrl: string;
   /** What to request: a login, the agent list, or a stored dashboard message. */
   request: 'login' | 'agents' | 'message';
-  /** Bearer credential (agents list, messages); login uses `username`/`password`. */
+  /** Bearer credential (agents list, messages); login uses `usernames`/`password`. */
   bearer?: string;
   /** Appended to the request's path (the HTTP reference names its caller with `?uid=`). */
   query?: string;
-  username?: string;
+  /**
+   * Login: the names, in turn, as many as connections (the hub checks at most four logins of one
+   * name from one address at once, and answers more with 429).
+   */
+  usernames?: string[];
   password?: string;
   /** Messages: the dashboard socket that must receive each posted message exactly once. */
   watchUrl?: string;

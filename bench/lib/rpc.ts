@@ -1,6 +1,28 @@
 // Request/response over Node's IPC channel between the orchestrator and its child processes.
 // Every call carries a timeout, so a wedged child fails the phase instead of hanging the run.
+// The channel is JSON, which turns NaN (the percentile of no samples) into null: non-finite numbers
+// travel as markers and come back as themselves, so a figure typed `number` is still one on arrival.
 import type { ChildProcess } from 'node:child_process';
+
+const NON_FINITE = '$nonFinite';
+const isPlain = (v: object) => Array.isArray(v) || Object.getPrototypeOf(v) === Object.prototype || Object.getPrototypeOf(v) === null;
+
+/** A value as it is sent: NaN and ±Infinity, wherever they sit in arrays and plain objects, as markers. */
+export function toWire(value: unknown): unknown {
+  if (typeof value === 'number') return Number.isFinite(value) ? value : { [NON_FINITE]: String(value) };
+  if (value === null || typeof value !== 'object' || !isPlain(value)) return value;
+  if (Array.isArray(value)) return value.map(toWire);
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, toWire(v)]));
+}
+
+/** The value `toWire` was given, from what arrived. */
+export function fromWire(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map(fromWire);
+  const entries = Object.entries(value);
+  if (entries.length === 1 && entries[0]![0] === NON_FINITE) return Number(entries[0]![1]);
+  return Object.fromEntries(entries.map(([k, v]) => [k, fromWire(v)]));
+}
 
 interface Request {
   id: number;
@@ -20,9 +42,9 @@ export function serve(handlers: Handlers): void {
     const reply = (res: Response) => process.send?.(res);
     if (!handler) return reply({ id: req.id, ok: false, error: `unknown method ${req.method}` });
     Promise.resolve()
-      .then(() => handler(req.params))
+      .then(() => handler(fromWire(req.params)))
       .then(
-        (result) => reply({ id: req.id, ok: true, result }),
+        (result) => reply({ id: req.id, ok: true, result: toWire(result) }),
         (err: unknown) => reply({ id: req.id, ok: false, error: err instanceof Error ? (err.stack ?? err.message) : String(err) }),
       );
   });
@@ -44,7 +66,7 @@ export class RpcClient {
       const w = this.waiting.get(res.id);
       if (!w) return;
       this.waiting.delete(res.id);
-      if (res.ok) w.resolve(res.result);
+      if (res.ok) w.resolve(fromWire(res.result));
       else w.reject(new Error(`${this.name}: ${res.error}`));
     });
     child.on('exit', (code, signal) => {
@@ -70,7 +92,7 @@ export class RpcClient {
           reject(e);
         },
       });
-      this.child.send({ id, method, params } satisfies Request);
+      this.child.send({ id, method, params: toWire(params) } satisfies Request);
     });
   }
 }

@@ -16,7 +16,7 @@ import type {
 import type { ScenarioContext } from '../lib/scenario.js';
 import type { Server } from '../lib/servers.js';
 import type { Generator } from '../lib/spawn.js';
-import type { Percentiles } from '../lib/stats.js';
+import { int, ms, type Percentiles } from '../lib/stats.js';
 import { meterUsage, type Usage } from '../lib/usage.js';
 
 /** Frames per run at most: bounds the receivers' ledgers and samples whatever the server's speed. */
@@ -204,14 +204,23 @@ export async function runLoad(rig: Rig, spec: RunSpec, log: (line: string) => vo
     maxScheduleLagMs: sent.maxScheduleLagMs,
     problems,
   };
-  log(
-    `${server.kind}: ${spec.label}: sent ${sent.total}, delivered ${Math.round(row.deliveredRate)}/s, p50 ${got.latency.p50.toFixed(2)} ms, ` +
-      `p99 ${got.latency.p99.toFixed(2)} ms, server CPU ${Math.round(usage.serverCpuPercent)}% (main thread ${Math.round(usage.serverThreads.main)}%), ` +
-      `loop lag p99 ${usage.loop.p99.toFixed(1)} ms${row.backlogGrowing ? ', backlog growing' : ''}` +
-      (row.cutOff > 0 ? `, ${row.cutOff} dashboards cut off as slow consumers (4011; ${row.missingOnCutOff} deliveries left for their resume)` : '') +
-      (problems.length > 0 ? `\n!!! FAILED: ${problems.join('\n!!! ')}` : ''),
-  );
+  log(runLine(row));
   return row;
+}
+
+/**
+ * One run's log line. A run where no delivery arrived has no latency (NaN, or null from an older
+ * channel): shown as "–" beside the problems that say why, never a crash that hides them.
+ */
+export function runLine(row: RunRow): string {
+  const { usage, problems } = row;
+  return (
+    `${row.server}: ${row.label}: sent ${row.sent}, delivered ${int(row.deliveredRate)}/s, p50 ${ms(row.latency.p50)} ms, ` +
+    `p99 ${ms(row.latency.p99)} ms, server CPU ${int(usage.serverCpuPercent)}% (main thread ${int(usage.serverThreads.main)}%), ` +
+    `loop lag p99 ${ms(usage.loop.p99)} ms${row.backlogGrowing ? ', backlog growing' : ''}` +
+    (row.cutOff > 0 ? `, ${row.cutOff} dashboards cut off as slow consumers (4011; ${row.missingOnCutOff} deliveries left for their resume)` : '') +
+    (problems.length > 0 ? `\n!!! FAILED: ${problems.join('\n!!! ')}` : '')
+  );
 }
 
 /** How each messaging scenario loads its server. */

@@ -75,9 +75,9 @@ export default defineScenario({
     const hub = await ctx.startHub('http', store);
     const api = new HubApi(hub.baseUrl);
     const admin = await api.login(ADMIN.username, ADMIN.password);
-    const cast = await createCast(api, admin.token, 'http', 1, s.agents);
+    // A member per login connection: logins of one name from one address are checked four at a time.
+    const cast = await createCast(api, admin.token, 'http', s.connections.login, s.agents);
     const gen = await ctx.generator('http', 'bench/gen/http.ts');
-    const member = cast.humans[0]!;
     const dbPath = store.env['DB_DRIVER'] === 'sqlite' ? store.env['DB_PATH'] : undefined;
     const reference: Server | undefined = dbPath ? await ctx.track(startHttpReference(dbPath)) : undefined;
     const rows: EndpointRow[] = [];
@@ -98,7 +98,7 @@ export default defineScenario({
       const params: HttpRunParams = {
         baseUrl: hub.baseUrl,
         request: endpoint,
-        username: member.username,
+        usernames: cast.humans.map((h) => h.username),
         password: MEMBER_PASSWORD,
         bearer: endpoint === 'message' ? cast.agents[0]!.api_token : admin.token,
         watchUrl: endpoint === 'message' ? hub.socketUrl(admin.token) : undefined,

@@ -117,7 +117,7 @@ export default defineCheck({
         ),
         s.judgeLatency
           ? atMost('p99 with them over p99 without', ratio, 1.5, '×')
-          : info('p99 with them over p99 without (judged in the full run)', `${ratio.toFixed(2)}×`),
+          : info('p99 with them over p99 without (judged in the full run)', `${Number.isFinite(ratio) ? ratio.toFixed(2) : '–'}×`),
         equals('messages lost, duplicated or refused for the reading dashboards and senders', baseline.problems.length + (loaded?.problems.length ?? 0), 0),
       ],
       notes: [...baseline.problems, ...(loaded?.problems ?? [])].map((p) => `- ${p}`),

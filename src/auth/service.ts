@@ -71,15 +71,23 @@ export function createAuthService(deps: AuthServiceDeps) {
   return {
     /** `clientAddress` identifies the caller for the failed-login throttle. */
     async login(username: string, password: string, clientAddress: string): Promise<Session> {
-      await deps.throttle.check(clientAddress, username);
-      const user = await users.findByUsername(username);
-      const hash = user && !isMachineRole(user.role) ? await credentials.passwordHash(user.id) : undefined;
-      const ok = hash === undefined ? await passwords.verifyAgainstNothing(password) : await passwords.verify(password, hash);
+      // Counted as a failure before the hash: parallel guesses each spend one of the budget.
+      const attempt = await deps.throttle.reserve(clientAddress, username);
+      let user: UserRow | undefined;
+      let ok: boolean;
+      try {
+        user = await users.findByUsername(username);
+        const hash = user && !isMachineRole(user.role) ? await credentials.passwordHash(user.id) : undefined;
+        ok = hash === undefined ? await passwords.verifyAgainstNothing(password) : await passwords.verify(password, hash);
+      } catch (err) {
+        await attempt.abandoned();
+        throw err;
+      }
       if (!ok || !user) {
-        await deps.throttle.failed(clientAddress, username);
+        attempt.failed();
         throw Errors.invalidCredentials();
       }
-      await deps.throttle.succeeded(clientAddress, username);
+      await attempt.succeeded();
       return { token: jwt.sign(user), user: toUserView(user) };
     },
 

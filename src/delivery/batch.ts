@@ -96,8 +96,10 @@ export async function buildBatch(items: readonly Item[], deps: BatchDeps): Promi
         if (key !== undefined) byLocalId.set(key, entry);
       }
       if (message.conversation_id !== null) touched.set(message.conversation_id, item.at);
-      // Every report an agent sends says it is alive and what it did last, not only SYSTEM_LOG.
-      if (isTelemetryType(item.input.type) && item.sender.role === 'AGENT') {
+      // Every report an agent sends to everyone says it is alive and what it did last, not only
+      // SYSTEM_LOG. A report sent to one person changes nothing: presence goes to every human, and
+      // last_report to every caller of the agent lists, so it would leak what only that person may read.
+      if (isTelemetryType(item.input.type) && item.sender.role === 'AGENT' && message.target_id === null) {
         mergePresence(item.sender.id, { last_report: reportLine(item.input.type, item.input.payload, MAX_REPORT), last_seen_at: item.at }, item.at);
       }
     }

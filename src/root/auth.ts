@@ -42,6 +42,7 @@ export function createAuth(options: AuthOptions) {
     throttle: createLoginThrottle({
       maxFailures: config.auth.loginMaxFailures,
       maxFailuresPerAddress: config.auth.loginMaxFailuresPerAddress,
+      maxFailuresPerAccount: config.auth.loginMaxFailuresPerAccount,
       windowSeconds: config.auth.loginFailureWindowSeconds,
       redis: options.redis,
       keyPrefix: config.cluster && `${config.cluster.name}:`,

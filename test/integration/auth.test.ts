@@ -161,6 +161,47 @@ describeEachDriver('failed-login throttle', (driver) => {
     expect((await attempt('wrong-password')).status).toBe(401);
     expect((await attempt('member-password')).status).toBe(200);
   });
+
+  it('counts 100 guesses sent at once before hashing any: no more than the budget answered 401, the rest 429', async () => {
+    const member = await t.createMember();
+    const from = apiClientFrom(t.url, '127.0.0.5');
+    const guess = (password: string) => from.post('/api/auth/login', { username: member.username, password });
+    const burst = (await Promise.all(Array.from({ length: 100 }, () => guess('wrong-password')))).map((r) => r.status);
+    expect(burst.filter((status) => status !== 401 && status !== 429)).toEqual([]);
+    const wrongInBurst = burst.filter((status) => status === 401).length;
+    expect(wrongInBurst).toBeGreaterThan(0);
+    expect(wrongInBurst).toBeLessThanOrEqual(3);
+    // The guesses left after the burst, one at a time: with the burst's, exactly the budget.
+    let wrongAfter = 0;
+    for (let status = (await guess('wrong-password')).status; status !== 429; status = (await guess('wrong-password')).status) {
+      expect(status).toBe(401);
+      wrongAfter += 1;
+      expect(wrongAfter).toBeLessThanOrEqual(3);
+    }
+    expect(wrongInBurst + wrongAfter).toBe(3);
+    // Then even the right password is refused, without saying whether it was right.
+    const right = await guess('member-password');
+    expect(right.status).toBe(429);
+    expect(right.body.error).toMatch(/^too many failed logins; try again in \d+ s$/);
+    expect(Number(right.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+
+  it('locks a name guessed from many addresses once the per-account cap is reached, even for the right password', async () => {
+    // LOGIN_MAX_FAILURES_PER_ACCOUNT is unset: five times LOGIN_MAX_FAILURES, 15 here.
+    const member = await t.createMember();
+    for (let address = 1; address <= 5; address++) {
+      const from = apiClientFrom(t.url, `127.0.1.${address}`);
+      for (let i = 0; i < 3; i++) expect((await from.post('/api/auth/login', { username: member.username, password: 'wrong-password' })).status).toBe(401);
+    }
+    const locked = await apiClientFrom(t.url, '127.0.1.6').post('/api/auth/login', { username: member.username, password: 'member-password' });
+    expect(locked.status).toBe(429);
+    expect(locked.body.error).toMatch(/^too many failed logins for this name from all addresses; its logins are locked for \d+ s$/);
+    const retryAfter = Number(locked.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThan(590);
+    expect(retryAfter).toBeLessThanOrEqual(600);
+    // A name nobody guessed still logs in from those addresses.
+    expect((await apiClientFrom(t.url, '127.0.1.1').post('/api/auth/login', { username: 'admin', password: 'admin-password' })).status).toBe(200);
+  });
 });
 
 describeEachDriver('password spraying', (driver) => {

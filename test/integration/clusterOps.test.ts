@@ -1,6 +1,7 @@
 // A cluster seen from outside: /metrics and actor inspection name the node, the bus, leadership and
 // the other live nodes; while Redis is away each node says so in /api/ready (degraded, still 200),
-// logs it once and counts it, and comes back on its own when Redis does.
+// logs it once and counts it, and comes back on its own when Redis does. Failed logins share one
+// budget across the nodes, reserved before the hash.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startCluster, startRedis, type ClusterNode, type PrivateRedis, type TestCluster } from '../helpers/cluster.js';
 import { connectWs, type WsClient } from '../helpers/wsClient.js';
@@ -69,6 +70,20 @@ describe.skipIf(!inject('pgUrl'))('a cluster seen from outside [postgres + redis
     expect((await guess(n2)).status).toBe(429);
     expect((await guess(n1)).status).toBe(429);
   });
+
+  it('counts 100 guesses sent at once through two nodes before hashing any: the shared budget, no more', async () => {
+    const member = await c.createMember();
+    const guess = (node: ClusterNode) => node.api.post('/api/auth/login', { username: member.username, password: 'not-the-password' });
+    const burst = (await Promise.all(Array.from({ length: 100 }, (_, i) => guess(c.nodes[i % 2]!)))).map((r) => r.status);
+    expect(burst.filter((status) => status !== 401 && status !== 429)).toEqual([]);
+    const wrongInBurst = burst.filter((status) => status === 401).length;
+    expect(wrongInBurst).toBeLessThanOrEqual(3);
+    // What is left of the budget, one guess at a time on either node: with the burst's, exactly 3.
+    let wrongAfter = 0;
+    for (let i = 0; (await guess(c.nodes[i % 2]!)).status === 401; i++) wrongAfter += 1;
+    expect(wrongInBurst + wrongAfter).toBe(3);
+    // Room for a hub that hashes every guess (the fault), so that it fails on the count, not the time.
+  }, 120_000);
 
   it('answers degraded while Redis is away, logs the outage once, counts it, and recovers on its own', async () => {
     const [n1, n2] = c.nodes as [ClusterNode, ClusterNode];

@@ -143,6 +143,78 @@ describeEachDriver('migrations', (driver) => {
     expect(humans.map((r) => Number(r.user_id))).toEqual([1]);
   });
 
+  it('0009 rebuilds a last_report taken from a report sent to one person, and only such', async () => {
+    // A database as hubs before 0009 left it: agents whose latest report went to one member.
+    const dir = mkdtempSync(join(tmpdir(), 'hub-migrations-'));
+    dirs.push(dir);
+    cpSync(DEFAULT_MIGRATIONS_DIR, dir, { recursive: true, filter: (path) => !path.includes('0009_') });
+    await migrate(store, { dir });
+    const at = new Date().toISOString();
+    const user = (id: number, role: string, lastReport: string | null, online = 0) => ({
+      id,
+      username: `user-${id}`,
+      role,
+      actor_type: role === 'MEMBER' ? 'HUMAN' : 'SYSTEM',
+      status: online ? 'ONLINE' : 'OFFLINE',
+      online,
+      last_report: lastReport,
+      created_at: at,
+      updated_at: at,
+    });
+    await store.db
+      .insertInto('users')
+      .values([
+        user(1, 'MEMBER', null),
+        user(2, 'AGENT', 'secret for the member'),
+        user(3, 'AGENT', 'only ever targeted', 1),
+        user(4, 'AGENT', 'public news'),
+        user(5, 'AGENT', 'websocket_disconnected'),
+        user(6, 'AGENT', 'the typed secret'),
+        user(7, 'AGENT', 'secret again'),
+      ])
+      .execute();
+    const report = (sender: number, type: string, payload: unknown, target: number | null = null) => ({
+      type,
+      sender_id: sender,
+      sender_name: `user-${sender}`,
+      sender_role: 'AGENT',
+      target_id: target,
+      target_role: target === null ? null : 'MEMBER',
+      payload: JSON.stringify(payload),
+      level: 'INFO',
+      content: typeof payload === 'string' ? payload : String((payload as { content?: string }).content ?? ''),
+      created_at: at,
+    });
+    await store.db
+      .insertInto('messages')
+      .values([
+        report(2, 'SYSTEM_LOG', { level: 'INFO', content: 'deployed\nversion 2' }),
+        report(2, 'SYSTEM_LOG', { level: 'INFO', content: 'secret for the member' }, 1),
+        report(3, 'SYSTEM_LOG', { level: 'INFO', content: 'only ever targeted' }, 1),
+        report(4, 'SYSTEM_LOG', { level: 'INFO', content: 'old secret' }, 1),
+        report(4, 'SYSTEM_LOG', { level: 'INFO', content: 'public news' }),
+        report(5, 'SYSTEM_LOG', { level: 'INFO', content: 'a secret before it left' }, 1),
+        report(6, 'WEATHER_UPDATE', { location: 'Oslo', temperature_c: -3.5, conditions: 'light snow' }),
+        report(6, 'SECURITY_ALERT', { severity: 'high', content: 'the typed secret' }, 1),
+        report(7, 'CODE_REVIEW', { verdict: 'request_changes', content: '2 findings' }),
+        report(7, 'SECURITY_ALERT', 'plain alert'),
+        report(7, 'SYSTEM_LOG', 'secret again', 1),
+      ])
+      .execute();
+
+    expect(await migrate(store)).toEqual(['0009_last_report_for_everyone']);
+    const rows = await store.db.selectFrom('users').select(['id', 'last_report']).orderBy('id').execute();
+    expect(rows.map((r) => [Number(r.id), r.last_report])).toEqual([
+      [1, null],
+      [2, 'deployed version 2'],
+      [3, 'websocket_connected'],
+      [4, 'public news'],
+      [5, 'websocket_disconnected'],
+      [6, 'Weather in Oslo: -3.5 °C, light snow'],
+      [7, 'Security alert: plain alert'],
+    ]);
+  });
+
   it('leaves the schema as it was when the process is killed in the middle of a migration', async () => {
     await migrate(store);
     const before = await tableNames(store);

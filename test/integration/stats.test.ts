@@ -170,6 +170,31 @@ describeEachDriver('stats series', (driver) => {
     expect((await t.api.get('/api/stats/report-fields?type=WEATHER_UPDATE', { token: t.adminToken })).status).toBe(400);
   });
 
+  it('GET /api/stats/reports and /report-fields: a report sent to one person counts for that person and admins only', async () => {
+    const agent = await t.createAgent();
+    const target = await t.createMember();
+    const alert = JSON.stringify({ severity: 'critical', content: 'for one member only' });
+    await insert({ sender: agent, type: 'SECURITY_ALERT', payload: alert, target_id: target.id, target_role: 'MEMBER', created_at: ago(1) });
+    const weather = JSON.stringify({ location: 'Private Cove', temperature_c: 12 });
+    await insert({ sender: agent, type: 'WEATHER_UPDATE', payload: weather, target_id: target.id, target_role: 'MEMBER', created_at: ago(1) });
+
+    const critical = async (token: string) =>
+      ((await t.api.get('/api/stats/reports?minutes=60', { token })).body.severities as Record<string, number>)['critical'];
+    expect(await critical(member.token)).toBeUndefined();
+    expect(await critical(x.api_token)).toBeUndefined();
+    expect(await critical(target.token)).toBe(1);
+    expect(await critical(t.adminToken)).toBe(1);
+
+    const fields = async (token: string) =>
+      ((await t.api.get(`/api/stats/report-fields?agent_id=${agent.username}&type=WEATHER_UPDATE`, { token })).body.series as { name: string }[]).map(
+        (s) => s.name,
+      );
+    expect(await fields(member.token)).toEqual([]);
+    expect(await fields(x.api_token)).toEqual([]);
+    expect(await fields(target.token)).toEqual(['Private Cove · temperature_c']);
+    expect(await fields(t.adminToken)).toEqual(['Private Cove · temperature_c']);
+  });
+
   it('GET /api/stats/connector: the current connector’s outcomes per minute; lifecycle actions and other connectors left out', async () => {
     const empty = await t.api.get('/api/stats/connector', { token: t.adminToken });
     expect(empty.body.series.map((s: { name: string; counts: number[] }) => [s.name, s.counts.reduce((a, b) => a + b, 0)])).toEqual([

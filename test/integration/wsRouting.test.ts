@@ -153,6 +153,42 @@ describeEachDriver('websocket routing', (driver) => {
     expect(listed.last_seen_at).toBe(row.created_at);
   });
 
+  it('leaves presence alone when an agent reports to one person: only reports to everyone become last_report', async () => {
+    const agent = await t.createAgent();
+    const [m1, m2] = [await t.createMember(), await t.createMember()];
+    const s1 = await connect(m1.token);
+    const s2 = await connect(m2.token);
+    const a = await connect(agent.api_token);
+    const presenceOf = (client: WsClient, report: string) =>
+      client.nextWhere((f) => f.type === 'PRESENCE' && f.payload.user_id === agent.id && f.payload.last_report === report, `the PRESENCE "${report}"`);
+    for (const s of [s1, s2]) await presenceOf(s, 'websocket_connected');
+    a.send({ type: 'SYSTEM_LOG', payload: { level: 'INFO', content: 'public line' } });
+    const before = await presenceOf(s1, 'public line');
+    await presenceOf(s2, 'public line');
+    for (const s of [s1, s2]) await s.next('SYSTEM_LOG');
+    const listedBefore = (await t.api.get(`/api/users/agents?q=${agent.username}`, { token: m1.token })).body[0];
+
+    for (const [type, payload] of [
+      ['SYSTEM_LOG', { level: 'WARNING', content: 'for m2 only' }],
+      ['SECURITY_ALERT', { severity: 'high', content: 'm2 leaked a key' }],
+    ] as const) {
+      a.send({ type, payload, target_id: m2.id });
+      // m2 gets the report itself...
+      expect(await s2.next(type)).toMatchObject({ type, payload, target_id: m2.id, sender_id: agent.id });
+    }
+    // ...and nobody gets a PRESENCE for it: a marker sent after reaches m1 with nothing before it.
+    await assertNothingMoreFor(s1, { from: s2, to: m1.id });
+    expect(s1.pending().filter((f) => f.type === 'PRESENCE' && f.payload.user_id === agent.id)).toEqual([]);
+    expect(s2.pending().filter((f) => f.type === 'PRESENCE' && f.payload.user_id === agent.id)).toEqual([]);
+    // The lists show what they showed before, to m1 and to m2 alike.
+    for (const token of [m1.token, m2.token]) {
+      const listed = (await t.api.get(`/api/users/agents?q=${agent.username}`, { token })).body[0];
+      expect(listed).toMatchObject({ last_report: 'public line', last_seen_at: listedBefore.last_seen_at });
+      const status = (await t.api.get('/api/users/agents/status', { token })).body.find((x: { id: number }) => x.id === agent.id);
+      expect(status).toMatchObject({ last_report: 'public line', last_seen_at: before.payload.last_seen_at });
+    }
+  });
+
   it('copies Butler↔agent chat to admins as BUTLER_AGENT_MESSAGE, never to members', async () => {
     const agent = await t.createAgent();
     const member = await t.createMember();

@@ -288,6 +288,8 @@ describe('parseConfig rejects invalid values, naming the variable', () => {
     [{ SERVER_HOST: '' }, 'SERVER_HOST must not be empty'],
     [{ LOGIN_MAX_FAILURES: '10', LOGIN_MAX_FAILURES_PER_ADDRESS: '5' }, 'LOGIN_MAX_FAILURES_PER_ADDRESS must be at least LOGIN_MAX_FAILURES'],
     [{ LOGIN_MAX_FAILURES_PER_ADDRESS: '0' }, 'LOGIN_MAX_FAILURES_PER_ADDRESS must be at least 1'],
+    [{ LOGIN_MAX_FAILURES: '10', LOGIN_MAX_FAILURES_PER_ACCOUNT: '9' }, 'LOGIN_MAX_FAILURES_PER_ACCOUNT must be at least LOGIN_MAX_FAILURES'],
+    [{ LOGIN_MAX_FAILURES_PER_ACCOUNT: '0' }, 'LOGIN_MAX_FAILURES_PER_ACCOUNT must be at least 1'],
   ];
   for (const [vars, message] of cases) {
     it(`${JSON.stringify(vars)} → ${message}`, () => {
@@ -309,6 +311,12 @@ describe('parseConfig rejects invalid values, naming the variable', () => {
   it("sets the per-address login budget to three names' budgets unless given", () => {
     expect(parseConfig({ LOGIN_MAX_FAILURES: '50' }).auth.loginMaxFailuresPerAddress).toBe(150);
     expect(parseConfig({ LOGIN_MAX_FAILURES: '5', LOGIN_MAX_FAILURES_PER_ADDRESS: '5' }).auth.loginMaxFailuresPerAddress).toBe(5);
+  });
+
+  it("sets the per-account login cap to five addresses' budgets unless given", () => {
+    expect(parseConfig({}).auth.loginMaxFailuresPerAccount).toBe(50);
+    expect(parseConfig({ LOGIN_MAX_FAILURES: '4' }).auth.loginMaxFailuresPerAccount).toBe(20);
+    expect(parseConfig({ LOGIN_MAX_FAILURES: '5', LOGIN_MAX_FAILURES_PER_ACCOUNT: '7' }).auth.loginMaxFailuresPerAccount).toBe(7);
   });
 
   it('accepts WS_RATE_BURST equal to WS_RATE_LIMIT', () => {
@@ -570,6 +578,13 @@ describe('TRUST_PROXY', () => {
       'fd00::/8',
       '192.0.2.4',
     ]);
+  });
+  it('warns at start when it is a hop count, which any client reaching the port can forge', () => {
+    const hops = parseConfig({ ...base, TRUST_PROXY: '2' }).warnings.filter((w) => w.startsWith('TRUST_PROXY'));
+    expect(hops).toEqual([
+      "TRUST_PROXY=2 is a hop count: a client that reaches this port directly chooses its own X-Forwarded-For address; keep the port out of clients' reach, or list the proxies' addresses instead",
+    ]);
+    expect(parseConfig({ ...base, TRUST_PROXY: '10.0.0.5' }).warnings.filter((w) => w.startsWith('TRUST_PROXY'))).toEqual([]);
   });
   it('refuses what proxy-addr would not take, naming the setting', () => {
     for (const bad of ['0', 'everyone', '10.0.0.0/33', '300.1.1.1', 'loopback,,x']) {
