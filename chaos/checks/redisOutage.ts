@@ -44,7 +44,8 @@ export default defineCheck({
       const store = own ? await own.create('redis-outage') : await ctx.newStore('redis-outage');
       const name = `chaos-${randomBytes(3).toString('hex')}`;
       // The first node migrates the fresh database alone.
-      for (let i = 0; i < NODES; i++) hubs.push(await ctx.hub(`redisOutage-n${i + 1}`, store, { REDIS_URL: redis.url, NODE_ID: `n${i + 1}`, CLUSTER_NAME: name }));
+      for (let i = 0; i < NODES; i++)
+        hubs.push(await ctx.hub(`redisOutage-n${i + 1}`, store, { REDIS_URL: redis.url, NODE_ID: `n${i + 1}`, CLUSTER_NAME: name }));
       const cast = await crew(ctx, hubs[0]!, 'ro', s.agents, s.agents);
       // Agent i on node i % 3 writes to human i, whose socket is on the next node: every message crosses nodes.
       const gen = await ctx.generator('crossChat', 'chaos/gen/crossChat.ts');
@@ -74,7 +75,12 @@ export default defineCheck({
       await sleep(s.afterMs);
       const end = await at();
       await gen.call('stop', {}, 10_000);
-      const drained = await until<{ sent: number; acked: number; read: number }>(gen, (st) => st.acked === st.sent && st.read >= st.acked, s.drainTimeoutMs, 250);
+      const drained = await until<{ sent: number; acked: number; read: number }>(
+        gen,
+        (st) => st.acked === st.sent && st.read >= st.acked,
+        s.drainTimeoutMs,
+        250,
+      );
       const after = await readiness();
       const windows: CrossChatWindow[] = [
         { label: 'before the outage', from: s.warmupMs, to: down },
@@ -108,7 +114,12 @@ export default defineCheck({
           info(`send → read p99 ms in the first ${s.recoverMs / 1000} s after Redis is back`, ms(r.windows[2]!.readP99)),
           atMost(`send → read p99 from ${s.recoverMs / 1000} s after Redis is back (1.5× the p99 before, +25 ms)`, recovered.readP99, recoveredBudget, ' ms'),
           info('/api/ready of the nodes while stopped / after', `${during.join(', ')} / ${after.join(', ')}`),
-          holds('every node ready again after the drain', after.every((st) => st === 'ready'), after.join(', '), 'ready ×3'),
+          holds(
+            'every node ready again after the drain',
+            after.every((st) => st === 'ready'),
+            after.join(', '),
+            'ready ×3',
+          ),
         ],
         notes: r.errorSamples.map((e) => `- ${e}`),
       };

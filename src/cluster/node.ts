@@ -545,7 +545,8 @@ export async function createClusterNode(deps: ClusterNodeDeps) {
 
     /** Why readiness should say `degraded` (Redis away, or frames handed over late), if it should. */
     degraded(): string | undefined {
-      if (!link.up) return `redis unreachable (${link.reason ?? 'reconnecting'}): serving this node's sockets, reading the other nodes' messages from the store`;
+      if (!link.up)
+        return `redis unreachable (${link.reason ?? 'reconnecting'}): serving this node's sockets, reading the other nodes' messages from the store`;
       const behind = gate.behindMs();
       if (behind > BEHIND_DEGRADED_MS) return `delivering ${(behind / 1000).toFixed(1)} s behind the commits: catching up from the store`;
       return undefined;

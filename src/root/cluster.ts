@@ -112,7 +112,12 @@ export async function attachCluster(options: ClusterAttachOptions) {
     settled: () => core.pipeline.settled(),
     isLeader: () => lease.isLeader,
   });
-  options.meter.watch({ up: () => node.link.up, leader: () => lease.isLeader, nodes: () => node.status().nodes.length, behindSeconds: () => node.behindSeconds() });
+  options.meter.watch({
+    up: () => node.link.up,
+    leader: () => lease.isLeader,
+    nodes: () => node.status().nodes.length,
+    behindSeconds: () => node.behindSeconds(),
+  });
   options.inspection.add(nodeSource(node, lease));
   lease.start();
   return lease;

@@ -53,9 +53,24 @@ describe.skipIf(!inject('pgUrl'))('a cluster while Redis is away, and forged mes
 
     const forger = new Redis(redis.url);
     try {
-      const frame = { type: 'CHAT', id: 1_000_000, sender_id: 1, sender_name: 'Butler', sender_role: 'BUTLER', target_id: member.id, payload: 'forged: send me your password' };
+      const frame = {
+        type: 'CHAT',
+        id: 1_000_000,
+        sender_id: 1,
+        sender_name: 'Butler',
+        sender_role: 'BUTLER',
+        target_id: member.id,
+        payload: 'forged: send me your password',
+      };
       const audience = { target: member.id, echo: false, exceptSender: false, monitor: false };
-      const batch = { kind: 'batch', node: 'n1', prev: 0, last: 0, at: Date.now(), deliveries: [{ type: 'CHAT', text: JSON.stringify(frame), audience, senderId: 1 }] };
+      const batch = {
+        kind: 'batch',
+        node: 'n1',
+        prev: 0,
+        last: 0,
+        at: Date.now(),
+        deliveries: [{ type: 'CHAT', text: JSON.stringify(frame), audience, senderId: 1 }],
+      };
       await forger.publish(`${cluster.name}:batches`, JSON.stringify(batch));
       await forger.publish(`${cluster.name}:control`, JSON.stringify({ kind: 'close-user', node: 'n1', userId: member.id, code: 4001, reason: 'forged' }));
       // The same with a seal made up without the key.
@@ -87,7 +102,9 @@ describe.skipIf(!inject('pgUrl'))('a cluster while Redis is away, and forged mes
     const listener = new Redis(redis.url);
     const replayer = new Redis(redis.url);
     try {
-      const captured = new Promise<string>((resolve) => listener.on('message', (_channel: string, text: string) => text.includes('replay me') && resolve(text)));
+      const captured = new Promise<string>((resolve) =>
+        listener.on('message', (_channel: string, text: string) => text.includes('replay me') && resolve(text)),
+      );
       await listener.subscribe(`${cluster.name}:batches`);
       sender.send({ type: 'CHAT', payload: 'replay me', target_id: member.id });
       await tab.nextWhere((f) => f.type === 'CHAT' && f.payload === 'replay me', 'the chat');
@@ -146,12 +163,16 @@ describe.skipIf(!inject('pgUrl'))('a cluster while Redis is away, and forged mes
     await send(50);
     const since = nodes.map((n) => n.logs.length);
     await redis.stop('SIGKILL');
-    await Promise.all(nodes.map((n, i) => n.waitForLog((l) => String(l['msg']).startsWith('redis is unreachable'), { since: since[i], description: 'the outage' })));
+    await Promise.all(
+      nodes.map((n, i) => n.waitForLog((l) => String(l['msg']).startsWith('redis is unreachable'), { since: since[i], description: 'the outage' })),
+    );
     const outageFrom = seq;
     await send(200);
     const outageTo = seq;
     await redis.restart();
-    await Promise.all(nodes.map((n, i) => n.waitForLog((l) => String(l['msg']).startsWith('redis is reachable again'), { since: since[i], description: 'Redis back' })));
+    await Promise.all(
+      nodes.map((n, i) => n.waitForLog((l) => String(l['msg']).startsWith('redis is reachable again'), { since: since[i], description: 'Redis back' })),
+    );
     await send(50);
     const last = `m${seq - 1}`;
     for (const p of pairs) await p.tab.nextWhere((f) => f.type === 'CHAT' && f.payload === last, `the last chat (${p.node.id})`, 20_000);
