@@ -121,7 +121,12 @@ export default defineCheck({
             'ready ×3',
           ),
         ],
-        notes: r.errorSamples.map((e) => `- ${e}`),
+        notes: [
+          `Per second of sending (s since the load began; Redis stopped at ${(down / 1000).toFixed(1)} s, back at ${(up / 1000).toFixed(1)} s): send → read p99 ms`,
+          '',
+          r.timeline.map((t) => `${t.second}: ${ms(t.readP99)}`).join(' · '),
+          ...r.errorSamples.map((e) => `- ${e}`),
+        ],
       };
     } finally {
       // The hubs go before their database does.

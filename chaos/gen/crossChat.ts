@@ -59,6 +59,8 @@ export interface CrossChatResult {
   /** Sockets closed during the run. */
   closes: number;
   windows: WindowFigures[];
+  /** Per second of the run (by send time): messages sent, send → ACK and send → read p99 (ms). */
+  timeline: Array<{ second: number; sent: number; ackP99: number; readP99: number }>;
 }
 
 const messages = new Map<string, Sent>();
@@ -187,7 +189,12 @@ serve({
       acked++;
       if (m.readAt === undefined) lost++;
     }
-    return { sent: messages.size, acked, lost, duplicated, outOfOrder, errors, errorSamples, closes, windows: p.windows.map(figures) };
+    const seconds = Math.ceil(since() / 1000);
+    const timeline = Array.from({ length: seconds }, (_, i) => {
+      const w = figures({ label: '', from: i * 1000, to: (i + 1) * 1000 });
+      return { second: i, sent: w.sent, ackP99: w.ackP99, readP99: w.readP99 };
+    }).filter((t) => t.sent > 0);
+    return { sent: messages.size, acked, lost, duplicated, outOfOrder, errors, errorSamples, closes, windows: p.windows.map(figures), timeline };
   },
   disconnect() {
     for (const a of agents) a.conn.terminate();

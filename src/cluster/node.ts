@@ -80,6 +80,11 @@ export interface OrphanedStream {
 const FILL_PAGE = 1000;
 /** Readiness says `degraded` while this node hands frames over later than this behind their commit. */
 const BEHIND_DEGRADED_MS = 2000;
+/**
+ * After Redis is back, the store is still read on every tick for this long: the other nodes reconnect
+ * up to one backoff step (2 s) later, and until they do, what they commit is not on the bus.
+ */
+const BUS_SETTLE_MS = 3000;
 /** Messages on the bus that fail their seal are logged at most once per this interval (with a count). */
 const REFUSAL_LOG_MS = 60_000;
 
@@ -113,6 +118,7 @@ export async function createClusterNode(deps: ClusterNodeDeps) {
   /** After an outage every node's last beat is old: nobody is declared dead until all had a beat. */
   let reapNotBefore = 0;
   const timers: NodeJS.Timeout[] = [];
+  let settling: NodeJS.Timeout | undefined;
   /** Presence decisions waiting for Redis's answer (shutdown waits for them). */
   const deciding = new Set<Promise<void>>();
 
@@ -137,6 +143,7 @@ export async function createClusterNode(deps: ClusterNodeDeps) {
     onMessage,
     onDown(reason) {
       meter.redisOutage();
+      clearTimeout(settling);
       gate.setBus(false);
       mustRegister = true;
       lastOutageAt = performance.now();
@@ -144,7 +151,8 @@ export async function createClusterNode(deps: ClusterNodeDeps) {
     },
     onUp() {
       reapNotBefore = performance.now() + nodeTtlMs;
-      gate.setBus(true);
+      clearTimeout(settling);
+      settling = setTimeout(() => gate.setBus(true), BUS_SETTLE_MS).unref();
       // What was said while Redis was away is in the store: the poll catches up; presence is re-asserted.
       void repo.lastCommitted().then(
         (committed) => gate.observe(committed),
@@ -531,6 +539,7 @@ export async function createClusterNode(deps: ClusterNodeDeps) {
 
     async close(): Promise<void> {
       for (const timer of timers) clearInterval(timer);
+      clearTimeout(settling);
       gate.stop();
       await link.close();
     },
