@@ -13,7 +13,7 @@ export interface ClusterMeter {
   refused(reason: 'unsealed' | 'forged' | 'stale' | 'replayed'): void;
   /** Seconds from the commit on another node to the hand-over here. */
   lag(seconds: number): void;
-  /** Rows handed over from the store (the bus did not bring them), one call per read that found some. */
+  /** Rows handed over from the store (the bus did not bring them), one call per hand-over. */
   filled(rows: number): void;
   redisOutage(): void;
   watch(read: { up(): boolean; leader(): boolean; nodes(): number; behindSeconds(): number }): void;
@@ -46,7 +46,7 @@ export function createClusterMeter(factory: MetricsFactory, nodeId: string): Clu
   });
   const fills = factory.counter({
     name: 'hub_cluster_gap_fills_total',
-    help: 'Reads of the store that handed over rows the bus did not bring (every read that found some while Redis is away)',
+    help: 'Hand-overs of rows read from the store because the bus did not bring them (continuous while Redis is away)',
   });
   const fillRows = factory.counter({ name: 'hub_cluster_gap_fill_rows_total', help: 'Rows handed over from the store instead of the bus' });
   const outages = factory.counter({ name: 'hub_cluster_redis_outages_total', help: 'Times Redis became unreachable' });
