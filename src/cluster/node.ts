@@ -277,7 +277,8 @@ export async function createClusterNode(deps: ClusterNodeDeps) {
     round(() => deliver(deliveries));
     meter.filled(rows.length);
     // While Redis is away (and just after) this is how every frame of the other nodes arrives: not worth a line each.
-    if (gate.state().bus) log.info({ from: rows[0]!.id, to: rows[rows.length - 1]!.id, rows: rows.length }, 'handed over from the store what the bus did not bring');
+    if (gate.state().bus)
+      log.info({ from: rows[0]!.id, to: rows[rows.length - 1]!.id, rows: rows.length }, 'handed over from the store what the bus did not bring');
   }
 
   async function publish(kind: 'batch' | 'control', channel: string, text: string): Promise<void> {
