@@ -93,7 +93,7 @@ export default defineCheck({
       const [before, outage, , recovered] = r.windows as [WindowFigures, WindowFigures, WindowFigures, WindowFigures];
       // "Back to the earlier p99": within 1.5× of it, and 25 ms for the noise of a shared machine.
       const recoveredBudget = Math.max(1.5 * before.readP99, before.readP99 + 25);
-      const rates = (w: WindowFigures, from: number, to: number) => `${Math.round((w.acked / (to - from)) * 1000)}`;
+      const rates = (w: WindowFigures, from: number, to: number) => `${Math.round((w.acksArrived / (to - from)) * 1000)}`;
       return {
         measured:
           `${s.agents} agents spread over ${NODES} nodes (PostgreSQL, a private Redis) send targeted CHAT (${s.payloadBytes} bytes) at ${s.rate}/s in all, open loop, ` +
@@ -106,7 +106,7 @@ export default defineCheck({
           equals('ERROR answers / sockets closed', `${r.errors} / ${r.closes}`, '0 / 0'),
           equals('messages never acknowledged', r.sent - r.acked, 0),
           info('drained: everything acknowledged and read', `${drained.status.read}/${drained.status.sent} read after ${ms(drained.ms)} ms`),
-          info('ACKs/s before / while Redis was stopped', `${rates(before, s.warmupMs, down)} / ${rates(outage, down, up)} (offered ${s.rate})`),
+          info('ACKs arriving per second before / while Redis was stopped', `${rates(before, s.warmupMs, down)} / ${rates(outage, down, up)} (offered ${s.rate})`),
           info('send → ACK p50 / p99 ms before / while stopped', `${ms(before.ackP50)} / ${ms(before.ackP99)} · ${ms(outage.ackP50)} / ${ms(outage.ackP99)}`),
           info('send → read p50 / p99 ms before the outage', `${ms(before.readP50)} / ${ms(before.readP99)}`),
           atMost('send → read p99 while Redis was stopped', outage.readP99, s.outageP99BudgetMs, ' ms'),

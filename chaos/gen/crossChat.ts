@@ -38,6 +38,8 @@ export interface WindowFigures {
   sent: number;
   acked: number;
   read: number;
+  /** ACKs that arrived within the window (whenever their message was sent). */
+  acksArrived: number;
   ackP50: number;
   ackP99: number;
   readP50: number;
@@ -113,11 +115,14 @@ function figures(w: CrossChatWindow): WindowFigures {
   const inside = [...messages.values()].filter((m) => m.at >= w.from && m.at < w.to);
   const acks = inside.filter((m) => m.ackAt !== undefined).map((m) => m.ackAt! - m.at);
   const reads = inside.filter((m) => m.readAt !== undefined).map((m) => m.readAt! - m.at);
+  let acksArrived = 0;
+  for (const m of messages.values()) if (m.ackAt !== undefined && m.ackAt >= w.from && m.ackAt < w.to) acksArrived++;
   return {
     label: w.label,
     sent: inside.length,
     acked: acks.length,
     read: reads.length,
+    acksArrived,
     ackP50: pct(acks, 50),
     ackP99: pct(acks, 99),
     readP50: pct(reads, 50),
