@@ -106,7 +106,10 @@ export default defineCheck({
           equals('ERROR answers / sockets closed', `${r.errors} / ${r.closes}`, '0 / 0'),
           equals('messages never acknowledged', r.sent - r.acked, 0),
           info('drained: everything acknowledged and read', `${drained.status.read}/${drained.status.sent} read after ${ms(drained.ms)} ms`),
-          info('ACKs arriving per second before / while Redis was stopped', `${rates(before, s.warmupMs, down)} / ${rates(outage, down, up)} (offered ${s.rate})`),
+          info(
+            'ACKs arriving per second before / while Redis was stopped',
+            `${rates(before, s.warmupMs, down)} / ${rates(outage, down, up)} (offered ${s.rate})`,
+          ),
           info('send → ACK p50 / p99 ms before / while stopped', `${ms(before.ackP50)} / ${ms(before.ackP99)} · ${ms(outage.ackP50)} / ${ms(outage.ackP99)}`),
           info('send → read p50 / p99 ms before the outage', `${ms(before.readP50)} / ${ms(before.readP99)}`),
           atMost('send → read p99 while Redis was stopped', outage.readP99, s.outageP99BudgetMs, ' ms'),
