@@ -116,6 +116,8 @@ const envSchema = z.object({
   REDIS_URL: optionalString,
   NODE_ID: clusterLabel,
   CLUSTER_NODE_TTL: z.string().default('10s'),
+  // Key material for sealing what nodes say on Redis; unset: derived from the JWT secret.
+  CLUSTER_SECRET: optionalString,
   // Nodes of one hub share a name on Redis (keys and channels); unset: the PostgreSQL database's name.
   CLUSTER_NAME: clusterLabel,
   // A header value: one line of printable text (a line break would end the header).
@@ -190,6 +192,11 @@ export interface ClusterConfig {
   readonly nodeId: string;
   /** A node silent for this long no longer counts: its sockets go offline unless held elsewhere. */
   readonly nodeTtlMs: number;
+  /**
+   * What the key sealing the nodes' messages on Redis is derived from (CLUSTER_SECRET); undefined:
+   * from the JWT secret, which every node shares already.
+   */
+  readonly secret: string | undefined;
 }
 
 export interface Config {
@@ -326,6 +333,8 @@ function checkRules(s: Settings, ctx: z.RefinementCtx): void {
     if (!/^rediss?:\/\//.test(s.REDIS_URL) || !URL.canParse(s.REDIS_URL))
       problem('REDIS_URL', `REDIS_URL must be a redis:// or rediss:// URL (got "${redactUrl(s.REDIS_URL)}")`);
   }
+  // A short secret could be guessed offline from one sealed message seen on Redis.
+  if (s.CLUSTER_SECRET !== undefined && s.CLUSTER_SECRET.length < 32) problem('CLUSTER_SECRET', 'CLUSTER_SECRET must be at least 32 characters');
   if (s.seconds.clusterNodeTtl === undefined || s.seconds.clusterNodeTtl < 2)
     problem('CLUSTER_NODE_TTL', `CLUSTER_NODE_TTL must be a duration of at least 2s, such as 10s (got "${s.CLUSTER_NODE_TTL}")`);
   if (s.seconds.loginFailureWindow === undefined) {
@@ -488,6 +497,7 @@ function build(s: Settings, cwd: string): Config {
             name: s.CLUSTER_NAME ?? databaseName(s.databaseUrl),
             nodeId: s.NODE_ID ?? defaultNodeId(),
             nodeTtlMs: ms(s.seconds.clusterNodeTtl),
+            secret: s.CLUSTER_SECRET,
           },
     webDir: s.WEB_DIR === undefined ? defaultWebDir(cwd) : s.WEB_DIR.trim() === '' ? undefined : resolve(cwd, s.WEB_DIR.trim()),
     webCsp: s.WEB_CSP ?? DEFAULT_WEB_CSP,

@@ -130,7 +130,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     const clusterStage = config.cluster ? await import('./root/cluster.js') : undefined;
     const cluster =
       config.cluster && clusterStage
-        ? await clusterStage.createClusterStage({ config: { ...config, cluster: config.cluster }, repos, clock, logger, metrics })
+        ? await clusterStage.createClusterStage({ config: { ...config, cluster: config.cluster }, repos, clock, logger, metrics, jwtSecret })
         : undefined;
     if (cluster) shutdown.add('close the cluster link', () => cluster.node.close());
     const core = createCore({ store, repos, clock, logger, metrics, wsMeter, cluster: cluster?.node });
@@ -248,8 +248,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
         store,
         migrations,
         stopping: () => shutdown.begun,
-        degraded: () =>
-          cluster && !cluster.node.link.up ? `redis unreachable (${cluster.node.link.reason ?? 'reconnecting'}): serving this node's sockets only` : undefined,
+        degraded: () => cluster?.node.degraded(),
         logger,
       }),
       inspection,

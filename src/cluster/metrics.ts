@@ -1,6 +1,7 @@
 // Cluster mode's metrics: which node this is, the bus (batches and control messages published and
-// received, lag from commit on one node to hand-over on another, bytes), gaps filled from the
-// store, Redis outages, leadership, and how many nodes are alive.
+// received, lag from commit on one node to hand-over on another, bytes, messages dropped for a bad
+// seal), reads of the store for what the bus did not bring, how far behind the commits this node
+// hands frames over, Redis outages, leadership, and how many nodes are alive.
 import type { MetricsFactory } from '../metrics/families.js';
 
 export interface ClusterMeter {
@@ -8,12 +9,14 @@ export interface ClusterMeter {
   /** A publish that could not be made (Redis away). */
   publishFailed(kind: 'batch' | 'control'): void;
   received(kind: 'batch' | 'control', bytes: number): void;
+  /** A message on the bus dropped: no seal, a forged one, too old or too new, or replayed. */
+  refused(reason: 'unsealed' | 'forged' | 'stale' | 'replayed'): void;
   /** Seconds from the commit on another node to the hand-over here. */
   lag(seconds: number): void;
-  /** A gap in the visibility order filled from the store, and how many rows it read. */
+  /** Rows handed over from the store (the bus did not bring them), one call per hand-over. */
   filled(rows: number): void;
   redisOutage(): void;
-  watch(read: { up(): boolean; leader(): boolean; nodes(): number }): void;
+  watch(read: { up(): boolean; leader(): boolean; nodes(): number; behindSeconds(): number }): void;
 }
 
 export function createClusterMeter(factory: MetricsFactory, nodeId: string): ClusterMeter {
@@ -36,10 +39,23 @@ export function createClusterMeter(factory: MetricsFactory, nodeId: string): Clu
     help: "From a batch's commit on another node to its hand-over to this node's sockets",
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
   });
-  const fills = factory.counter({ name: 'hub_cluster_gap_fills_total', help: 'Gaps in the commit order filled from the store (a batch not heard of in time)' });
-  const fillRows = factory.counter({ name: 'hub_cluster_gap_fill_rows_total', help: 'Rows read from the store to fill gaps' });
+  const refusedBy = factory.counter({
+    name: 'hub_cluster_bus_refused_total',
+    help: 'Messages on the bus dropped for their seal: unsealed, forged (wrong key), stale (time too far off) or replayed',
+    labels: { reason: ['unsealed', 'forged', 'stale', 'replayed'] },
+  });
+  const fills = factory.counter({
+    name: 'hub_cluster_gap_fills_total',
+    help: 'Hand-overs of rows read from the store because the bus did not bring them (continuous while Redis is away)',
+  });
+  const fillRows = factory.counter({ name: 'hub_cluster_gap_fill_rows_total', help: 'Rows handed over from the store instead of the bus' });
   const outages = factory.counter({ name: 'hub_cluster_redis_outages_total', help: 'Times Redis became unreachable' });
-  let read = { up: () => false, leader: () => false, nodes: () => 0 };
+  let read = { up: () => false, leader: () => false, nodes: () => 0, behindSeconds: () => 0 };
+  const behind = factory.gauge({
+    name: 'hub_cluster_behind_seconds',
+    help: 'How long this node has known of a commit it has not handed to its sockets yet (0: caught up)',
+    collect: () => behind.set(read.behindSeconds()),
+  });
   const up = factory.gauge({ name: 'hub_cluster_redis_up', help: '1 while both Redis connections are ready', collect: () => up.set(read.up() ? 1 : 0) });
   const leader = factory.gauge({
     name: 'hub_cluster_leader',
@@ -58,6 +74,7 @@ export function createClusterMeter(factory: MetricsFactory, nodeId: string): Clu
     publishFailed(kind) {
       pick(kind).f.inc();
     },
+    refused: (reason) => refusedBy.labels({ reason }).inc(),
     received(kind, bytes) {
       pick(kind).r.inc();
       receivedBytes.inc(bytes);

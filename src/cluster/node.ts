@@ -4,8 +4,9 @@
 //   - presence: which node holds which agent's sockets (registry.ts), decided with an order so the
 //     store keeps the newest decision, and dead nodes' agents going OFFLINE;
 //   - control: closing a user's sockets on every node (revocation), decisions for the leader's Butler.
-// Without Redis a node keeps serving its own sockets, says so in readiness, and catches up from the
-// store; when Redis is back it registers again and re-asserts what it holds.
+// Without Redis a node keeps serving its own sockets, says so in readiness, and reads what the others
+// commit from the store on every tick instead (gate.ts); when Redis is back it registers again and
+// re-asserts what it holds. Every message on Redis is sealed (busSeal.ts): one that is not is dropped.
 import type { Logger } from 'pino';
 import type { ClusterConfig } from '../config.js';
 import { audienceOf } from '../delivery/audience.js';
@@ -15,7 +16,9 @@ import type { Delivery, PresencePort, Principal } from '../delivery/types.js';
 import { monitorFrame, toMessageFrame, type FrameSource } from '../protocol/frames.js';
 import type { PresencePatch } from '../store/batchWriter.js';
 import type { ClusterRepo } from '../store/repositories/cluster.js';
+import type { MessageRow } from '../store/schema.js';
 import type { Clock } from '../clock.js';
+import type { BusSeal, Refusal } from './busSeal.js';
 import { createOrderGate, type GateState } from './gate.js';
 import type { ClusterMeter } from './metrics.js';
 import { createRedisLink } from './redis.js';
@@ -28,8 +31,12 @@ export interface ClusterNodeDeps {
   clock: Clock;
   meter: ClusterMeter;
   repo: ClusterRepo;
+  /** Seals what this node publishes and opens what it receives. */
+  seal: BusSeal;
   /** How long a batch waits for an earlier one before the gap is read from the store (ms). */
   graceMs?: number;
+  /** While Redis is away: how often the store is read for what the other nodes committed (ms). */
+  tickMs?: number;
   /** How often the store's commit order is polled for batches the bus did not bring (ms). */
   pollMs?: number;
 }
@@ -53,6 +60,8 @@ export interface ClusterParts {
   connectorChanged(): void;
   /** The ids restarted (development reset on another node). */
   reset(): void;
+  /** Resolves once every batch this node handed to the store so far has been handed off here. */
+  settled(): Promise<void>;
   /** Whether this node holds the singletons' lease. */
   isLeader(): boolean;
   /** Butler's user id: the leader records Butler's open streams so a successor can end them. */
@@ -67,14 +76,24 @@ export interface OrphanedStream {
   text: string;
 }
 
-/** Rows read per query when a gap is filled from the store. */
-const FILL_PAGE = 500;
+/** Rows read per query from the store (a full page is followed by the next at once). */
+const FILL_PAGE = 1000;
+/** Readiness says `degraded` while this node hands frames over later than this behind their commit. */
+const BEHIND_DEGRADED_MS = 2000;
+/**
+ * After Redis is back, the store is still read on every tick for this long: the other nodes reconnect
+ * up to one backoff step (2 s) later, and until they do, what they commit is not on the bus.
+ */
+const BUS_SETTLE_MS = 3000;
+/** Messages on the bus that fail their seal are logged at most once per this interval (with a count). */
+const REFUSAL_LOG_MS = 60_000;
 
 export type ClusterNode = Awaited<ReturnType<typeof createClusterNode>>;
 
 export async function createClusterNode(deps: ClusterNodeDeps) {
   const { config, meter, repo, clock } = deps;
   const { nodeId, nodeTtlMs } = config;
+  const seal = deps.seal;
   const log = deps.logger.child({ component: 'cluster', node: nodeId });
   const channels = { batches: `${config.name}:batches`, control: `${config.name}:control` };
   let parts: ClusterParts | undefined;
@@ -99,13 +118,22 @@ export async function createClusterNode(deps: ClusterNodeDeps) {
   /** After an outage every node's last beat is old: nobody is declared dead until all had a beat. */
   let reapNotBefore = 0;
   const timers: NodeJS.Timeout[] = [];
+  let settling: NodeJS.Timeout | undefined;
   /** Presence decisions waiting for Redis's answer (shutdown waits for them). */
   const deciding = new Set<Promise<void>>();
 
-  const gate = createOrderGate({
+  const gate = createOrderGate<MessageRow>({
     graceMs: deps.graceMs ?? 500,
-    fill,
-    onError: (err) => log.error({ err }, 'handing a batch over failed'),
+    tickMs: deps.tickMs ?? 100,
+    pageSize: FILL_PAGE,
+    async read(after, limit) {
+      const rows = await repo.catchUp(after, limit);
+      // Batches of this node committed before the read are offered before its rows are merged.
+      await need().settled();
+      return rows;
+    },
+    hand,
+    onError: (err) => log.error({ err }, 'handing over what was committed failed'),
   });
 
   const link = createRedisLink({
@@ -115,12 +143,16 @@ export async function createClusterNode(deps: ClusterNodeDeps) {
     onMessage,
     onDown(reason) {
       meter.redisOutage();
+      clearTimeout(settling);
+      gate.setBus(false);
       mustRegister = true;
       lastOutageAt = performance.now();
       log.debug({ reason }, 'cluster signals paused');
     },
     onUp() {
       reapNotBefore = performance.now() + nodeTtlMs;
+      clearTimeout(settling);
+      settling = setTimeout(() => gate.setBus(true), BUS_SETTLE_MS).unref();
       // What was said while Redis was away is in the store: the poll catches up; presence is re-asserted.
       void repo.lastCommitted().then(
         (committed) => gate.observe(committed),
@@ -134,7 +166,11 @@ export async function createClusterNode(deps: ClusterNodeDeps) {
   const beatMs = Math.max(200, Math.floor(nodeTtlMs / 5));
   const registry = createRegistry({ redis: link.commands, name: config.name, nodeId, ttlMs: nodeTtlMs - beatMs });
 
-  function onMessage(channel: string, text: string): void {
+  function onMessage(channel: string, sealed: string): void {
+    if (seal.isOwn(sealed)) return;
+    const opened = seal.open(channel, sealed);
+    if (!opened.ok) return refused(channel, opened.reason, sealed.length);
+    const text = opened.text;
     if (channel === channels.batches) {
       const batch = decodeBatch(text);
       if (!batch) return log.warn({ bytes: text.length }, 'ignored a batch message that is not one');
@@ -149,6 +185,23 @@ export async function createClusterNode(deps: ClusterNodeDeps) {
       meter.received('control', text.length);
       control(message);
     }
+  }
+
+  /** Refusals since the last log line, by reason; logged at most once per REFUSAL_LOG_MS. */
+  const refusals = new Map<Refusal, number>();
+  let refusalLoggedAt = -Infinity;
+  function refused(channel: string, reason: Refusal, bytes: number): void {
+    meter.refused(reason);
+    refusals.set(reason, (refusals.get(reason) ?? 0) + 1);
+    const t = performance.now();
+    if (t - refusalLoggedAt < REFUSAL_LOG_MS) return;
+    refusalLoggedAt = t;
+    const counts = Object.fromEntries(refusals);
+    refusals.clear();
+    log.warn(
+      { channel, reasons: counts, bytes },
+      'dropped messages on the cluster bus that failed their seal: something without the cluster secret publishes on its channels, or a node has another CLUSTER_SECRET (or JWT_SECRET)',
+    );
   }
 
   /** Agents the store shows ONLINE, kept from every PRESENCE that passes (Butler asks it). */
@@ -211,32 +264,25 @@ export async function createClusterNode(deps: ClusterNodeDeps) {
     }
   }
 
-  /** Reads the rows of a gap from the store and hands them over as live delivery would have. */
-  async function fill(after: number, upTo: number): Promise<void> {
-    let cursor = after;
-    let rows = 0;
-    for (;;) {
-      const page = await repo.between(cursor, upTo, FILL_PAGE);
-      if (page.length === 0) break;
-      const deliveries: Delivery[] = page.map((row) => {
-        cursor = row.id;
-        const source: FrameSource = { ...row, payload: JSON.parse(row.payload) as unknown };
-        const audience = audienceOf(row);
-        const delivery: Delivery = { type: row.type, text: JSON.stringify(toMessageFrame(source)), audience, senderId: row.sender_id, id: row.id };
-        if (audience.monitor) delivery.monitorText = monitorFrame(source);
-        return delivery;
-      });
-      rows += page.length;
-      const { deliver, round } = need();
-      round(() => deliver(deliveries));
-      if (page.length < FILL_PAGE) break;
-    }
-    meter.filled(rows);
-    log.info({ after, upTo, rows }, 'filled a gap in the commit order from the store');
+  /** Hands rows read from the store over as live delivery would have (the bus did not bring them). */
+  function hand(rows: MessageRow[]): void {
+    const deliveries: Delivery[] = rows.map((row) => {
+      const source: FrameSource = { ...row, payload: JSON.parse(row.payload) as unknown };
+      const audience = audienceOf(row);
+      const delivery: Delivery = { type: row.type, text: JSON.stringify(toMessageFrame(source)), audience, senderId: row.sender_id, id: row.id };
+      if (audience.monitor) delivery.monitorText = monitorFrame(source);
+      return delivery;
+    });
+    const { deliver, round } = need();
+    round(() => deliver(deliveries));
+    meter.filled(rows.length);
+    // While Redis is away (and just after) this is how every frame of the other nodes arrives: not worth a line each.
+    if (gate.state().bus)
+      log.info({ from: rows[0]!.id, to: rows[rows.length - 1]!.id, rows: rows.length }, 'handed over from the store what the bus did not bring');
   }
 
   async function publish(kind: 'batch' | 'control', channel: string, text: string): Promise<void> {
-    if (await link.publish(channel, text)) meter.published(kind, text.length);
+    if (await link.publish(channel, seal.seal(channel, text))) meter.published(kind, text.length);
     else meter.publishFailed(kind);
   }
 
@@ -494,6 +540,7 @@ export async function createClusterNode(deps: ClusterNodeDeps) {
 
     async close(): Promise<void> {
       for (const timer of timers) clearInterval(timer);
+      clearTimeout(settling);
       gate.stop();
       await link.close();
     },
@@ -501,6 +548,18 @@ export async function createClusterNode(deps: ClusterNodeDeps) {
     /** For readiness, metrics and inspection. */
     status(): { redis: 'up' | 'down'; reason?: string; nodes: typeof liveNodes; gate: GateState } {
       return { redis: link.up ? 'up' : 'down', ...(link.reason ? { reason: link.reason } : {}), nodes: liveNodes, gate: gate.state() };
+    },
+
+    /** How long this node has known of a commit it has not handed to its sockets yet (seconds). */
+    behindSeconds: (): number => gate.behindMs() / 1000,
+
+    /** Why readiness should say `degraded` (Redis away, or frames handed over late), if it should. */
+    degraded(): string | undefined {
+      if (!link.up)
+        return `redis unreachable (${link.reason ?? 'reconnecting'}): serving this node's sockets, reading the other nodes' messages from the store`;
+      const behind = gate.behindMs();
+      if (behind > BEHIND_DEGRADED_MS) return `delivering ${(behind / 1000).toFixed(1)} s behind the commits: catching up from the store`;
+      return undefined;
     },
   };
 }

@@ -113,6 +113,14 @@ export function createPipeline(deps: PipelineDeps) {
       }
     },
 
+    /**
+     * Resolves once every batch handed to the store so far is settled and handed off (cluster mode:
+     * a node reading the store waits for this, so it never takes its own rows for another node's).
+     */
+    settled(): Promise<void> {
+      return commits.last;
+    },
+
     /** Forgets cached threads (after a dev reset wiped them). */
     reset(): void {
       threads.reset();

@@ -5,6 +5,7 @@
 import type { Logger } from 'pino';
 import type { Butler } from '../butler/index.js';
 import type { Clock } from '../clock.js';
+import { createBusSeal } from '../cluster/busSeal.js';
 import { nodeSource } from '../cluster/inspection.js';
 import { createLease } from '../cluster/lease.js';
 import { createClusterMeter } from '../cluster/metrics.js';
@@ -22,13 +23,16 @@ export interface ClusterStageOptions {
   clock: Clock;
   logger: Logger;
   metrics: Metrics;
+  /** The JWT secret (every node shares it): the bus's key is derived from it when CLUSTER_SECRET is unset. */
+  jwtSecret: string;
 }
 
 /** Builds the node and connects it to Redis (a node that cannot reach Redis at start does not start). */
 export async function createClusterStage(options: ClusterStageOptions) {
   const { config, logger, clock } = options;
   const meter = createClusterMeter(options.metrics.factory, config.cluster.nodeId);
-  const node = await createClusterNode({ config: config.cluster, logger, clock, meter, repo: options.repos.cluster });
+  const seal = createBusSeal({ secret: config.cluster.secret ?? options.jwtSecret, nodeId: config.cluster.nodeId });
+  const node = await createClusterNode({ config: config.cluster, logger, clock, meter, repo: options.repos.cluster, seal });
   await node.connect();
   return { node, meter };
 }
@@ -105,9 +109,15 @@ export async function attachCluster(options: ClusterAttachOptions) {
     decided: (actionId) => void butler.actOnDecision(actionId).catch((err: unknown) => log.error({ err, actionId }, 'could not act on a forwarded decision')),
     connectorChanged: () => void connector.reload().catch((err: unknown) => log.error({ err }, 'could not reload the connector')),
     reset: () => core.pipeline.reset(),
+    settled: () => core.pipeline.settled(),
     isLeader: () => lease.isLeader,
   });
-  options.meter.watch({ up: () => node.link.up, leader: () => lease.isLeader, nodes: () => node.status().nodes.length });
+  options.meter.watch({
+    up: () => node.link.up,
+    leader: () => lease.isLeader,
+    nodes: () => node.status().nodes.length,
+    behindSeconds: () => node.behindSeconds(),
+  });
   options.inspection.add(nodeSource(node, lease));
   lease.start();
   return lease;

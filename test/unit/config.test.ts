@@ -565,6 +565,11 @@ describe('cluster settings', () => {
     expect(() => parseConfig({ ...pg, REDIS_URL: 'redis://127.0.0.1', CLUSTER_NODE_TTL: '1s' })).toThrow(/CLUSTER_NODE_TTL must be a duration of at least 2s/);
     expect(() => parseConfig({ ...pg, REDIS_URL: 'redis://127.0.0.1', NODE_ID: 'a b' })).toThrow(/NODE_ID/);
   });
+  it('take CLUSTER_SECRET for the bus seal (unset: the JWT secret is used), and refuse a short one', () => {
+    expect(parseConfig({ ...pg, REDIS_URL: 'redis://127.0.0.1' }).cluster!.secret).toBeUndefined();
+    expect(parseConfig({ ...pg, REDIS_URL: 'redis://127.0.0.1', CLUSTER_SECRET: 's'.repeat(32) }).cluster!.secret).toBe('s'.repeat(32));
+    expect(() => parseConfig({ ...pg, REDIS_URL: 'redis://127.0.0.1', CLUSTER_SECRET: 'short' })).toThrow(/CLUSTER_SECRET must be at least 32 characters/);
+  });
 });
 
 describe('TRUST_PROXY', () => {

@@ -1,0 +1,141 @@
+// Redis stopped under a three-node cluster while agents chat across nodes: nothing acknowledged may
+// be lost or read twice, each sender's order holds, a message sent during the outage is read within
+// 1.5 s (p99), and 5 s after Redis is back the latency is what it was before. Cluster mode needs
+// PostgreSQL: with --pg the run's scratch database, otherwise one of its own on --pg-url. Redis is a
+// private redis-server on a free port, never the one anything else uses.
+import { randomBytes } from 'node:crypto';
+import { pick } from '../../bench/lib/plan.js';
+import { ms } from '../../bench/lib/stats.js';
+import type { Hub } from '../../bench/lib/servers.js';
+import { postgresStores, type StoreFactory } from '../../bench/lib/stores.js';
+import type { CrossChatResult, CrossChatWindow, WindowFigures } from '../gen/crossChat.js';
+import { crew } from '../lib/cast.js';
+import { defineCheck } from '../lib/check.js';
+import { sleep, until } from '../lib/poll.js';
+import { startRedisServer } from '../lib/redisServer.js';
+import { atMost, equals, holds, info } from '../lib/verdict.js';
+
+const NODES = 3;
+
+export default defineCheck({
+  key: 'redisOutage',
+  title: 'Redis stopped for 10 s under a three-node cluster: nothing lost or doubled, latency held',
+  order: 70,
+  settings: (plan) => ({
+    agents: pick(plan, 15, 30),
+    /** Messages a second over all agents (each to a human on another node). */
+    rate: pick(plan, 150, 300),
+    payloadBytes: 100,
+    /** The first seconds of load warm the nodes up (JIT, pools) and are not judged. */
+    warmupMs: pick(plan, 3_000, 5_000),
+    beforeMs: pick(plan, 8_000, 20_000),
+    outageMs: 10_000,
+    afterMs: pick(plan, 10_000, 20_000),
+    /** After Redis is back, latency must be back to its earlier p99 within this. */
+    recoverMs: 5_000,
+    outageP99BudgetMs: 1_500,
+    drainTimeoutMs: 120_000,
+  }),
+  async run(ctx, s) {
+    const own: StoreFactory | undefined = ctx.plan.store === 'postgres' ? undefined : await postgresStores(ctx.plan.pgUrl);
+    const redis = await startRedisServer();
+    const hubs: Hub[] = [];
+    try {
+      const store = own ? await own.create('redis-outage') : await ctx.newStore('redis-outage');
+      const name = `chaos-${randomBytes(3).toString('hex')}`;
+      // The first node migrates the fresh database alone.
+      for (let i = 0; i < NODES; i++)
+        hubs.push(await ctx.hub(`redisOutage-n${i + 1}`, store, { REDIS_URL: redis.url, NODE_ID: `n${i + 1}`, CLUSTER_NAME: name }));
+      const cast = await crew(ctx, hubs[0]!, 'ro', s.agents, s.agents);
+      // Agent i on node i % 3 writes to human i, whose socket is on the next node: every message crosses nodes.
+      const gen = await ctx.generator('crossChat', 'chaos/gen/crossChat.ts');
+      await gen.call(
+        'connect',
+        {
+          agents: cast.agents.map((a, i) => ({ url: hubs[i % NODES]!.socketUrl(a.api_token), target: cast.humans[i]!.id })),
+          humans: cast.humans.map((h, i) => hubs[(i + 1) % NODES]!.socketUrl(h.token)),
+        },
+        120_000,
+      );
+      const at = async () => (await gen.call<{ ms: number }>('now', {}, 10_000)).ms;
+      const readiness = async () =>
+        Promise.all(hubs.map(async (h) => ((await (await fetch(`${h.baseUrl}/api/ready`)).json()) as { status?: string }).status ?? 'not ready'));
+
+      await gen.call('start', { rate: s.rate, payloadBytes: s.payloadBytes }, 10_000);
+      await sleep(s.beforeMs);
+      const down = await at();
+      await redis.stop('SIGKILL');
+      ctx.log(`redisOutage: Redis stopped at ${(down / 1000).toFixed(1)} s`);
+      await sleep(s.outageMs / 2);
+      const during = await readiness();
+      await sleep(s.outageMs / 2);
+      await redis.start();
+      const up = await at();
+      ctx.log(`redisOutage: Redis back at ${(up / 1000).toFixed(1)} s`);
+      await sleep(s.afterMs);
+      const end = await at();
+      await gen.call('stop', {}, 10_000);
+      const drained = await until<{ sent: number; acked: number; read: number }>(
+        gen,
+        (st) => st.acked === st.sent && st.read >= st.acked,
+        s.drainTimeoutMs,
+        250,
+      );
+      const after = await readiness();
+      const windows: CrossChatWindow[] = [
+        { label: 'before the outage', from: s.warmupMs, to: down },
+        { label: 'Redis stopped', from: down, to: up },
+        { label: `first ${s.recoverMs / 1000} s after Redis is back`, from: up, to: up + s.recoverMs },
+        { label: `from ${s.recoverMs / 1000} s after Redis is back`, from: up + s.recoverMs, to: end },
+      ];
+      const r = await gen.call<CrossChatResult>('result', { windows }, 30_000);
+      await gen.call('disconnect', {}, 10_000);
+      const [before, outage, , recovered] = r.windows as [WindowFigures, WindowFigures, WindowFigures, WindowFigures];
+      // "Back to the earlier p99": within 1.5× of it, and 25 ms for the noise of a shared machine.
+      const recoveredBudget = Math.max(1.5 * before.readP99, before.readP99 + 25);
+      const rates = (w: WindowFigures, from: number, to: number) => `${Math.round((w.acksArrived / (to - from)) * 1000)}`;
+      return {
+        measured:
+          `${s.agents} agents spread over ${NODES} nodes (PostgreSQL, a private Redis) send targeted CHAT (${s.payloadBytes} bytes) at ${s.rate}/s in all, open loop, ` +
+          `each to a human on another node (the first ${s.warmupMs / 1000} s warm up, not judged); after ${s.beforeMs / 1000} s Redis gets SIGKILL and is started again (empty) ${s.outageMs / 1000} s later; ` +
+          `the load runs ${s.afterMs / 1000} s more. Latency is send → read (and send → ACK) of the messages sent in each window.`,
+        verdicts: [
+          equals('messages acknowledged and never read (lost)', r.lost, 0),
+          equals('reads beyond the first (duplicated)', r.duplicated, 0),
+          equals("reads out of their sender's order", r.outOfOrder, 0),
+          equals('ERROR answers / sockets closed', `${r.errors} / ${r.closes}`, '0 / 0'),
+          equals('messages never acknowledged', r.sent - r.acked, 0),
+          info('drained: everything acknowledged and read', `${drained.status.read}/${drained.status.sent} read after ${ms(drained.ms)} ms`),
+          info(
+            'ACKs arriving per second before / while Redis was stopped',
+            `${rates(before, s.warmupMs, down)} / ${rates(outage, down, up)} (offered ${s.rate})`,
+          ),
+          info('send → ACK p50 / p99 ms before / while stopped', `${ms(before.ackP50)} / ${ms(before.ackP99)} · ${ms(outage.ackP50)} / ${ms(outage.ackP99)}`),
+          info('send → read p50 / p99 ms before the outage', `${ms(before.readP50)} / ${ms(before.readP99)}`),
+          atMost('send → read p99 while Redis was stopped', outage.readP99, s.outageP99BudgetMs, ' ms'),
+          info('send → read p50 / max ms while Redis was stopped', `${ms(outage.readP50)} / ${ms(outage.readMax)}`),
+          info(`send → read p99 ms in the first ${s.recoverMs / 1000} s after Redis is back`, ms(r.windows[2]!.readP99)),
+          atMost(`send → read p99 from ${s.recoverMs / 1000} s after Redis is back (1.5× the p99 before, +25 ms)`, recovered.readP99, recoveredBudget, ' ms'),
+          info('/api/ready of the nodes while stopped / after', `${during.join(', ')} / ${after.join(', ')}`),
+          holds(
+            'every node ready again after the drain',
+            after.every((st) => st === 'ready'),
+            after.join(', '),
+            'ready ×3',
+          ),
+        ],
+        notes: [
+          `Per second of sending (s since the load began; Redis stopped at ${(down / 1000).toFixed(1)} s, back at ${(up / 1000).toFixed(1)} s): send → read p99 ms`,
+          '',
+          r.timeline.map((t) => `${t.second}: ${ms(t.readP99)}`).join(' · '),
+          ...r.errorSamples.map((e) => `- ${e}`),
+        ],
+      };
+    } finally {
+      // The hubs go before their database does.
+      for (const hub of hubs) await ctx.stopHub(hub).catch(() => undefined);
+      await redis.stop('SIGTERM');
+      await own?.dispose();
+    }
+  },
+});

@@ -1,0 +1,197 @@
+// A cluster of three nodes on a private Redis (issue 28, items 4 and 7): while Redis is stopped,
+// agents chatting across nodes keep their pace (every node reads what the others commit from the
+// store on every tick; its own senders' ACKs never wait for the bus), every acknowledged message
+// reaches its reader once and in order, and nothing is late once Redis is back. And what comes over
+// Redis must be sealed by a node: a forged batch or control message, or a replayed one, is dropped.
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { startCluster, startRedis, type ClusterNode, type PrivateRedis, type TestCluster } from '../helpers/cluster.js';
+import { connectWs, type Frame, type WsClient } from '../helpers/wsClient.js';
+
+/** Each agent sends one CHAT every this many ms (three agents: 150 messages a second). */
+const SEND_EVERY_MS = 20;
+
+const metric = (text: string, sample: string) => {
+  const line = text.split('\n').find((l) => l.startsWith(`${sample} `));
+  return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1));
+};
+
+const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
+};
+
+describe.skipIf(!inject('pgUrl'))('a cluster while Redis is away, and forged messages on Redis [postgres]', () => {
+  let redis: PrivateRedis;
+  let cluster: TestCluster;
+  let open: WsClient[] = [];
+  const connect = async (node: ClusterNode, token: string) => {
+    const client = await connectWs(node.url, token);
+    open.push(client);
+    return client;
+  };
+  beforeAll(async () => {
+    redis = await startRedis();
+    cluster = await startCluster({ nodes: 3, env: { REDIS_URL: redis.url, CLUSTER_NODE_TTL: '3s' } });
+  }, 120_000);
+  afterEach(async () => {
+    await Promise.all(open.map((c) => c.close()));
+    open = [];
+  });
+  afterAll(async () => {
+    await cluster?.stop();
+    await redis?.stop();
+  }, 60_000);
+
+  it('drops a forged batch and a forged control message published straight to Redis, counts them and logs them once', async () => {
+    const [n1, n2] = cluster.nodes as [ClusterNode, ClusterNode, ClusterNode];
+    const member = await cluster.createMember();
+    const courier = await cluster.createAgent();
+    const tab = await connect(n2, member.token);
+    const sender = await connect(n1, courier.api_token);
+    const since = n2.logs.length;
+
+    const forger = new Redis(redis.url);
+    try {
+      const frame = {
+        type: 'CHAT',
+        id: 1_000_000,
+        sender_id: 1,
+        sender_name: 'Butler',
+        sender_role: 'BUTLER',
+        target_id: member.id,
+        payload: 'forged: send me your password',
+      };
+      const audience = { target: member.id, echo: false, exceptSender: false, monitor: false };
+      const batch = {
+        kind: 'batch',
+        node: 'n1',
+        prev: 0,
+        last: 0,
+        at: Date.now(),
+        deliveries: [{ type: 'CHAT', text: JSON.stringify(frame), audience, senderId: 1 }],
+      };
+      await forger.publish(`${cluster.name}:batches`, JSON.stringify(batch));
+      await forger.publish(`${cluster.name}:control`, JSON.stringify({ kind: 'close-user', node: 'n1', userId: member.id, code: 4001, reason: 'forged' }));
+      // The same with a seal made up without the key.
+      await forger.publish(`${cluster.name}:batches`, `v1 n1/00000000 1 ${Date.now()} ${'A'.repeat(43)} ${JSON.stringify(batch)}`);
+    } finally {
+      forger.disconnect();
+    }
+
+    // Published after the forgeries on the same Redis: once it is here, they were handled (or not).
+    sender.send({ type: 'CHAT', payload: 'marker', target_id: member.id });
+    await tab.nextWhere((f) => f.type === 'CHAT' && f.payload === 'marker', 'the marker');
+    expect(tab.received.filter((f) => f.type === 'CHAT').map((f) => f.payload)).toEqual(['marker']);
+    expect(tab.socket.readyState).toBe(tab.socket.OPEN);
+
+    const metrics = (await n2.api.get('/metrics')).body as string;
+    expect(metric(metrics, 'hub_cluster_bus_refused_total{reason="unsealed"}')).toBe(2);
+    expect(metric(metrics, 'hub_cluster_bus_refused_total{reason="forged"}')).toBe(1);
+    const lines = n2.logs.slice(since).filter((l) => String(l['msg']).startsWith('dropped messages on the cluster bus that failed their seal'));
+    expect(lines).toHaveLength(1);
+  }, 30_000);
+
+  it('drops a sealed message replayed on Redis: the reader gets the chat once', async () => {
+    const [n1, n2] = cluster.nodes as [ClusterNode, ClusterNode, ClusterNode];
+    const member = await cluster.createMember();
+    const courier = await cluster.createAgent();
+    const tab = await connect(n2, member.token);
+    const sender = await connect(n1, courier.api_token);
+
+    const listener = new Redis(redis.url);
+    const replayer = new Redis(redis.url);
+    try {
+      const captured = new Promise<string>((resolve) =>
+        listener.on('message', (_channel: string, text: string) => text.includes('replay me') && resolve(text)),
+      );
+      await listener.subscribe(`${cluster.name}:batches`);
+      sender.send({ type: 'CHAT', payload: 'replay me', target_id: member.id });
+      await tab.nextWhere((f) => f.type === 'CHAT' && f.payload === 'replay me', 'the chat');
+      await replayer.publish(`${cluster.name}:batches`, await captured);
+    } finally {
+      listener.disconnect();
+      replayer.disconnect();
+    }
+    sender.send({ type: 'CHAT', payload: 'marker', target_id: member.id });
+    await tab.nextWhere((f) => f.type === 'CHAT' && f.payload === 'marker', 'the marker');
+    expect(tab.received.filter((f) => f.type === 'CHAT').map((f) => f.payload)).toEqual(['replay me', 'marker']);
+    expect(metric((await n2.api.get('/metrics')).body as string, 'hub_cluster_bus_refused_total{reason="replayed"}')).toBe(1);
+  }, 30_000);
+
+  it('keeps delivering across nodes at pace while Redis is stopped: every acknowledged message once, in order, ACK and read p99 within 1.5 s and 2 s', async () => {
+    const nodes = cluster.nodes as [ClusterNode, ClusterNode, ClusterNode];
+    // Agent i on node i writes to a member whose tab is on the next node: every message crosses nodes.
+    const pairs = await Promise.all(
+      nodes.map(async (node, i) => {
+        const agent = await cluster.createAgent();
+        const member = await cluster.createMember();
+        const tab = await connect(nodes[(i + 1) % 3]!, member.token);
+        const socket = await connect(node, agent.api_token);
+        return { node, agent, member, tab, socket, sentAt: new Map<string, number>(), ackedAt: new Map<string, number>(), readAt: new Map<string, number>() };
+      }),
+    );
+    for (const p of pairs) {
+      p.socket.socket.on('message', (data) => {
+        const f = JSON.parse(String(data)) as Frame;
+        if (f.type === 'ACK' && f.local_id) p.ackedAt.set(f.local_id, performance.now());
+      });
+      p.tab.socket.on('message', (data) => {
+        const f = JSON.parse(String(data)) as Frame;
+        if (f.type === 'CHAT' && typeof f.payload === 'string') p.readAt.set(f.payload, performance.now());
+      });
+    }
+    let seq = 0;
+    /** Sends `count` CHATs from every agent, one each SEND_EVERY_MS; resolves when the last is sent. */
+    const send = (count: number) =>
+      new Promise<void>((resolve) => {
+        let left = count;
+        const timer = setInterval(() => {
+          const n = seq++;
+          for (const p of pairs) {
+            const text = `m${n}`;
+            p.sentAt.set(text, performance.now());
+            p.socket.send({ type: 'CHAT', payload: text, target_id: p.member.id, local_id: text });
+          }
+          if (--left === 0) {
+            clearInterval(timer);
+            resolve();
+          }
+        }, SEND_EVERY_MS);
+      });
+
+    await send(50);
+    const since = nodes.map((n) => n.logs.length);
+    await redis.stop('SIGKILL');
+    await Promise.all(
+      nodes.map((n, i) => n.waitForLog((l) => String(l['msg']).startsWith('redis is unreachable'), { since: since[i], description: 'the outage' })),
+    );
+    const outageFrom = seq;
+    await send(200);
+    const outageTo = seq;
+    await redis.restart();
+    await Promise.all(
+      nodes.map((n, i) => n.waitForLog((l) => String(l['msg']).startsWith('redis is reachable again'), { since: since[i], description: 'Redis back' })),
+    );
+    await send(50);
+    const last = `m${seq - 1}`;
+    for (const p of pairs) await p.tab.nextWhere((f) => f.type === 'CHAT' && f.payload === last, `the last chat (${p.node.id})`, 20_000);
+
+    for (const p of pairs) {
+      const sent = [...p.sentAt.keys()];
+      // Everything sent was acknowledged, and read once, in the order sent.
+      expect(p.socket.received.filter((f) => f.type === 'ERROR')).toEqual([]);
+      expect([...p.ackedAt.keys()].sort()).toEqual([...sent].sort());
+      expect(p.tab.received.filter((f) => f.type === 'CHAT').map((f) => f.payload)).toEqual(sent);
+    }
+    const during = (p: (typeof pairs)[number], at: Map<string, number>) =>
+      Array.from({ length: outageTo - outageFrom }, (_, k) => at.get(`m${outageFrom + k}`)! - p.sentAt.get(`m${outageFrom + k}`)!);
+    const acks = pairs.flatMap((p) => during(p, p.ackedAt));
+    const reads = pairs.flatMap((p) => during(p, p.readAt));
+    // Bounds with room for a shared CI machine; before the store reads per tick these were tens of seconds.
+    expect(percentile(acks, 99), 'ACK p99 ms while Redis was away').toBeLessThan(1500);
+    expect(percentile(reads, 99), 'send → read p99 ms while Redis was away').toBeLessThan(2000);
+    // Nothing was left behind: no node is behind the commits now.
+    for (const node of nodes) expect((await node.api.get('/api/ready')).body).toEqual({ status: 'ready' });
+  }, 120_000);
+});
