@@ -57,7 +57,11 @@ export default defineCheck({
     const probe = await ctx.generator('ackprobe', 'chaos/gen/ackProbe.ts');
     await probe.call('connect', { url: hub.socketUrl(probeAgent!.api_token), targetId: listener!.id }, 30_000);
     const measure = (tag: string) =>
-      probe.call<AckProbeResult>('measure', { tag: `${tag}${Date.now().toString(36)}`, durationMs: s.durationMs, intervalMs: s.intervalMs, graceMs: 10_000 }, s.durationMs + 60_000);
+      probe.call<AckProbeResult>(
+        'measure',
+        { tag: `${tag}${Date.now().toString(36)}`, durationMs: s.durationMs, intervalMs: s.intervalMs, graceMs: 10_000 },
+        s.durationMs + 60_000,
+      );
 
     ctx.log('readStall: ACKs with the hub idle');
     const idle = await measure('idle');
@@ -80,7 +84,10 @@ export default defineCheck({
         `from ${s.callers} connections (Retry-After ignored), at the hub's default DB_READ_POOL_SIZE, DB_READ_TIMEOUT and READS_PER_CALLER.`,
       verdicts: [
         info('ACK p50 / p99 / max ms, idle', `${ms(idle.latency.p50)} / ${ms(idle.latency.p99)} / ${ms(idle.latency.max)} (${idle.acked} ACKs)`),
-        info('ACK p50 / p99 / max ms, reads hammered', `${ms(loaded.latency.p50)} / ${ms(loaded.latency.p99)} / ${ms(loaded.latency.max)} (${loaded.acked} ACKs)`),
+        info(
+          'ACK p50 / p99 / max ms, reads hammered',
+          `${ms(loaded.latency.p50)} / ${ms(loaded.latency.p99)} / ${ms(loaded.latency.max)} (${loaded.acked} ACKs)`,
+        ),
         measuredBoth
           ? atMost(
               `ACK p99 while hammered (bar: ${s.slackMs > 0 ? `max(${s.factor}× idle, idle + ${s.slackMs} ms)` : `${s.factor}× idle`})`,
@@ -89,7 +96,11 @@ export default defineCheck({
               ' ms',
             )
           : holds('ACK p99 while hammered', false, `no ACK arrived (idle ${idle.acked}, hammered ${loaded.acked})`, 'ACKs in both phases'),
-        equals('probe frames not acknowledged, answered with ERROR, or cut by a close', idle.missing + loaded.missing + idle.errors + loaded.errors + loaded.closes.length, 0),
+        equals(
+          'probe frames not acknowledged, answered with ERROR, or cut by a close',
+          idle.missing + loaded.missing + idle.errors + loaded.errors + loaded.closes.length,
+          0,
+        ),
         info(
           'expensive reads answered 200 / 429 / 503, and their 200s p50 / p99 ms',
           `${int(byStatus(200))} / ${int(byStatus(429))} / ${int(byStatus(503))}; ${ms(hammered.served.p50)} / ${ms(hammered.served.p99)}`,

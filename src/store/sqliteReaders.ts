@@ -6,15 +6,7 @@
 // statement: the old thread ends when its statement does, at its low priority).
 // An in-memory database cannot be opened by another thread: its reads stay on the main thread.
 import type { Worker } from 'node:worker_threads';
-import {
-  SqliteDialect,
-  type CompiledQuery,
-  type DatabaseConnection,
-  type Driver,
-  type Kysely as KyselyType,
-  type QueryResult,
-  Kysely,
-} from 'kysely';
+import { Kysely, SqliteDialect, type CompiledQuery, type DatabaseConnection, type Driver, type QueryResult } from 'kysely';
 import { Errors } from '../errors.js';
 import type { ReadSettings, Reads } from './reads.js';
 import type { ReaderReply, ReaderRequest, ReaderThreadSettings } from './sqliteReaderThread.js';
@@ -187,8 +179,9 @@ class ReaderPoolDialect extends SqliteDialect {
  * The read side on the database file at `path`. `mainDb` serves the reads when the database is in
  * memory (`:memory:`), which another thread cannot open: they then run on the event loop, as before.
  */
-export function openSqliteReads(path: string, settings: ReadSettings, mainDb: KyselyType<Database>): Reads {
-  if (path === ':memory:' || path === '') return { db: mainDb, runsOn: 'the main thread (an in-memory database cannot be shared with reader threads)', close: async () => {} };
+export function openSqliteReads(path: string, settings: ReadSettings, mainDb: Kysely<Database>): Reads {
+  if (path === ':memory:' || path === '')
+    return { db: mainDb, runsOn: 'the main thread (an in-memory database cannot be shared with reader threads)', close: async () => {} };
   const pool = startReaderPool(path, settings);
   return {
     db: new Kysely<Database>({ dialect: new ReaderPoolDialect(pool) }),
