@@ -124,8 +124,8 @@ function successStatus(route: RouteDoc): number | undefined {
 
 /**
  * Registers the routes, in order, on the app; `deps` is what their handlers are given. A `heavyRead`
- * route's handler runs only within a slot of its caller's in `readGate` (429 beyond them), held until
- * the handler is done.
+ * route's handler runs only within a slot of its caller's in `readGate`, held until the handler is
+ * done; without a free slot the request is refused (429) after the gate's pause.
  */
 export function mount<D>(app: Routes, routes: readonly Route<D>[], deps: D, access: Access, readGate: ReadGate): void {
   for (const route of routes) {
@@ -146,6 +146,7 @@ export function mount<D>(app: Routes, routes: readonly Route<D>[], deps: D, acce
         res,
       };
       const release = route.heavyRead && caller ? readGate.enter(caller.id) : undefined;
+      if (release === false) return readGate.refusal();
       let out: unknown;
       try {
         out = route.handler(input, deps);
