@@ -76,7 +76,7 @@ const envSchema = z.object({
   DB_DSN: optionalString,
   SQLITE_SYNCHRONOUS: z.preprocess((v) => (typeof v === 'string' ? unsetIfEmpty(v.trim().toLowerCase()) : v), z.enum(['full', 'normal']).default('full')),
   MESSAGE_RETENTION: optionalString,
-  DB_READ_POOL_SIZE: z.preprocess(unsetIfEmpty, z.coerce.number().int().min(1).max(64).default(2)),
+  DB_READ_POOL_SIZE: z.preprocess(unsetIfEmpty, z.coerce.number().int().min(1).max(64).default(1)),
   DB_READ_TIMEOUT: z.string().default('10s'),
   READS_PER_CALLER: positiveInt(2),
   JWT_SECRET: optionalString,
