@@ -217,7 +217,8 @@ describeEachDriver('READS_PER_CALLER', (driver) => {
   let t: TestHub;
 
   beforeAll(async () => {
-    t = await startTestHub(driver, { READS_PER_CALLER: '2', DB_READ_TIMEOUT: '60s' });
+    // Two reader threads: the two slow reads admitted run side by side, and the test takes half as long.
+    t = await startTestHub(driver, { READS_PER_CALLER: '2', DB_READ_TIMEOUT: '60s', DB_READ_POOL_SIZE: '2' });
     if (driver === 'sqlite') await seed(t, await t.createAgent(), SLOW_ROWS, slowRow);
   });
   afterAll(() => t?.stop());
