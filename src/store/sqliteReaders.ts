@@ -17,7 +17,7 @@ interface Job {
   request: ReaderRequest;
   resolve(rows: unknown[]): void;
   reject(err: Error): void;
-  timer: NodeJS.Timeout;
+  timer?: NodeJS.Timeout;
   reader?: Reader;
 }
 
@@ -28,9 +28,6 @@ interface Reader {
 
 export interface ReaderPool {
   query(sql: string, parameters: readonly unknown[]): Promise<unknown[]>;
-  /** Reads waiting for a thread and running, for tests and inspection. */
-  readonly waiting: number;
-  readonly running: number;
   close(): Promise<void>;
 }
 
@@ -64,7 +61,7 @@ export function startReaderPool(path: string, settings: ReadSettings): ReaderPoo
     else job.reject(outcome.err);
   }
 
-  /** Takes `reader` out of the pool (its running read, if any, fails with `err`) and starts another. */
+  /** Takes `reader` out of the pool (its running read, if any, fails with `err`); the next read starts another. */
   function retire(reader: Reader, err: Error): void {
     const index = readers.indexOf(reader);
     if (index < 0) return;
@@ -73,11 +70,12 @@ export function startReaderPool(path: string, settings: ReadSettings): ReaderPoo
     reader.job = undefined;
     if (job) settle(job, { err });
     void reader.worker.terminate();
-    if (!closed) readers.push(spawn());
     dispatch();
   }
 
   function dispatch(): void {
+    // Threads are replaced only for reads waiting: one that cannot start fails those reads, it does not respawn in a loop.
+    while (!closed && readers.length < settings.poolSize && queue.length > readers.filter((r) => !r.job).length) readers.push(spawn());
     for (const reader of readers) {
       if (reader.job) continue;
       const job = queue.shift();
@@ -98,27 +96,24 @@ export function startReaderPool(path: string, settings: ReadSettings): ReaderPoo
       reader.job = undefined;
       job.reader = undefined;
       job.reject(Errors.readTimedOut(settings.timeoutMs));
+      // Its replacement starts now: the thread is sound, only busy, and the next read should not wait for a start.
+      if (!closed) readers.push(spawn());
       retire(reader, Errors.readTimedOut(settings.timeoutMs));
     }
   }
 
+  // Started now, not on the first read: loading a thread takes a moment the first read should not wait for.
   for (let i = 0; i < settings.poolSize; i++) readers.push(spawn());
 
   return {
     query(sql, parameters) {
       if (closed) return Promise.reject(new Error('the store is closed'));
       return new Promise<unknown[]>((resolve, reject) => {
-        const job: Job = { request: { seq: ++seq, sql, parameters: [...parameters] }, resolve, reject, timer: undefined as unknown as NodeJS.Timeout };
+        const job: Job = { request: { seq: ++seq, sql, parameters: [...parameters] }, resolve, reject };
         job.timer = setTimeout(() => timedOut(job), settings.timeoutMs);
         queue.push(job);
         dispatch();
       });
-    },
-    get waiting() {
-      return queue.length;
-    },
-    get running() {
-      return readers.filter((r) => r.job).length;
     },
     async close() {
       closed = true;
