@@ -48,7 +48,7 @@ export function startReaderPool(path: string, settings: ReadSettings): ReaderPoo
       settle(job, reply.ok ? { rows: reply.rows } : { err: Object.assign(new Error(reply.message), { code: reply.code }) });
       dispatch();
     });
-    // A thread that fails takes its read with it; a new thread takes its place.
+    // A thread that fails takes its read with it; the next read waiting starts a new one (dispatch).
     reader.worker.on('error', (err) => retire(reader, err));
     reader.worker.on('exit', (code) => retire(reader, new Error(`a SQLite reader thread exited (${code})`)));
     return reader;
