@@ -39,6 +39,14 @@ export function parseDurationSeconds(text: string): number | undefined {
   return seconds >= 1 ? Math.floor(seconds) : undefined;
 }
 
+/** `10s`, `500ms`, `2` (seconds) → milliseconds; undefined below 100 ms or when not a duration. */
+export function parseDurationMs(text: string): number | undefined {
+  const match = DURATION.exec(text.trim());
+  if (!match) return undefined;
+  const ms = Math.round(Number(match[1]) * UNIT_SECONDS[(match[2] ?? 's').toLowerCase()]! * 1000);
+  return ms >= 100 ? ms : undefined;
+}
+
 /** Language-model calls in flight at once, hub-wide, unless BUTLER_MAX_CONCURRENCY says otherwise. */
 export const DEFAULT_BUTLER_MAX_CONCURRENCY = 256;
 
@@ -68,6 +76,9 @@ const envSchema = z.object({
   DB_DSN: optionalString,
   SQLITE_SYNCHRONOUS: z.preprocess((v) => (typeof v === 'string' ? unsetIfEmpty(v.trim().toLowerCase()) : v), z.enum(['full', 'normal']).default('full')),
   MESSAGE_RETENTION: optionalString,
+  DB_READ_POOL_SIZE: z.preprocess(unsetIfEmpty, z.coerce.number().int().min(1).max(64).default(1)),
+  DB_READ_TIMEOUT: z.string().default('10s'),
+  READS_PER_CALLER: positiveInt(2),
   JWT_SECRET: optionalString,
   JWT_TOKEN_EXPIRATION: z.string().default('24h'),
   TOKEN_SECRET: optionalString,
@@ -156,6 +167,16 @@ export const DEFAULT_WEB_CSP = [
 /** Node's timer ceiling (2^31-1 ms), rounded down to whole days. */
 const MAX_SESSION_SECONDS = 24 * 24 * 3600;
 
+/** The store's read side for expensive reads (see store/reads.ts and the README's "Expensive reads"). */
+export interface ReadsConfig {
+  /** Reads running at once: reader threads (SQLite) or connections of the read pool (PostgreSQL). */
+  readonly poolSize: number;
+  /** A read still waiting or running after this answers 503 with Retry-After. */
+  readonly timeoutMs: number;
+  /** Expensive reads one caller may have in progress; one more answers 429. */
+  readonly perCaller: number;
+}
+
 /** `synchronous`: see SQLITE_SYNCHRONOUS in the README (FULL: every answer means on disk). */
 export type DbConfig = { driver: 'sqlite'; path: string; synchronous?: 'full' | 'normal' } | { driver: 'postgres'; url: string };
 
@@ -204,6 +225,7 @@ export interface Config {
   readonly isProduction: boolean;
   readonly server: { readonly host: string; readonly port: number };
   readonly db: DbConfig;
+  readonly reads: ReadsConfig;
   /** Folder for files the hub keeps beside its embedded database (generated development secrets). */
   readonly dataDir: string;
   readonly auth: {
@@ -304,6 +326,7 @@ function derive(e: Env) {
     clusterNodeTtl: parseDurationSeconds(e.CLUSTER_NODE_TTL),
     messageRetention: e.MESSAGE_RETENTION === undefined ? undefined : parseDurationSeconds(e.MESSAGE_RETENTION),
   };
+  const readTimeoutMs = parseDurationMs(e.DB_READ_TIMEOUT);
   return {
     ...e,
     isProduction,
@@ -313,6 +336,7 @@ function derive(e: Env) {
     hardFrameBytes,
     databaseUrl: e.DATABASE_URL ?? e.DB_DSN,
     seconds,
+    readTimeoutMs,
   };
 }
 
@@ -337,6 +361,8 @@ function checkRules(s: Settings, ctx: z.RefinementCtx): void {
   if (s.CLUSTER_SECRET !== undefined && s.CLUSTER_SECRET.length < 32) problem('CLUSTER_SECRET', 'CLUSTER_SECRET must be at least 32 characters');
   if (s.seconds.clusterNodeTtl === undefined || s.seconds.clusterNodeTtl < 2)
     problem('CLUSTER_NODE_TTL', `CLUSTER_NODE_TTL must be a duration of at least 2s, such as 10s (got "${s.CLUSTER_NODE_TTL}")`);
+  if (s.readTimeoutMs === undefined)
+    problem('DB_READ_TIMEOUT', `DB_READ_TIMEOUT must be a duration of at least 100ms, such as 10s or 500ms (got "${s.DB_READ_TIMEOUT}")`);
   if (s.seconds.loginFailureWindow === undefined) {
     problem('LOGIN_FAILURE_WINDOW', `LOGIN_FAILURE_WINDOW must be a duration such as 15m or 900 (got "${s.LOGIN_FAILURE_WINDOW}")`);
   }
@@ -444,6 +470,7 @@ function build(s: Settings, cwd: string): Config {
       s.DB_DRIVER === 'sqlite'
         ? { driver: 'sqlite', path: resolve(cwd, s.DB_PATH), synchronous: s.SQLITE_SYNCHRONOUS }
         : { driver: 'postgres', url: s.databaseUrl! },
+    reads: { poolSize: s.DB_READ_POOL_SIZE, timeoutMs: s.readTimeoutMs!, perCaller: s.READS_PER_CALLER },
     retention: { telemetryMs: s.seconds.messageRetention === undefined ? undefined : s.seconds.messageRetention * 1000 },
     dataDir: resolve(cwd, s.DB_PATH, '..'),
     auth: {

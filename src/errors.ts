@@ -63,6 +63,18 @@ export const Errors = {
   bodyTooLarge: (limit: number) => new HubError('payload_too_large', `request body is larger than ${limit} bytes`),
   rateLimited: (message: string, retryAfterSeconds?: number) => new HubError('rate_limited', message, retryAfterSeconds),
   unavailable: (message: string) => new HubError('unavailable', message),
+  readTimedOut: (timeoutMs: number) =>
+    new HubError(
+      'unavailable',
+      `the read took longer than the hub allows (DB_READ_TIMEOUT, ${timeoutMs / 1000} s): try again later, or ask for less (a shorter window, a narrower filter)`,
+      Math.max(1, Math.ceil(timeoutMs / 1000)),
+    ),
+  tooManyReads: (limit: number) =>
+    new HubError(
+      'rate_limited',
+      `too many expensive reads in progress for this caller (at most ${limit} at once, READS_PER_CALLER): wait for one to finish`,
+      1,
+    ),
   notImplemented: (message: string) => new HubError('not_implemented', message),
   metricsDisabled: () => new HubError('not_found', 'metrics are disabled on this hub (METRICS_ENABLED=false)'),
   upgradeRequired: () =>

@@ -22,7 +22,7 @@ import { createAuth } from './root/auth.js';
 import { createCore, type RouterActor } from './root/core.js';
 import { createHttpEdge, createHubInspection, createWsEdge } from './root/edges.js';
 import { createBootstrap, createButlerFeature, createConnectorFeature, createServices } from './root/features.js';
-import { createRepos, migrateStore } from './root/storage.js';
+import { createRepos, migrateStore, openReads } from './root/storage.js';
 import type { Lease } from './cluster/lease.js';
 import { createShutdown } from './shutdown.js';
 import { openStore, type Store } from './store/db.js';
@@ -98,6 +98,7 @@ const SHUTDOWN_ORDER = [
   'stop the cork anchor',
   'stop the router',
   'stop the runtime sampler',
+  'close the read side',
   'close the store',
 ] as const;
 
@@ -124,7 +125,10 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   });
   try {
     const migrations = await migrateStore({ store, logger, migrationsDir: options.migrationsDir });
-    const repos = createRepos({ store });
+    const reads = openReads({ store, db: config.db, reads: config.reads });
+    shutdown.add('close the read side', () => reads.close());
+    logger.info({ runsOn: reads.runsOn, timeoutMs: config.reads.timeoutMs, perCaller: config.reads.perCaller }, 'expensive reads run on their own');
+    const repos = createRepos({ store, reads });
 
     // Loaded only in cluster mode: a single node never loads ioredis.
     const clusterStage = config.cluster ? await import('./root/cluster.js') : undefined;

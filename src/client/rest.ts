@@ -57,6 +57,8 @@ export interface Page<T> {
   items: T[];
   /** X-Total-Count when the hub sends it, else the number of items. */
   total: number;
+  /** X-Total-Count-Capped: the hub stopped counting at `total` and more match (GET /api/messages counts up to 10,000). */
+  capped?: boolean;
 }
 
 export type AgentCreated = UserView & { api_token: string };
@@ -146,7 +148,7 @@ export function createRestClient(options: RestOptions) {
     const { body, headers } = await call('GET', path, { query });
     const items = Array.isArray(body) ? (body as T[]) : [];
     const total = Number(headers.get('x-total-count') ?? items.length);
-    return { items, total };
+    return { items, total, capped: headers.get('x-total-count-capped') === 'true' };
   }
 
   return {

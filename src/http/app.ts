@@ -12,6 +12,7 @@ import { jsonBody } from './body.js';
 import { createErrorHandler } from './errorHandler.js';
 import { buildOpenApiDocument } from './openapi.js';
 import type { RequestGate } from './requestGate.js';
+import { createReadGate } from './readGate.js';
 import { requestIds } from './requestId.js';
 import { requestLog } from './requestLog.js';
 import { mount } from './route.js';
@@ -26,6 +27,8 @@ export interface AppDeps {
   logger: Logger;
   isProduction: boolean;
   corsOrigins: readonly string[];
+  /** Expensive reads (routes marked heavyRead) one caller may have in progress: READS_PER_CALLER. */
+  readsPerCaller: number;
   /**
    * Proxies whose X-Forwarded-For is believed (TRUST_PROXY): addresses, CIDR ranges or
    * loopback/linklocal/uniquelocal, or a number of hops; unset: the socket's address is the client's.
@@ -81,7 +84,7 @@ export function createApp(deps: AppDeps) {
       origin: [...deps.corsOrigins],
       methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
       allowedHeaders: ['Authorization', 'Content-Type'],
-      exposedHeaders: ['X-Total-Count'],
+      exposedHeaders: ['X-Total-Count', 'X-Total-Count-Capped', 'Retry-After'],
     }),
   );
   app.use(jsonBody(deps.bodyLimitBytes));
@@ -97,7 +100,7 @@ export function createApp(deps: AppDeps) {
     startedAt: operations.startedAt,
   };
   // Routes register through the table: it records them and tags requests with their pattern.
-  mount(operations.routeTable.wrap(app), API_ROUTES, handlerDeps, access);
+  mount(operations.routeTable.wrap(app), API_ROUTES, handlerDeps, access, createReadGate(deps.readsPerCaller));
   // After every API route: it answers what they did not, outside /api and /metrics.
   app.use(webApp(deps.web, deps.webCsp));
 

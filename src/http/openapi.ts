@@ -38,6 +38,10 @@ function errorsOf(doc: RouteDoc): Record<number, string> {
   if (doc.access === 'human') errors[403] = 'machines (agents, Butler) are not allowed';
   if (doc.access === 'admin') errors[403] = 'admin access required';
   if (doc.access === 'admin-non-production') errors[403] = 'admin access required, or mock endpoints are disabled in production';
+  if (doc.heavyRead) {
+    errors[429] = 'an expensive read: the caller already has READS_PER_CALLER of them in progress (Retry-After says when to try again)';
+    errors[503] = 'an expensive read that took longer than DB_READ_TIMEOUT (Retry-After), or the hub is shutting down';
+  }
   Object.assign(errors, doc.errors);
   errors[500] ??= 'Internal server error (the cause is only in the server log)';
   errors[503] ??= 'the hub is shutting down';

@@ -6,6 +6,7 @@
 import type { z } from 'zod';
 import type { UserRow } from '../store/schema.js';
 import type { Access } from './auth.js';
+import type { ReadGate } from './readGate.js';
 import type { Handler, Request, Response, Routes } from './context.js';
 import type { AccessLevel, HttpMethod, ResponseDoc, RouteDoc } from './routeDocs.js';
 import { parseBody, parseWith } from './validate.js';
@@ -57,6 +58,8 @@ export type RouteDef<D, A extends AccessLevel, P, Q, B> = {
   body?: B;
   responses: Record<number, ResponseDoc>;
   errors?: Record<number, string>;
+  /** An expensive read: see RouteDoc.heavyRead. */
+  heavyRead?: boolean;
   handler: (input: RouteInput<A, P, Q, B>, deps: D) => unknown;
 } & (A extends 'human' ? { /** The 403 text a machine gets. */ machineRefusal: string } : { machineRefusal?: undefined });
 
@@ -119,8 +122,12 @@ function successStatus(route: RouteDoc): number | undefined {
   return success.length === 1 ? success[0] : undefined;
 }
 
-/** Registers the routes, in order, on the app; `deps` is what their handlers are given. */
-export function mount<D>(app: Routes, routes: readonly Route<D>[], deps: D, access: Access): void {
+/**
+ * Registers the routes, in order, on the app; `deps` is what their handlers are given. A `heavyRead`
+ * route's handler runs only within a slot of its caller's in `readGate`, held until the handler is
+ * done; without a free slot the request is refused (429) after the gate's pause.
+ */
+export function mount<D>(app: Routes, routes: readonly Route<D>[], deps: D, access: Access, readGate: ReadGate): void {
   for (const route of routes) {
     const guard = access.guard(route.access, route.machineRefusal);
     const status = successStatus(route);
@@ -138,8 +145,17 @@ export function mount<D>(app: Routes, routes: readonly Route<D>[], deps: D, acce
         req,
         res,
       };
-      const out = route.handler(input, deps);
-      if (out instanceof Promise) return out.then((value: unknown) => answer(res, value));
+      const release = route.heavyRead && caller ? readGate.enter(caller.id) : undefined;
+      if (release === false) return readGate.refusal();
+      let out: unknown;
+      try {
+        out = route.handler(input, deps);
+      } catch (err) {
+        release?.();
+        throw err;
+      }
+      if (out instanceof Promise) return out.finally(release).then((value: unknown) => answer(res, value));
+      release?.();
       answer(res, out);
     };
     // Synchronous as far as the route allows: a public route that answers at once does so in this call.

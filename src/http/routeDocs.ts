@@ -35,4 +35,9 @@ export interface RouteDoc {
   responses: Record<number, ResponseDoc>;
   /** Route-specific error statuses and when they happen; 400/401/403/500/503 are added from the access level and inputs. */
   errors?: Record<number, string>;
+  /**
+   * An expensive read (it may walk every row of a window): run on the store's read side under its
+   * deadline (503) and counted against the caller's READS_PER_CALLER (429), see http/readGate.ts.
+   */
+  heavyRead?: boolean;
 }

@@ -89,6 +89,7 @@ export function createHttpEdge(options: HttpEdgeOptions) {
     logger,
     isProduction: config.isProduction,
     corsOrigins: config.http.corsOrigins,
+    readsPerCaller: config.reads.perCaller,
     trustProxy: config.http.trustProxy,
     bodyLimitBytes: config.http.bodyLimitBytes,
     web: options.web,

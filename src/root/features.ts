@@ -21,7 +21,6 @@ import { createMessagesService } from '../services/messages.js';
 import { createStatsService } from '../services/stats.js';
 import { createRuntimeSampler } from '../services/statsRuntime.js';
 import type { Store } from '../store/db.js';
-import { createStatsRepo } from '../store/repositories/stats.js';
 import type { Auth } from './auth.js';
 import type { Core } from './core.js';
 import type { Repos } from './storage.js';
@@ -130,7 +129,7 @@ export interface ServicesOptions {
 /** The services behind the HTTP routes (Butler's authorizations are added by the HTTP stage). */
 export function createServices(options: ServicesOptions) {
   const { store, repos, core, auth, connector, clock } = options;
-  const { users, credentials, messages, threads, chat } = repos;
+  const { users, credentials, threads, chat, heavy } = repos;
   const runtime = createRuntimeSampler({
     clock,
     probes: { sockets: () => core.router.getSnapshot().context.table.summary().endpoints, queueDepth: () => core.pipeline.depth },
@@ -141,7 +140,7 @@ export function createServices(options: ServicesOptions) {
     users: auth.users,
     auth: auth.service,
     agents: createAgentsService({ db: store.db, users, credentials, vault: auth.vault, clock, sessions: core.sessions }),
-    messages: createMessagesService({ messages, users, pipeline: core.pipeline }),
+    messages: createMessagesService({ messages: heavy.messages, users, pipeline: core.pipeline }),
     devMock: createDevMockService({
       store,
       users,
@@ -152,7 +151,7 @@ export function createServices(options: ServicesOptions) {
     }),
     chat: createChatService({ users, threads, chat, clock }),
     connector: connector.service,
-    stats: createStatsService({ stats: createStatsRepo(store.db, store.driver), users, presence: core.presenceLog, runtime, clock }),
+    stats: createStatsService({ stats: heavy.stats, users, presence: core.presenceLog, runtime, clock }),
   };
 }
 export type Services = ReturnType<typeof createServices>;

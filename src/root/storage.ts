@@ -1,12 +1,18 @@
-// The store stage: the database brought up to date, and one set of repositories over it.
+// The store stage: the database brought up to date, its read side for expensive reads, and one set
+// of repositories over them.
 import type { Logger } from 'pino';
+import type { DbConfig, ReadsConfig } from '../config.js';
 import type { Store } from '../store/db.js';
+import { openPostgresReads } from '../store/postgresReads.js';
+import type { Reads } from '../store/reads.js';
+import { openSqliteReads } from '../store/sqliteReaders.js';
 import { migrate } from '../store/migrate.js';
 import { createAuthorizationsRepo } from '../store/repositories/authorizations.js';
 import { createChatRepo } from '../store/repositories/chat.js';
 import { createClusterRepo } from '../store/repositories/cluster.js';
 import { createCredentialsRepo } from '../store/repositories/credentials.js';
 import { createMessagesRepo } from '../store/repositories/messages.js';
+import { createStatsRepo } from '../store/repositories/stats.js';
 import { createThreadsRepo } from '../store/repositories/threads.js';
 import { createUsersRepo } from '../store/repositories/users.js';
 
@@ -18,10 +24,20 @@ export async function migrateStore(options: { store: Store; logger: Logger; migr
   return (await store.migrations.applied()).map((m) => m.name);
 }
 
-/** One set of repositories over the store, shared by the delivery core and the features. */
-export function createRepos(options: { store: Store }) {
+/** The read side of the expensive reads: reader threads on SQLite, a pool of its own on PostgreSQL. */
+export function openReads(options: { store: Store; db: DbConfig; reads: ReadsConfig }): Reads {
+  const settings = { poolSize: options.reads.poolSize, timeoutMs: options.reads.timeoutMs };
+  return options.db.driver === 'sqlite' ? openSqliteReads(options.db.path, settings, options.store.db) : openPostgresReads(options.db.url, settings);
+}
+
+/**
+ * One set of repositories over the store, shared by the delivery core and the features; `heavy`
+ * holds the ones behind expensive reads, on the read side.
+ */
+export function createRepos(options: { store: Store; reads: Reads }) {
   const { db } = options.store;
   return {
+    heavy: { messages: createMessagesRepo(options.reads.db), stats: createStatsRepo(options.reads.db, options.store.driver) },
     users: createUsersRepo(db),
     credentials: createCredentialsRepo(db),
     messages: createMessagesRepo(db),

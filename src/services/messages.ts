@@ -51,8 +51,9 @@ export function createMessagesService(deps: { messages: MessagesRepo; users: Use
       return messageView({ ...message, id: stored.id }, frame.payload);
     },
 
-    async list(viewer: UserRow, query: MessageQuery): Promise<{ items: MessageView[]; total: number }> {
-      const { rows, total } = await messages.listDashboard({
+    /** `total` counts at most TOTAL_COUNT_CAP rows; `capped`: more match. */
+    async list(viewer: UserRow, query: MessageQuery): Promise<{ items: MessageView[]; total: number; capped: boolean }> {
+      const { rows, total, capped } = await messages.listDashboard({
         types: query.type ? [query.type] : TelemetryTypes,
         senderName: query.agent_id,
         level: query.level,
@@ -62,7 +63,7 @@ export function createMessagesService(deps: { messages: MessagesRepo; users: Use
         limit: query.limit,
         visibleTo: viewer.role === 'ADMIN' ? undefined : viewer.id,
       });
-      return { items: rows.map(toMessageView), total };
+      return { items: rows.map(toMessageView), total, capped };
     },
   };
 }

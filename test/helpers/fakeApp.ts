@@ -100,6 +100,8 @@ export interface FakeAppOptions {
   metricsEnabled?: boolean;
   metricsToken?: string;
   bodyLimitBytes?: number;
+  /** READS_PER_CALLER of the app (default 2). */
+  readsPerCaller?: number;
 }
 
 export interface FakeApp {
@@ -151,6 +153,7 @@ export async function startFakeApp(options: FakeAppOptions = {}): Promise<FakeAp
     logger: createLogger('silent'),
     isProduction: options.isProduction ?? false,
     corsOrigins: ['http://localhost:5173'],
+    readsPerCaller: options.readsPerCaller ?? 2,
     bodyLimitBytes: options.bodyLimitBytes ?? 64 * 1024,
     web: { state: 'off' },
     webCsp: "default-src 'self'",

@@ -42,7 +42,7 @@ describeEachDriver('HTTP edge', (driver) => {
     }
   });
 
-  it('answers CORS preflight for allowed origins and exposes X-Total-Count', async () => {
+  it('answers CORS preflight for allowed origins and exposes X-Total-Count (with its cap flag) and Retry-After', async () => {
     const res = await fetch(`${t.url}/api/users/agents`, {
       method: 'OPTIONS',
       headers: { Origin: 'http://localhost:5173', 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'authorization' },
@@ -52,7 +52,8 @@ describeEachDriver('HTTP edge', (driver) => {
     expect(res.headers.get('access-control-allow-methods')).toBe('GET,POST,PUT,PATCH,DELETE,OPTIONS');
     expect(res.headers.get('access-control-allow-headers')).toBe('Authorization,Content-Type');
     const get = await fetch(`${t.url}/api/ping`, { headers: { Origin: 'http://localhost:3000' } });
-    expect(get.headers.get('access-control-expose-headers')).toBe('X-Total-Count');
+    // A page served from another origin reads the total, whether it is capped, and when to ask again after a 429 or 503.
+    expect(get.headers.get('access-control-expose-headers')).toBe('X-Total-Count,X-Total-Count-Capped,Retry-After');
     const other = await fetch(`${t.url}/api/ping`, { headers: { Origin: 'http://evil.example' } });
     expect(other.headers.get('access-control-allow-origin')).toBeNull();
   });

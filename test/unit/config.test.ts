@@ -228,6 +228,19 @@ describe('parseConfig database', () => {
         `MESSAGE_RETENTION must be a duration of at least 1h, such as 30d (got "${value}"); unset keeps telemetry forever`,
       ]);
   });
+
+  it('reads the expensive reads settings: a read pool, a deadline of at least 100 ms, a limit per caller', () => {
+    expect(parseConfig({}).reads).toEqual({ poolSize: 1, timeoutMs: 10_000, perCaller: 2 });
+    expect(parseConfig({ DB_READ_POOL_SIZE: '4', DB_READ_TIMEOUT: '500ms', READS_PER_CALLER: '1' }).reads).toEqual({
+      poolSize: 4,
+      timeoutMs: 500,
+      perCaller: 1,
+    });
+    expect(parseConfig({ DB_READ_TIMEOUT: '2m' }).reads.timeoutMs).toBe(120_000);
+    for (const value of ['50ms', 'soon'])
+      expect(problemsOf({ DB_READ_TIMEOUT: value })).toEqual([`DB_READ_TIMEOUT must be a duration of at least 100ms, such as 10s or 500ms (got "${value}")`]);
+    expect(problemsOf({ READS_PER_CALLER: '0' })).toHaveLength(1);
+  });
 });
 
 describe('parseConfig WEB_DIR', () => {

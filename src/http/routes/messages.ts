@@ -5,6 +5,7 @@ import { reportPayloads } from '../../protocol/reports.js';
 import { legacyMessageBody, listMessagesQuery, typedMessageBody } from '../../protocol/http.js';
 import { messageView } from '../../protocol/responses.js';
 import type { IngestInput, MessagesService } from '../../services/messages.js';
+import { TOTAL_COUNT_CAP } from '../../store/repositories/messages.js';
 import { inputReader, routeGroup } from '../route.js';
 import { parseBody, parseWith } from '../validate.js';
 
@@ -40,10 +41,21 @@ export const messageRoutes = [
     access: 'authenticated',
     summary: 'Dashboard messages, newest first',
     query: listMessagesQuery,
-    responses: { 200: { description: 'the page', schema: z.array(messageView), headers: { 'X-Total-Count': 'matching messages before paging' } } },
+    heavyRead: true,
+    responses: {
+      200: {
+        description: 'the page',
+        schema: z.array(messageView),
+        headers: {
+          'X-Total-Count': `matching messages before paging, counted up to ${TOTAL_COUNT_CAP.toLocaleString('en')}`,
+          'X-Total-Count-Capped': '`true` when more messages match than X-Total-Count says (it is then a lower bound); absent otherwise',
+        },
+      },
+    },
     handler: async ({ query, caller, res }, { messages }) => {
-      const { items, total } = await messages.list(caller, query);
+      const { items, total, capped } = await messages.list(caller, query);
       res.setHeader('X-Total-Count', String(total));
+      if (capped) res.setHeader('X-Total-Count-Capped', 'true');
       return items;
     },
   }),

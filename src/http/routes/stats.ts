@@ -26,6 +26,7 @@ export const statsRoutes = [
   route({
     method: 'GET',
     path: '/api/stats/messages',
+    heavyRead: true,
     access: 'authenticated',
     summary: 'Dashboard messages per time bucket per sender, with the filters of GET /api/messages',
     query: messageRateQuery,
@@ -35,6 +36,7 @@ export const statsRoutes = [
   route({
     method: 'GET',
     path: '/api/stats/reports',
+    heavyRead: true,
     access: 'authenticated',
     summary: 'Reports tallied: SYSTEM_LOG by level, CODE_REVIEW by verdict, SECURITY_ALERT by severity',
     query: reportTallyQuery,
@@ -44,6 +46,7 @@ export const statsRoutes = [
   route({
     method: 'GET',
     path: '/api/stats/report-fields',
+    heavyRead: true,
     access: 'authenticated',
     summary: "The numeric fields of one sender's reports over time (weather per location; findings counted)",
     query: reportFieldsQuery,
@@ -62,6 +65,7 @@ export const statsRoutes = [
   route({
     method: 'GET',
     path: '/api/stats/connector',
+    heavyRead: true,
     access: 'admin',
     summary: "The current connector's outcomes per time bucket: accepted, filtered, sent, failed",
     query: connectorOutcomesQuery,
@@ -79,6 +83,7 @@ export const statsRoutes = [
   route({
     method: 'GET',
     path: '/api/stats/unanswered',
+    heavyRead: true,
     access: 'human',
     machineRefusal: 'only human users have conversations waiting for an answer',
     summary: "The caller's messages to agents and Butler still waiting for a reply, the oldest first",

@@ -10,6 +10,12 @@ export interface DashboardQuery extends Omit<MessageFilter, 'since'> {
   limit: number;
 }
 
+/**
+ * The most rows a dashboard count reads: beyond it the total is given as this many and flagged as
+ * capped. A count of every matching row read the whole table on each page of a large hub.
+ */
+export const TOTAL_COUNT_CAP = 10_000;
+
 export function createMessagesRepo(db: Kysely<Database>) {
   return {
     /**
@@ -23,17 +29,25 @@ export function createMessagesRepo(db: Kysely<Database>) {
       }
       return query.orderBy('id').limit(limit).execute();
     },
-    async listDashboard(query: DashboardQuery): Promise<{ rows: MessageRow[]; total: number }> {
+    /** The page, and the matching rows counted up to TOTAL_COUNT_CAP (`capped`: there are more). */
+    async listDashboard(query: DashboardQuery): Promise<{ rows: MessageRow[]; total: number; capped: boolean }> {
       let page = filteredMessages(db, query).selectAll().orderBy('id', 'desc').limit(query.limit);
       if (query.beforeId !== undefined) page = page.where('id', '<', query.beforeId);
       else if (query.offset > 0) page = page.offset(query.offset);
       const [rows, count] = await Promise.all([
         page.execute(),
-        filteredMessages(db, query)
+        db
+          .selectFrom(
+            filteredMessages(db, query)
+              .select('id')
+              .limit(TOTAL_COUNT_CAP + 1)
+              .as('matching'),
+          )
           .select((eb) => eb.fn.countAll<number>().as('n'))
           .executeTakeFirstOrThrow(),
       ]);
-      return { rows, total: Number(count.n) };
+      const n = Number(count.n);
+      return { rows, total: Math.min(n, TOTAL_COUNT_CAP), capped: n > TOTAL_COUNT_CAP };
     },
   };
 }

@@ -43,7 +43,8 @@ function fakes(count: number) {
         if (fail) throw new Error('the hub is down');
         const top = Math.min(count, (query.before_id ?? count + 1) - 1);
         const items = Array.from({ length: Math.max(0, Math.min(query.limit ?? 50, top)) }, (_, i) => stored(top - i));
-        return { items, total: count };
+        // The hub counts up to 10,000 matching rows and flags the rest (X-Total-Count-Capped).
+        return { items, total: Math.min(count, 10_000), capped: count > 10_000 };
       }),
     },
   } as unknown as RestClient;
@@ -72,6 +73,14 @@ describe('feed store', () => {
     feed.dispose();
   });
 
+  it("keeps the hub's capped total as a lower bound", async () => {
+    const f = fakes(25_000);
+    const feed = createFeed(f.api, f.live);
+    await feed.loadOlder();
+    expect(feed.state.get()).toMatchObject({ hubTotal: 10_000, hubTotalCapped: true });
+    feed.dispose();
+  });
+
   it('pages older history below the live rows until the hub has no more', async () => {
     const f = fakes(450);
     const feed = createFeed(f.api, f.live);
@@ -81,7 +90,7 @@ describe('feed store', () => {
     vi.advanceTimersByTime(200);
     await feed.loadOlder();
     expect(f.calls[0]).toEqual({ limit: PAGE_SIZE, before_id: 451 });
-    expect(feed.state.get()).toMatchObject({ history: 'more', hubTotal: 450 });
+    expect(feed.state.get()).toMatchObject({ history: 'more', hubTotal: 450, hubTotalCapped: false });
     await feed.loadOlder();
     await feed.loadOlder();
     const { rows, history } = feed.state.get();

@@ -16,7 +16,7 @@ import './Feed.css';
 
 export default function Feed() {
   const { feed, agents } = useHub();
-  const { rows, history, historyError, hubTotal } = useStore(feed.state);
+  const { rows, history, historyError, hubTotal, hubTotalCapped } = useStore(feed.state);
   const known = useStore(agents.state).byId;
   const [params, setParams] = useSearchParams();
   const fromUrl = useMemo(() => filtersFromSearch(params), [params]);
@@ -63,7 +63,8 @@ export default function Feed() {
     <div className="feed-page">
       <PageHeader title="Live feed">
         <span className="muted" data-testid="feed-loaded">
-          {rows.length.toLocaleString()} loaded{hubTotal !== undefined ? ` of ${Math.max(hubTotal, rows.length).toLocaleString()} on the hub` : ''}
+          {rows.length.toLocaleString()} loaded
+          {hubTotal !== undefined ? ` of ${Math.max(hubTotal, rows.length).toLocaleString()}${hubTotalCapped ? '+' : ''} on the hub` : ''}
         </span>
       </PageHeader>
       {/* On a phone the filters fold away behind one button; on a laptop they are always shown. */}

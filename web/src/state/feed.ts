@@ -26,6 +26,8 @@ export interface FeedState {
   historyError: unknown;
   /** Telemetry messages on the hub visible to this user, as of the last page plus what came live since. */
   hubTotal: number | undefined;
+  /** The hub stopped counting at hubTotal: more rows match (shown as "10,000+"). */
+  hubTotalCapped: boolean;
 }
 
 export interface Feed {
@@ -36,7 +38,7 @@ export interface Feed {
 }
 
 export function createFeed(api: RestClient, live: Live, cap = MAX_ROWS): Feed {
-  const state = createStore<FeedState>({ rows: [], history: 'idle', historyError: undefined, hubTotal: undefined });
+  const state = createStore<FeedState>({ rows: [], history: 'idle', historyError: undefined, hubTotal: undefined, hubTotalCapped: false });
   let pending: FeedRow[] = [];
   let timer: ReturnType<typeof setTimeout> | undefined;
   let loading: Promise<void> | undefined;
@@ -81,7 +83,7 @@ export function createFeed(api: RestClient, live: Live, cap = MAX_ROWS): Feed {
         const rows = mergeRows(prev.rows, incoming, cap);
         const history: HistoryStatus = page.items.length < PAGE_SIZE ? 'done' : rows.length >= cap ? 'full' : 'more';
         // X-Total-Count counts every matching row, whatever `before_id` says.
-        return { ...prev, rows, history, hubTotal: page.total };
+        return { ...prev, rows, history, hubTotal: page.total, hubTotalCapped: page.capped === true };
       };
     } catch (err) {
       settle = (prev) => ({ ...prev, history: 'error', historyError: err });
