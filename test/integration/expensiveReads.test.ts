@@ -135,10 +135,12 @@ describe('expensive reads on SQLite leave the event loop', () => {
       const res = await reading;
       expect(res.status).toBe(200);
       expect(ack.local_id).toBe('during-the-read');
-      // The read must really be long for the rest to mean anything.
-      expect(answeredAt! - started).toBeGreaterThan(1_000);
+      // Judged against the read's own length, so a faster or busier machine changes nothing: a read on
+      // the event loop would hold it for (nearly) all of it.
+      const readMs = answeredAt! - started;
+      expect(readMs).toBeGreaterThan(250);
       expect(ackedWhileReading).toBe(true);
-      expect(longestGap).toBeLessThan(300);
+      expect(longestGap).toBeLessThan(readMs / 3);
     } finally {
       clearInterval(ticker);
       await socket.close();
