@@ -114,7 +114,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   const loadingWeb = loadWebFiles(config.webDir);
   loadingWeb.catch(() => undefined);
 
-  const store = openStore(config.db, { orderedCommits: config.cluster !== undefined });
+  const store = openStore(config.db, { orderedCommits: config.cluster !== undefined, logger });
   shutdown.add('close the store', () => store.close());
   const uwsApp = uWS.App();
   shutdown.add('close the uWS app', async () => {
