@@ -133,7 +133,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
         ? await clusterStage.createClusterStage({ config: { ...config, cluster: config.cluster }, repos, clock, logger, metrics })
         : undefined;
     if (cluster) shutdown.add('close the cluster link', () => cluster.node.close());
-    const core = createCore({ store, repos, clock, logger, metrics, wsMeter, cluster: cluster?.node });
+    const core = createCore({ store, repos, clock, logger, metrics, wsMeter, cluster: cluster?.node, writeQueueMaxBytes: config.writeQueueMaxBytes });
     shutdown.add('close sockets with 1001', () => core.router.send({ type: 'SHUTDOWN' }));
     shutdown.add('commit everything queued', () => core.pipeline.drain());
     shutdown.add('stop the router', () => core.router.stop());
