@@ -26,6 +26,7 @@ import { createRepos, migrateStore } from './root/storage.js';
 import type { Lease } from './cluster/lease.js';
 import { createShutdown } from './shutdown.js';
 import { openStore, type Store } from './store/db.js';
+import { watchStoreConnections } from './store/metrics.js';
 import { createCorkAnchor } from './ws/corkAnchor.js';
 import { createWsMeter } from './ws/metrics.js';
 
@@ -116,6 +117,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
 
   const store = openStore(config.db, { orderedCommits: config.cluster !== undefined, logger });
   shutdown.add('close the store', () => store.close());
+  watchStoreConnections(metrics.factory, store);
   const uwsApp = uWS.App();
   shutdown.add('close the uWS app', async () => {
     // uWS flushes a corked response when the current callback returns; close only after that.
