@@ -385,13 +385,15 @@ function checkRules(s: Settings, ctx: z.RefinementCtx): void {
   ] as const;
   for (const [name, ms] of pgLimits) if (ms === undefined) problem(name, `${name} must be a duration such as 5s, 500ms or 30 (got "${s[name]}")`);
   // Without a limit on connecting, a silent server would hold every request that needs a connection.
-  if (s.pgTimeouts.connectMs !== undefined && s.pgTimeouts.connectMs < 100)
-    problem('DB_CONNECT_TIMEOUT', 'DB_CONNECT_TIMEOUT must be at least 100ms');
+  if (s.pgTimeouts.connectMs !== undefined && s.pgTimeouts.connectMs < 100) problem('DB_CONNECT_TIMEOUT', 'DB_CONNECT_TIMEOUT must be at least 100ms');
   // The server's own cancel (a clean error; the connection is kept) must come before the client
   // gives up on a reply (the connection is destroyed); otherwise every slow statement costs a connection.
   const { statementMs, queryMs } = s.pgTimeouts;
   if (statementMs !== undefined && queryMs !== undefined && queryMs > 0 && (statementMs === 0 || statementMs >= queryMs))
-    problem('DB_QUERY_TIMEOUT', `DB_QUERY_TIMEOUT must be longer than DB_STATEMENT_TIMEOUT (a statement is cancelled by the server before the hub gives up on its connection), or 0`);
+    problem(
+      'DB_QUERY_TIMEOUT',
+      `DB_QUERY_TIMEOUT must be longer than DB_STATEMENT_TIMEOUT (a statement is cancelled by the server before the hub gives up on its connection), or 0`,
+    );
   if (s.loginMaxFailuresPerAddress < s.LOGIN_MAX_FAILURES)
     problem('LOGIN_MAX_FAILURES_PER_ADDRESS', 'LOGIN_MAX_FAILURES_PER_ADDRESS must be at least LOGIN_MAX_FAILURES');
   if (s.seconds.jwtExpires === undefined) {

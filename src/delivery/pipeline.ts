@@ -159,7 +159,10 @@ export function createPipeline(deps: PipelineDeps) {
       meter.refused();
       if (!full) {
         full = true;
-        logger.warn({ queuedBytes, maxQueuedBytes }, 'the write queue is full (WRITE_QUEUE_MAX_BYTES): new messages are refused with unavailable until the store catches up');
+        logger.warn(
+          { queuedBytes, maxQueuedBytes },
+          'the write queue is full (WRITE_QUEUE_MAX_BYTES): new messages are refused with unavailable until the store catches up',
+        );
       }
       return false;
     },

@@ -10,7 +10,7 @@ export function watchStoreConnections(factory: MetricsFactory, store: Pick<Store
   if (store.driver !== 'postgres') return;
   const gauge = factory.gauge({
     name: 'hub_store_connections',
-    help: "PostgreSQL pool: connections open (total), idle, and callers waiting for one (waiting)",
+    help: 'PostgreSQL pool: connections open (total), idle, and callers waiting for one (waiting)',
     labels: { state: STATES },
     collect: () => {
       const counts = store.connections();

@@ -24,8 +24,7 @@ describe.skipIf(!inject('pgUrl'))('PostgreSQL blackholed', () => {
       const agent = await t.createAgent();
       const humanWs = await connectWs(t.url, human.token);
       const agentWs = await connectWs(t.url, agent.api_token);
-      const chat = (local_id: string) =>
-        agentWs.send({ type: 'CHAT', target_id: human.id, local_id, payload: `${local_id} ${FILLER}` });
+      const chat = (local_id: string) => agentWs.send({ type: 'CHAT', target_id: human.id, local_id, payload: `${local_id} ${FILLER}` });
       chat('warm');
       await agentWs.next('ACK');
 

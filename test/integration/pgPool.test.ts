@@ -21,8 +21,9 @@ function capturingLogger() {
         if (!text) continue;
         const line = JSON.parse(text) as Record<string, unknown>;
         lines.push(line);
-        for (const w of waiters.splice(0)) if (line['msg'] === w.msg) w.resolve(line);
-        else waiters.push(w);
+        for (const w of waiters.splice(0))
+          if (line['msg'] === w.msg) w.resolve(line);
+          else waiters.push(w);
       }
       done();
     },
@@ -101,10 +102,7 @@ describe.skipIf(!inject('pgUrl'))('PostgreSQL pool', () => {
     const upstream = new URL(inject('pgUrl')!);
     proxy = await startTcpProxy({ host: upstream.hostname, port: Number(upstream.port || 5432) });
     const log = capturingLogger();
-    pool = createPgPool(
-      { url: proxy.via(database.env['DATABASE_URL']!), timeouts: { connectMs: 500, statementMs: 400, queryMs: 800 } },
-      log.logger,
-    );
+    pool = createPgPool({ url: proxy.via(database.env['DATABASE_URL']!), timeouts: { connectMs: 500, statementMs: 400, queryMs: 800 } }, log.logger);
     await pool.query('SELECT 1');
     expect(pool.counts()).toMatchObject({ total: 1, idle: 1 });
 

@@ -66,10 +66,16 @@ describe('readiness', () => {
     await vi.advanceTimersByTimeAsync(500);
     for (const probe of probes) expect(await probe).toEqual({ ready: false, reason: 'the store is unreachable' });
     expect(applied).toHaveBeenCalledTimes(1);
-    answer([{ name: '0001_a', checksum: 'x' }, { name: '0002_b', checksum: 'x' }]);
+    answer([
+      { name: '0001_a', checksum: 'x' },
+      { name: '0002_b', checksum: 'x' },
+    ]);
     await vi.advanceTimersByTimeAsync(0);
     const next = readiness.check();
-    answer([{ name: '0001_a', checksum: 'x' }, { name: '0002_b', checksum: 'x' }]);
+    answer([
+      { name: '0001_a', checksum: 'x' },
+      { name: '0002_b', checksum: 'x' },
+    ]);
     expect(await next).toEqual({ ready: true });
     expect(applied).toHaveBeenCalledTimes(2);
   });
