@@ -42,8 +42,9 @@ export default defineCheck<Settings>({
   settings: (plan) => ({
     agents: pick(plan, 10, 40),
     humans: pick(plan, 4, 10),
-    window: 400,
-    payloadBytes: 1_000,
+    // Together past WRITE_QUEUE_MAX_BYTES (32 MiB) even in the quick run: 10 × 1,000 × 4 KB.
+    window: 1_000,
+    payloadBytes: 4_000,
     terminations: 5,
     gapMs: pick(plan, 2_000, 5_000),
     refusedMs: pick(plan, 3_000, 5_000),
@@ -66,7 +67,11 @@ export default defineCheck<Settings>({
       const gen = await ctx.generator('ackers', 'chaos/gen/ackers.ts');
       await gen.call(
         'connect',
-        { agentUrls: cast.agents.map((a) => hub.socketUrl(a.api_token)), humanUrls: cast.humans.map((h) => hub.socketUrl(h.token)), humanIds: cast.humans.map((h) => h.id) },
+        {
+          agentUrls: cast.agents.map((a) => hub.socketUrl(a.api_token)),
+          humanUrls: cast.humans.map((h) => hub.socketUrl(h.token)),
+          humanIds: cast.humans.map((h) => h.id),
+        },
         60_000,
       );
       const tag = `pgo${Date.now().toString(36)}`;
@@ -115,7 +120,10 @@ export default defineCheck<Settings>({
       const holeAt = performance.now();
       proxy.blackhole();
       // A member's read while the store is silent (the admin's JWT from before: logging in needs the store too).
-      const agentList = fetch(`${hub.baseUrl}/api/users/agents`, { headers: { Authorization: `Bearer ${cast.adminToken}` }, signal: AbortSignal.timeout(60_000) }).then(
+      const agentList = fetch(`${hub.baseUrl}/api/users/agents`, {
+        headers: { Authorization: `Bearer ${cast.adminToken}` },
+        signal: AbortSignal.timeout(60_000),
+      }).then(
         (res) => ({ status: res.status, retryAfter: res.headers.get('retry-after'), ms: performance.now() - holeAt }),
         (err: unknown) => ({ status: 0, retryAfter: String(err), ms: performance.now() - holeAt }),
       );
@@ -136,7 +144,9 @@ export default defineCheck<Settings>({
       await proxy.restore();
       const afterBlackhole = await recovery();
       const list = await agentList;
-      ctx.log(`pgOutage: blackholed for ${s.blackholeMs} ms; agent list ${list.status} after ${Math.round(list.ms)} ms; ACKs again after ${Math.round(afterBlackhole)} ms`);
+      ctx.log(
+        `pgOutage: blackholed for ${s.blackholeMs} ms; agent list ${list.status} after ${Math.round(list.ms)} ms; ACKs again after ${Math.round(afterBlackhole)} ms`,
+      );
       const unavailableInHole = inHole.unavailable - before.unavailable;
       const peak = during.stop();
 
@@ -172,7 +182,11 @@ export default defineCheck<Settings>({
         atMost('ACKs back after the blackhole', afterBlackhole / 1000, s.recoveryMs / 1000, ' s'),
         holds('frames answered unavailable during the blackhole', unavailableInHole > 0, int(unavailableInHole), '> 0'),
         atMost('blackhole start → first unavailable', firstUnavailableMs / 1000, 25, ' s'),
-        equals('GET /api/users/agents during the blackhole', `${list.status}${list.retryAfter ? ` (Retry-After ${list.retryAfter})` : ''}`, '503 (Retry-After 5)'),
+        equals(
+          'GET /api/users/agents during the blackhole',
+          `${list.status}${list.retryAfter ? ` (Retry-After ${list.retryAfter})` : ''}`,
+          '503 (Retry-After 5)',
+        ),
         atMost('… answered after', list.ms / 1000, 25, ' s'),
         equals('GET /api/ready during the blackhole', ready, 503),
         info('hub RSS before the faults → peak', `${baselineMb.toFixed(0)} → ${peak.peakMb.toFixed(0)} MB`),
