@@ -42,3 +42,12 @@ export function breaksConnection(err: unknown): boolean {
   if (err instanceof pg.DatabaseError) return /^(08|57P0[1-3]$)/.test(err.code ?? '');
   return true;
 }
+
+/** Whether `err` (from pg) says the connection failed, as opposed to a mistake in what was asked. */
+export function isConnectionFailure(err: unknown): boolean {
+  if (err instanceof pg.DatabaseError) return /^(08|57P0[1-3]$)/.test(err.code ?? '');
+  const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown };
+  // Socket errors (ECONNRESET, EPIPE, ETIMEDOUT…) and pg's own: "Connection terminated unexpectedly",
+  // "Query read timeout", "Client has encountered a connection error and is not queryable".
+  return (typeof code === 'string' && /^E[A-Z]+$/.test(code)) || /terminated|timeout|not queryable|connection/i.test(String(message ?? ''));
+}

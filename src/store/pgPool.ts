@@ -9,7 +9,7 @@
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { DEFAULT_PG_TIMEOUTS, type PgTimeouts } from '../config.js';
-import { breaksConnection, StoreUnavailableError } from './errors.js';
+import { breaksConnection, isConnectionFailure, StoreUnavailableError } from './errors.js';
 
 /** pg_stat_activity's application_name of the hub's connections (operators and tests find them by it). */
 export const PG_APPLICATION_NAME = 'agent-hub';
@@ -77,6 +77,8 @@ class PooledClient implements PgClient {
     } catch (err) {
       if (!breaksConnection(err)) throw err;
       this.broke(err instanceof Error ? err : new Error(String(err)));
+      // A mistake in what was asked (a value pg cannot send) is not the store being away: no 503 for it.
+      if (!isConnectionFailure(err)) throw err;
       throw new StoreUnavailableError(`PostgreSQL did not answer: ${messageOf(err)}`, { cause: err });
     }
   }
