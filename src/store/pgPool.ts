@@ -55,13 +55,23 @@ const types = {
 
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
+/** Orders events of the pool: replies received and connections failed (see `PooledClient.answeredAt`). */
+interface Clock {
+  tick(): number;
+}
+
 class PooledClient implements PgClient {
   private failure: Error | undefined;
+  /** When the server last answered on this connection (its opening counts). */
+  answeredAt: number;
 
   constructor(
     private readonly raw: pg.PoolClient,
+    private readonly clock: Clock,
     private readonly onBroken: (err: Error) => void,
-  ) {}
+  ) {
+    this.answeredAt = clock.tick();
+  }
 
   /** The connection failed (its socket ended, the server ended the session, a reply never came). */
   broke(err: Error): void {
@@ -70,10 +80,18 @@ class PooledClient implements PgClient {
     this.onBroken(err);
   }
 
+  /** Drops a connection not known to be dead, silently: one like it just failed (see `connect`). */
+  discard(): void {
+    this.failure ??= new Error('discarded: another connection failed since this one last had an answer');
+    this.release();
+  }
+
   async query<R extends pg.QueryResultRow>(statement: PgStatement, values?: readonly unknown[]): Promise<pg.QueryResult<R>> {
     if (this.failure) throw new StoreUnavailableError(`the PostgreSQL connection failed: ${this.failure.message}`, { cause: this.failure });
     try {
-      return await this.raw.query<R>(statement, values as unknown[] | undefined);
+      const result = await this.raw.query<R>(statement, values as unknown[] | undefined);
+      this.answeredAt = this.clock.tick();
+      return result;
     } catch (err) {
       if (!breaksConnection(err)) throw err;
       this.broke(err instanceof Error ? err : new Error(String(err)));
@@ -94,9 +112,10 @@ class PooledClient implements PgClient {
 
 export function createPgPool(config: PgPoolConfig, logger: Logger): PgPool {
   const t = { ...DEFAULT_PG_TIMEOUTS, ...config.timeouts };
+  const max = config.max ?? 10;
   const pool = new pg.Pool({
     connectionString: config.url,
-    max: config.max ?? 10,
+    max,
     application_name: PG_APPLICATION_NAME,
     connectionTimeoutMillis: t.connectMs,
     statement_timeout: t.statementMs,
@@ -108,25 +127,42 @@ export function createPgPool(config: PgPoolConfig, logger: Logger): PgPool {
   });
   const clients = new WeakMap<pg.PoolClient, PooledClient>();
   const log = logger.child({ store: 'postgres' });
-  const onBroken = (err: Error) => log.warn({ err: messageOf(err) }, 'a PostgreSQL connection failed: it is discarded, the next query opens a new one');
+  let ticks = 0;
+  const clock: Clock = { tick: () => ++ticks };
+  /** When a connection last failed: idle ones that had no answer since are suspect (see `connect`). */
+  let lastFailure = 0;
+  const onBroken = (err: Error) => {
+    lastFailure = clock.tick();
+    log.warn({ err: messageOf(err) }, 'a PostgreSQL connection failed: it is discarded, the next query opens a new one');
+  };
 
   // 'connect' fires once per new client, before its first checkout: from here to its end it has a listener.
   pool.on('connect', (client) => {
-    const pooled = new PooledClient(client, onBroken);
+    const pooled = new PooledClient(client, clock, onBroken);
     clients.set(client, pooled);
     client.on('error', (err) => pooled.broke(err));
   });
   // An idle client failed: pg's pool has already dropped it, and the listener above has logged it.
   pool.on('error', () => undefined);
 
+  /**
+   * A connection that had no answer since another one failed is dropped instead of handed out: when
+   * the server or the network went away they all went with it, and an idle one would only be found
+   * dead after DB_QUERY_TIMEOUT; a new connection answers, or fails within DB_CONNECT_TIMEOUT.
+   */
   async function connect(): Promise<PgClient> {
-    let client: pg.PoolClient;
-    try {
-      client = await pool.connect();
-    } catch (err) {
-      throw new StoreUnavailableError(`could not get a PostgreSQL connection: ${messageOf(err)}`, { cause: err });
+    // Bounded: a server that keeps failing connections as they open must not keep a caller here.
+    for (let dropped = 0; ; dropped++) {
+      let client: pg.PoolClient;
+      try {
+        client = await pool.connect();
+      } catch (err) {
+        throw new StoreUnavailableError(`could not get a PostgreSQL connection: ${messageOf(err)}`, { cause: err });
+      }
+      const pooled = clients.get(client)!;
+      if (pooled.answeredAt > lastFailure || dropped >= max) return pooled;
+      pooled.discard();
     }
-    return clients.get(client)!;
   }
 
   return {

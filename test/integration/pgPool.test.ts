@@ -121,4 +121,30 @@ describe.skipIf(!inject('pgUrl'))('PostgreSQL pool', () => {
     await proxy.restore();
     expect((await pool.query<{ one: number }>('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
   });
+
+  it('once a connection has failed, hands out no idle one that had no answer since: a new one is tried instead', async () => {
+    const upstream = new URL(inject('pgUrl')!);
+    proxy = await startTcpProxy({ host: upstream.hostname, port: Number(upstream.port || 5432) });
+    pool = createPgPool(
+      { url: proxy.via(database.env['DATABASE_URL']!), timeouts: { connectMs: 300, statementMs: 1_500, queryMs: 2_000 } },
+      pino({ enabled: false }),
+    );
+    // Three connections, idle now.
+    const held = await Promise.all([pool.connect(), pool.connect(), pool.connect()]);
+    for (const c of held) c.release();
+    expect(pool.counts()).toMatchObject({ total: 3, idle: 3 });
+
+    proxy.blackhole();
+    // The first query finds its connection silent only after the reply limit.
+    await expect(pool.query('SELECT 1')).rejects.toBeInstanceOf(StoreUnavailableError);
+    // The next ones do not wait on the idle connections that went silent with it: a new connection is
+    // tried and refused after the connect limit, well within the reply limit.
+    const started = performance.now();
+    await expect(pool.query('SELECT 1')).rejects.toThrow(/could not get a PostgreSQL connection/);
+    expect(performance.now() - started).toBeLessThan(1_500);
+    expect(pool.counts()).toEqual({ total: 0, idle: 0, waiting: 0 });
+
+    await proxy.restore();
+    expect((await pool.query<{ one: number }>('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+  });
 });
