@@ -39,12 +39,16 @@ export function parseDurationSeconds(text: string): number | undefined {
   return seconds >= 1 ? Math.floor(seconds) : undefined;
 }
 
+/** `10s`, `500ms`, `2` (seconds), `0` → milliseconds; undefined when not a duration. */
+function durationToMs(text: string): number | undefined {
+  const match = DURATION.exec(text.trim());
+  return match ? Math.round(Number(match[1]) * UNIT_SECONDS[(match[2] ?? 's').toLowerCase()]! * 1000) : undefined;
+}
+
 /** `10s`, `500ms`, `2` (seconds) → milliseconds; undefined below 100 ms or when not a duration. */
 export function parseDurationMs(text: string): number | undefined {
-  const match = DURATION.exec(text.trim());
-  if (!match) return undefined;
-  const ms = Math.round(Number(match[1]) * UNIT_SECONDS[(match[2] ?? 's').toLowerCase()]! * 1000);
-  return ms >= 100 ? ms : undefined;
+  const ms = durationToMs(text);
+  return ms !== undefined && ms >= 100 ? ms : undefined;
 }
 
 /** Language-model calls in flight at once, hub-wide, unless BUTLER_MAX_CONCURRENCY says otherwise. */
@@ -79,6 +83,13 @@ const envSchema = z.object({
   DB_READ_POOL_SIZE: z.preprocess(unsetIfEmpty, z.coerce.number().int().min(1).max(64).default(1)),
   DB_READ_TIMEOUT: z.string().default('10s'),
   READS_PER_CALLER: positiveInt(2),
+  // PostgreSQL time limits (see PgTimeouts); unset: DEFAULT_PG_TIMEOUTS.
+  DB_CONNECT_TIMEOUT: optionalString,
+  DB_STATEMENT_TIMEOUT: optionalString,
+  DB_QUERY_TIMEOUT: optionalString,
+  DB_IDLE_IN_TRANSACTION_TIMEOUT: optionalString,
+  DB_KEEPALIVE_IDLE: optionalString,
+  WRITE_QUEUE_MAX_BYTES: positiveInt(32 * 1024 * 1024),
   JWT_SECRET: optionalString,
   JWT_TOKEN_EXPIRATION: z.string().default('24h'),
   TOKEN_SECRET: optionalString,
@@ -164,6 +175,34 @@ export const DEFAULT_WEB_CSP = [
   "object-src 'none'",
 ].join('; ');
 
+/** Time limits of the pool's connections, in milliseconds; 0 turns the statement, query and idle-in-transaction limits off. */
+export interface PgTimeouts {
+  /** Opening a connection, and waiting for a free one when all are checked out. */
+  connectMs: number;
+  /** The server cancels a statement that runs longer (statement_timeout): a clean error, the connection kept. */
+  statementMs: number;
+  /** The client gives up on a reply after this (the server is silent); the connection is destroyed. */
+  queryMs: number;
+  /** The server ends a session left idle inside a transaction this long (its locks go with it). */
+  idleInTransactionMs: number;
+  /** TCP keepalive probes start after this much silence, so a dead peer is found on an idle connection. */
+  keepAliveIdleMs: number;
+}
+
+/**
+ * Every query the hub makes is small and indexed, and a caller that waited 15 s has usually given up:
+ * a statement running longer is stuck (the server cancels it); the client gives up on a reply 5 s
+ * later, so the server's cancel comes first and only a silent server costs a connection. 5 s to
+ * connect bounds every request while the server is away; keepalive finds a dead peer of an idle connection.
+ */
+export const DEFAULT_PG_TIMEOUTS: PgTimeouts = {
+  connectMs: 5_000,
+  statementMs: 15_000,
+  queryMs: 20_000,
+  idleInTransactionMs: 60_000,
+  keepAliveIdleMs: 10_000,
+};
+
 /** Node's timer ceiling (2^31-1 ms), rounded down to whole days. */
 const MAX_SESSION_SECONDS = 24 * 24 * 3600;
 
@@ -178,7 +217,7 @@ export interface ReadsConfig {
 }
 
 /** `synchronous`: see SQLITE_SYNCHRONOUS in the README (FULL: every answer means on disk). */
-export type DbConfig = { driver: 'sqlite'; path: string; synchronous?: 'full' | 'normal' } | { driver: 'postgres'; url: string };
+export type DbConfig = { driver: 'sqlite'; path: string; synchronous?: 'full' | 'normal' } | { driver: 'postgres'; url: string; timeouts?: PgTimeouts };
 
 export interface ButlerConfig {
   /** The language model; undefined: safe mode (rule-based Butler). */
@@ -271,6 +310,11 @@ export interface Config {
     /** Seconds of silence (pings unanswered) before a socket is considered dead. */
     readonly idleTimeoutSeconds: number;
   };
+  /**
+   * Bytes of messages taken and not yet committed, hub-wide, beyond which a new frame or HTTP write
+   * is refused with `unavailable` (503) instead of queued: memory stays bounded while the store is slow or away.
+   */
+  readonly writeQueueMaxBytes: number;
   /** Telemetry rows older than `telemetryMs` are pruned in the background; undefined: kept forever. */
   readonly retention: { readonly telemetryMs: number | undefined };
   readonly metrics: {
@@ -326,6 +370,13 @@ function derive(e: Env) {
     clusterNodeTtl: parseDurationSeconds(e.CLUSTER_NODE_TTL),
     messageRetention: e.MESSAGE_RETENTION === undefined ? undefined : parseDurationSeconds(e.MESSAGE_RETENTION),
   };
+  const pgTimeouts = {
+    connectMs: durationMs(e.DB_CONNECT_TIMEOUT, DEFAULT_PG_TIMEOUTS.connectMs),
+    statementMs: durationMs(e.DB_STATEMENT_TIMEOUT, DEFAULT_PG_TIMEOUTS.statementMs),
+    queryMs: durationMs(e.DB_QUERY_TIMEOUT, DEFAULT_PG_TIMEOUTS.queryMs),
+    idleInTransactionMs: durationMs(e.DB_IDLE_IN_TRANSACTION_TIMEOUT, DEFAULT_PG_TIMEOUTS.idleInTransactionMs),
+    keepAliveIdleMs: durationMs(e.DB_KEEPALIVE_IDLE, DEFAULT_PG_TIMEOUTS.keepAliveIdleMs),
+  };
   const readTimeoutMs = parseDurationMs(e.DB_READ_TIMEOUT);
   return {
     ...e,
@@ -337,7 +388,13 @@ function derive(e: Env) {
     databaseUrl: e.DATABASE_URL ?? e.DB_DSN,
     seconds,
     readTimeoutMs,
+    pgTimeouts,
   };
+}
+
+/** `5s`, `500ms`, `2m`, `0` → milliseconds (unset: `fallback`); undefined when it is not a duration. */
+function durationMs(text: string | undefined, fallback: number): number | undefined {
+  return text === undefined ? fallback : durationToMs(text);
 }
 
 type Settings = ReturnType<typeof derive>;
@@ -371,6 +428,24 @@ function checkRules(s: Settings, ctx: z.RefinementCtx): void {
     problem(
       'MESSAGE_RETENTION',
       `MESSAGE_RETENTION must be a duration of at least 1h, such as 30d (got "${s.MESSAGE_RETENTION}"); unset keeps telemetry forever`,
+    );
+  const pgLimits = [
+    ['DB_CONNECT_TIMEOUT', s.pgTimeouts.connectMs],
+    ['DB_STATEMENT_TIMEOUT', s.pgTimeouts.statementMs],
+    ['DB_QUERY_TIMEOUT', s.pgTimeouts.queryMs],
+    ['DB_IDLE_IN_TRANSACTION_TIMEOUT', s.pgTimeouts.idleInTransactionMs],
+    ['DB_KEEPALIVE_IDLE', s.pgTimeouts.keepAliveIdleMs],
+  ] as const;
+  for (const [name, ms] of pgLimits) if (ms === undefined) problem(name, `${name} must be a duration such as 5s, 500ms or 30 (got "${s[name]}")`);
+  // Without a limit on connecting, a silent server would hold every request that needs a connection.
+  if (s.pgTimeouts.connectMs !== undefined && s.pgTimeouts.connectMs < 100) problem('DB_CONNECT_TIMEOUT', 'DB_CONNECT_TIMEOUT must be at least 100ms');
+  // The server's own cancel (a clean error; the connection is kept) must come before the client
+  // gives up on a reply (the connection is destroyed); otherwise every slow statement costs a connection.
+  const { statementMs, queryMs } = s.pgTimeouts;
+  if (statementMs !== undefined && queryMs !== undefined && queryMs > 0 && (statementMs === 0 || statementMs >= queryMs))
+    problem(
+      'DB_QUERY_TIMEOUT',
+      `DB_QUERY_TIMEOUT must be longer than DB_STATEMENT_TIMEOUT (a statement is cancelled by the server before the hub gives up on its connection), or 0`,
     );
   // Below the per-name budget, one name's typos would shut the whole address out before that name
   // itself is refused, so the per-name limit would never apply.
@@ -469,8 +544,9 @@ function build(s: Settings, cwd: string): Config {
     db:
       s.DB_DRIVER === 'sqlite'
         ? { driver: 'sqlite', path: resolve(cwd, s.DB_PATH), synchronous: s.SQLITE_SYNCHRONOUS }
-        : { driver: 'postgres', url: s.databaseUrl! },
+        : { driver: 'postgres', url: s.databaseUrl!, timeouts: s.pgTimeouts as PgTimeouts },
     reads: { poolSize: s.DB_READ_POOL_SIZE, timeoutMs: s.readTimeoutMs!, perCaller: s.READS_PER_CALLER },
+    writeQueueMaxBytes: s.WRITE_QUEUE_MAX_BYTES,
     retention: { telemetryMs: s.seconds.messageRetention === undefined ? undefined : s.seconds.messageRetention * 1000 },
     dataDir: resolve(cwd, s.DB_PATH, '..'),
     auth: {

@@ -33,6 +33,9 @@ export class HubError extends Error {
   }
 }
 
+/** Retry-After of a 503 while the store is away (see Errors.storeUnavailable). */
+export const STORE_RETRY_AFTER_SECONDS = 5;
+
 /** Named errors with the exact texts of the wire contract. */
 export const Errors = {
   badRequest: (message: string) => new HubError('bad_request', message),
@@ -75,6 +78,10 @@ export const Errors = {
       `too many expensive reads in progress for this caller (at most ${limit} at once, READS_PER_CALLER): wait for one to finish`,
       1,
     ),
+  // Seconds: about one DB_CONNECT_TIMEOUT, the time the hub needs to find out whether the store is back.
+  storeUnavailable: () => new HubError('unavailable', 'the store is unavailable; try again shortly', STORE_RETRY_AFTER_SECONDS),
+  writeQueueFull: () =>
+    new HubError('unavailable', 'the hub is waiting for its store and holds as many messages as it may; send it again shortly', STORE_RETRY_AFTER_SECONDS),
   notImplemented: (message: string) => new HubError('not_implemented', message),
   metricsDisabled: () => new HubError('not_found', 'metrics are disabled on this hub (METRICS_ENABLED=false)'),
   upgradeRequired: () =>

@@ -26,6 +26,7 @@ import { createRepos, migrateStore, openReads } from './root/storage.js';
 import type { Lease } from './cluster/lease.js';
 import { createShutdown } from './shutdown.js';
 import { openStore, type Store } from './store/db.js';
+import { watchStoreConnections } from './store/metrics.js';
 import { createCorkAnchor } from './ws/corkAnchor.js';
 import { createWsMeter } from './ws/metrics.js';
 
@@ -115,8 +116,9 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   const loadingWeb = loadWebFiles(config.webDir);
   loadingWeb.catch(() => undefined);
 
-  const store = openStore(config.db, { orderedCommits: config.cluster !== undefined });
+  const store = openStore(config.db, { orderedCommits: config.cluster !== undefined, logger });
   shutdown.add('close the store', () => store.close());
+  watchStoreConnections(metrics.factory, store);
   const uwsApp = uWS.App();
   shutdown.add('close the uWS app', async () => {
     // uWS flushes a corked response when the current callback returns; close only after that.
@@ -137,7 +139,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
         ? await clusterStage.createClusterStage({ config: { ...config, cluster: config.cluster }, repos, clock, logger, metrics, jwtSecret })
         : undefined;
     if (cluster) shutdown.add('close the cluster link', () => cluster.node.close());
-    const core = createCore({ store, repos, clock, logger, metrics, wsMeter, cluster: cluster?.node });
+    const core = createCore({ store, repos, clock, logger, metrics, wsMeter, cluster: cluster?.node, writeQueueMaxBytes: config.writeQueueMaxBytes });
     shutdown.add('close sockets with 1001', () => core.router.send({ type: 'SHUTDOWN' }));
     shutdown.add('commit everything queued', () => core.pipeline.drain());
     shutdown.add('stop the router', () => core.router.stop());

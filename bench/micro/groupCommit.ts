@@ -10,10 +10,12 @@ import { closeSync, fdatasyncSync, mkdtempSync, openSync, readdirSync, readFileS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { pino } from 'pino';
 import { createCommitOrder } from '../../src/delivery/commit.js';
 import { postgresBatchWriter, type BatchWriter, type MessageInsert, type WriteBatch } from '../../src/store/batchWriter.js';
 import { openStore } from '../../src/store/db.js';
 import { migrate } from '../../src/store/migrate.js';
+import { createPgPool } from '../../src/store/pgPool.js';
 import { SQLITE_GROUP_BYTES, SQLITE_GROUP_ROWS, startSqliteWriter } from '../../src/store/sqliteWriter.js';
 
 const SEGMENT = Number(process.env.SEGMENT ?? 60_000);
@@ -111,8 +113,7 @@ async function postgresWriter(name: string): Promise<Writer> {
   const setup = openStore({ driver: 'postgres', url: url.toString() });
   await migrate(setup);
   await setup.close();
-  const pool = new pg.Pool({ connectionString: url.toString(), max: 10 });
-  pool.on('error', () => undefined);
+  const pool = createPgPool({ url: url.toString(), max: 10 }, pino({ enabled: false }));
   const before = name === 'pg-before';
   return {
     store: {

@@ -44,6 +44,9 @@ const closes: Record<string, number> = {};
 let sent = 0;
 let errors = 0;
 const errorSamples: string[] = [];
+let unavailable = 0;
+let firstUnavailableAt: number | undefined;
+let lastUnavailableAt: number | undefined;
 let run: (AckersRunParams & { sending: boolean; filler: string }) | undefined;
 let stopped = false;
 
@@ -60,7 +63,23 @@ function onAgentText(agent: Agent, text: string): void {
   } else if (frame.type === 'ERROR') {
     errors++;
     if (errorSamples.length < 5) errorSamples.push(text.slice(0, 200));
+    if (frame.errorCode === 'unavailable') {
+      unavailable++;
+      firstUnavailableAt ??= Date.now();
+      lastUnavailableAt = Date.now();
+      resendLater(agent, frame.local_id);
+    }
   }
+}
+
+/** A frame the hub could not store now goes again later, on whatever socket the agent has then. */
+function resendLater(agent: Agent, localId: string | undefined): void {
+  const delay = run?.resendUnavailableMs;
+  if (delay === undefined || localId === undefined || !agent.unacked.has(localId)) return;
+  setTimeout(() => {
+    const text = agent.unacked.get(localId);
+    if (text !== undefined && agent.conn?.open) agent.conn.send(text);
+  }, delay);
 }
 
 /** Keeps the agent's window full while the run is sending. */
@@ -143,6 +162,9 @@ function status(): AckersStatus {
     closes,
     errors,
     errorSamples,
+    unavailable,
+    firstUnavailableAt,
+    lastUnavailableAt,
   };
 }
 

@@ -15,6 +15,8 @@ export interface AckersRunParams {
   payloadBytes: number;
   /** No agent sends more than this many frames. */
   maxPerAgent: number;
+  /** Set: a frame answered with `unavailable` is sent again after this many ms (as the hub's own client does). */
+  resendUnavailableMs?: number;
 }
 
 export interface AckersStatus {
@@ -27,6 +29,10 @@ export interface AckersStatus {
   closes: Record<string, number>;
   errors: number;
   errorSamples: string[];
+  /** ERROR frames with code `unavailable`, and when the first and the last came (epoch ms). */
+  unavailable: number;
+  firstUnavailableAt?: number;
+  lastUnavailableAt?: number;
 }
 
 export interface AckersDrainResult extends AckersStatus {

@@ -13,6 +13,8 @@ export interface MessageItem {
   store: boolean;
   at: string;
   origin?: Origin;
+  /** What it weighs against WRITE_QUEUE_MAX_BYTES until its batch is settled (its frame's bytes, or an estimate). */
+  bytes: number;
 }
 
 export interface PresenceItem {

@@ -12,6 +12,10 @@ export interface PipelineMeter {
   delivered(seconds: number): void;
   /** A batch whose commit failed (its senders were told to retry). */
   failed(): void;
+  /** Reads the bytes of messages taken and not yet settled at every scrape. */
+  watchQueuedBytes(read: () => number): void;
+  /** A message refused before it was queued: the queue held WRITE_QUEUE_MAX_BYTES. */
+  refused(): void;
 }
 
 const SECONDS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
@@ -34,6 +38,16 @@ export function createPipelineMeter(factory: MetricsFactory): PipelineMeter {
     help: 'Time from a batch being stored until its frames were handed to the sockets',
     buckets: [0.0001, 0.00025, ...SECONDS],
   });
+  let queuedBytes = () => 0;
+  const bytes = factory.gauge({
+    name: 'hub_pipeline_queued_bytes',
+    help: 'Bytes of messages taken and not yet committed or refused (bounded by WRITE_QUEUE_MAX_BYTES)',
+    collect: () => bytes.set(queuedBytes()),
+  });
+  const refusals = factory.counter({
+    name: 'hub_pipeline_refused_total',
+    help: 'Messages refused with unavailable (503) before they were queued: the write queue held WRITE_QUEUE_MAX_BYTES',
+  });
   const failures = factory.counter({ name: 'hub_pipeline_failed_commits_total', help: 'Batches the store refused; their senders were told to send again' });
   return {
     watchDepth(read) {
@@ -48,6 +62,12 @@ export function createPipelineMeter(factory: MetricsFactory): PipelineMeter {
     },
     failed() {
       failures.inc();
+    },
+    watchQueuedBytes(read) {
+      queuedBytes = read;
+    },
+    refused() {
+      refusals.inc();
     },
   };
 }

@@ -41,9 +41,35 @@ export interface PipelineDeps {
   maxBatch?: number;
   /** Batch size, commit and delivery latency, queue depth; recorded once per batch. */
   meter?: PipelineMeter;
+  /**
+   * Bytes of messages taken and not yet settled, hub-wide, beyond which `admit` refuses more
+   * (WRITE_QUEUE_MAX_BYTES; default: no bound). While the store is slow or away, memory stays bounded.
+   */
+  maxQueuedBytes?: number;
 }
 
-const NO_METER: PipelineMeter = { watchDepth: () => undefined, committed: () => undefined, delivered: () => undefined, failed: () => undefined };
+const NO_METER: PipelineMeter = {
+  watchDepth: () => undefined,
+  committed: () => undefined,
+  delivered: () => undefined,
+  failed: () => undefined,
+  watchQueuedBytes: () => undefined,
+  refused: () => undefined,
+};
+
+/** Beyond its text, what a message costs the hub while it waits (objects, ids, its origin), roughly. */
+const ITEM_OVERHEAD_BYTES = 200;
+
+/** The weight of a message that did not come as a frame of known size (HTTP, the hub's own). */
+export function estimateBytes(input: MessageInput): number {
+  let text = 0;
+  try {
+    text = JSON.stringify(input.payload ?? null)?.length ?? 0;
+  } catch {
+    // An unserialisable payload is refused later, by the resolver; it weighs its overhead until then.
+  }
+  return ITEM_OVERHEAD_BYTES + text;
+}
 
 export function createPipeline(deps: PipelineDeps) {
   const { store, clock, logger } = deps;
@@ -54,17 +80,48 @@ export function createPipeline(deps: PipelineDeps) {
   const commits = createCommitOrder({ store, meter, logger });
   const complete = createDeliver({ deliver: deps.deliver, handoff: deps.handoff, round: deps.round ?? ((fn) => fn()), clock, logger, meter });
 
+  const maxQueuedBytes = deps.maxQueuedBytes ?? Infinity;
+  /** Bytes of messages submitted and not yet settled (committed or refused); see `admit`. */
+  let queuedBytes = 0;
+  let full = false;
+  meter.watchQueuedBytes(() => queuedBytes);
+
+  const settled = (bytes: number) => {
+    queuedBytes -= bytes;
+    // Logged again only once half the room is back, so a queue at its bound does not log every message.
+    if (full && queuedBytes <= maxQueuedBytes / 2) {
+      full = false;
+      logger.info({ queuedBytes, maxQueuedBytes }, 'the write queue has room again: messages are taken again');
+    }
+  };
+
   async function flush(items: Item[]): Promise<void> {
-    /** User ids this flush looked up in the store: a missing target costs one query per batch. */
-    const sought = new Set<number>();
-    await threads.prepare(items, sought).catch((err: unknown) => logger.warn({ err }, 'could not prepare the conversation threads of a batch'));
-    const batch = await buildBatch(items, { resolve: (item) => resolve(item, sought), touches, logger });
-    await commits.commit({
-      write: batch.write,
-      size: batch.size,
-      needsWrite: needsWrite(batch.write),
-      complete: (outcome, committedAt) => complete(batch, outcome, committedAt),
-    });
+    let weight = 0;
+    for (const item of items) if (item.kind === 'message') weight += item.bytes;
+    let held = true;
+    const release = () => {
+      if (!held) return;
+      held = false;
+      settled(weight);
+    };
+    try {
+      /** User ids this flush looked up in the store: a missing target costs one query per batch. */
+      const sought = new Set<number>();
+      await threads.prepare(items, sought).catch((err: unknown) => logger.warn({ err }, 'could not prepare the conversation threads of a batch'));
+      const batch = await buildBatch(items, { resolve: (item) => resolve(item, sought), touches, logger });
+      await commits.commit({
+        write: batch.write,
+        size: batch.size,
+        needsWrite: needsWrite(batch.write),
+        complete: (outcome, committedAt) => {
+          release();
+          complete(batch, outcome, committedAt);
+        },
+      });
+    } catch (err) {
+      release();
+      throw err;
+    }
   }
 
   const queue = createWriteQueue<Item>({
@@ -81,13 +138,39 @@ export function createPipeline(deps: PipelineDeps) {
 
   meter.watchDepth(() => queue.depth);
 
-  function submit(sender: Principal, input: MessageInput, origin?: Origin): void {
-    queue.push({ kind: 'message', sender, input, store: isStoredType(input.type), at: clock(), origin });
+  /** `bytes`: the frame's size when it came as one; otherwise estimated from the payload. */
+  function submit(sender: Principal, input: MessageInput, origin?: Origin, bytes?: number): void {
+    const weight = bytes ?? estimateBytes(input);
+    queuedBytes += weight;
+    queue.push({ kind: 'message', sender, input, store: isStoredType(input.type), at: clock(), origin, bytes: weight });
   }
 
   return {
     /** Queues a message; `origin` hears whether it was accepted. Relayed types are not stored. */
     submit,
+
+    /**
+     * Whether a message of `bytes` may be taken now: false (counted, and logged once per spell) when
+     * the messages taken and not yet settled would pass WRITE_QUEUE_MAX_BYTES. The edges ask before
+     * they parse or queue a client's message, and answer a refusal with `unavailable` (503).
+     */
+    admit(bytes: number): boolean {
+      if (queuedBytes + bytes <= maxQueuedBytes) return true;
+      meter.refused();
+      if (!full) {
+        full = true;
+        logger.warn(
+          { queuedBytes, maxQueuedBytes },
+          'the write queue is full (WRITE_QUEUE_MAX_BYTES): new messages are refused with unavailable until the store catches up',
+        );
+      }
+      return false;
+    },
+
+    /** Bytes of messages taken and not yet settled. */
+    get queuedBytes(): number {
+      return queuedBytes;
+    },
 
     /** The same, for callers that wait for the outcome (HTTP routes, the hub's own services). */
     post(sender: Principal, input: MessageInput): Promise<Accepted> {

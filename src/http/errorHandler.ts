@@ -1,7 +1,9 @@
-// The one place errors become HTTP answers: HubErrors keep their status and text; anything else
-// is a 500 whose detail goes to the log only (with the request id, which the client also got).
+// The one place errors become HTTP answers: HubErrors keep their status and text; the store being
+// away or overloaded is a 503 with Retry-After (the request may be sent again); anything else is a
+// 500 whose detail goes to the log only (with the request id, which the client also got).
 import type { Logger } from 'pino';
-import { HubError, INTERNAL_ERROR_BODY } from '../errors.js';
+import { Errors, HubError, INTERNAL_ERROR_BODY } from '../errors.js';
+import { isStoreUnavailable } from '../store/errors.js';
 import type { NextFunction, Request, Response } from './context.js';
 import { requestLogger } from './requestId.js';
 
@@ -11,6 +13,10 @@ export function createErrorHandler(logger: Logger) {
     if (res.headersSent) {
       log.error({ err, method: req.method, path: req.path }, 'error after the response was sent');
       return;
+    }
+    if (!(err instanceof HubError) && isStoreUnavailable(err)) {
+      log.warn({ err: (err as Error).message, method: req.method, path: req.path }, 'the store is unavailable: answered 503');
+      err = Errors.storeUnavailable();
     }
     if (err instanceof HubError) {
       if (err.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(err.retryAfterSeconds));

@@ -1,7 +1,9 @@
 // Readiness: the hub is ready when it is not shutting down and its store answers with every
-// migration applied. Each check runs one small query under a time limit, so a store that hangs
-// makes the hub unready instead of leaving the probe waiting. Changes of state are logged once
-// (warn when it goes unready, info when it comes back), not per probe.
+// migration applied. Each check waits for one small query under a time limit, so a store that
+// hangs makes the hub unready instead of leaving the probe waiting; probes that come while that
+// query is still out share it, so a silent store never piles up queries (each would hold one of
+// the connections the writer needs). Changes of state are logged once (warn when it goes unready,
+// info when it comes back), not per probe.
 import type { Logger } from 'pino';
 import type { Store } from '../store/db.js';
 
@@ -23,6 +25,19 @@ const TIMEOUT_MS = 2000;
 export function createReadiness(deps: ReadinessDeps) {
   const timeoutMs = deps.timeoutMs ?? TIMEOUT_MS;
   let lastReason: string | undefined;
+  /** The query out now, if one is: later probes wait for it instead of asking again. */
+  let inFlight: Promise<Array<{ name: string }>> | undefined;
+
+  const ask = () => {
+    if (inFlight) return inFlight;
+    const query = deps.store.migrations.applied();
+    inFlight = query;
+    const done = () => {
+      if (inFlight === query) inFlight = undefined;
+    };
+    query.then(done, done);
+    return query;
+  };
 
   async function appliedMigrations(): Promise<Set<string>> {
     let timer: NodeJS.Timeout | undefined;
@@ -30,7 +45,7 @@ export function createReadiness(deps: ReadinessDeps) {
       timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
     });
     try {
-      const rows = await Promise.race([deps.store.migrations.applied(), timeout]);
+      const rows = await Promise.race([ask(), timeout]);
       return new Set(rows.map((r) => r.name));
     } finally {
       clearTimeout(timer);

@@ -42,6 +42,8 @@ export interface CoreOptions {
   metrics: Metrics;
   wsMeter: WsMeter;
   cluster?: CoreCluster;
+  /** WRITE_QUEUE_MAX_BYTES: messages taken and not yet settled, hub-wide, at most (see the pipeline's `admit`). */
+  writeQueueMaxBytes?: number;
 }
 
 export function createCore(options: CoreOptions) {
@@ -60,6 +62,7 @@ export function createCore(options: CoreOptions) {
     handoff: cluster?.handoff,
     round: (fn) => sendBatch.run(fn),
     meter: createPipelineMeter(metrics.factory),
+    maxQueuedBytes: options.writeQueueMaxBytes,
   });
   // Presence transitions are also kept in memory for the dashboard's online/offline strips.
   const presenceLog = createPresenceLog({ clock });

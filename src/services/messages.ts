@@ -8,7 +8,7 @@ import type { MessagesRepo } from '../store/repositories/messages.js';
 import type { UsersRepo } from '../store/repositories/users.js';
 import type { UserRow } from '../store/schema.js';
 import { toPrincipal } from '../delivery/directory.js';
-import type { Pipeline } from '../delivery/pipeline.js';
+import { estimateBytes, type Pipeline } from '../delivery/pipeline.js';
 import { messageView, toMessageView } from './views.js';
 
 export interface IngestInput {
@@ -45,7 +45,9 @@ export function createMessagesService(deps: { messages: MessagesRepo; users: Use
     /** Stores the message and delivers it live like the same frame over the WebSocket. */
     async ingest(caller: UserRow, input: IngestInput): Promise<MessageView> {
       const sender = await resolveSender(caller, input.agent_id);
-      const { frame, message, stored } = await pipeline.post(toPrincipal(sender), { type: input.type, payload: input.payload, target_id: input.target_id });
+      const weighed = { type: input.type, payload: input.payload, target_id: input.target_id };
+      if (!pipeline.admit(estimateBytes(weighed))) throw Errors.writeQueueFull();
+      const { frame, message, stored } = await pipeline.post(toPrincipal(sender), weighed);
       // Telemetry is always stored; the answer shows the payload as delivered (with the hub's fields).
       if (!stored) throw Errors.unavailable('the message was not stored');
       return messageView({ ...message, id: stored.id }, frame.payload);

@@ -3,6 +3,7 @@
 // writer of the `messages` table, so ids grow in commit order and `since=<id>` resume is exact.
 import type BetterSqlite3 from 'better-sqlite3';
 import type pg from 'pg';
+import type { PgClient, PgPool } from './pgPool.js';
 
 /** A message row as the hub writes it; every column given. */
 export interface MessageInsert {
@@ -143,7 +144,7 @@ export function sqliteDefaultThreads(raw: BetterSqlite3.Database): (requests: De
   };
 }
 
-export function postgresDefaultThreads(pool: pg.Pool): DefaultThreadsWriter {
+export function postgresDefaultThreads(pool: PgPool): DefaultThreadsWriter {
   const insert = numbered(THREAD_INSERT);
   const find = numbered(THREAD_FIND);
   return async (requests) => {
@@ -281,7 +282,7 @@ export interface PostgresWriterOptions {
  * thus overlap the previous commit's wait for the disk. Two batches at most are in flight
  * (`writeDepth` 2). In ordered mode the second waits at the commit-order row lock instead.
  */
-export function postgresBatchWriter(pool: pg.Pool, options: PostgresWriterOptions = {}): BatchWriter {
+export function postgresBatchWriter(pool: PgPool, options: PostgresWriterOptions = {}): BatchWriter {
   let idsDrawn: Promise<void> = Promise.resolve();
   let settled: Promise<void> = Promise.resolve();
   return async (batch) => {
@@ -291,7 +292,7 @@ export function postgresBatchWriter(pool: pg.Pool, options: PostgresWriterOption
     let done!: () => void;
     idsDrawn = new Promise((resolve) => (drew = resolve));
     settled = new Promise((resolve) => (done = resolve));
-    let client: pg.PoolClient | undefined;
+    let client: PgClient | undefined;
     try {
       client = await pool.connect();
       await afterIds;
@@ -343,7 +344,7 @@ export function postgresBatchWriter(pool: pg.Pool, options: PostgresWriterOption
   };
 }
 
-async function insertMessages(client: pg.PoolClient, rows: MessageInsert[]): Promise<StoredMessage[]> {
+async function insertMessages(client: PgClient, rows: MessageInsert[]): Promise<StoredMessage[]> {
   if (rows.length === 0) return [];
   const inserted = await client.query<{ id: number; sender_id: number; local_id: string | null }>(
     PG_INSERT,
@@ -427,7 +428,7 @@ export function sqlitePruneMessages(raw: BetterSqlite3.Database): (request: Prun
   };
 }
 
-export function postgresPruneMessages(pool: pg.Pool): MessagePruner {
+export function postgresPruneMessages(pool: PgPool): MessagePruner {
   const oldest = numbered(PRUNE_OLDEST);
   const remove = numbered(PRUNE_DELETE);
   return async (request) => {

@@ -6,6 +6,7 @@ import {
   CompiledQuery,
   Kysely,
   PostgresDialect,
+  type PostgresPool,
   SqliteDialect,
   SqliteDriver,
   type DatabaseConnection,
@@ -13,7 +14,7 @@ import {
   type SqliteDatabase,
   type SqliteDialectConfig,
 } from 'kysely';
-import pg from 'pg';
+import { pino, type Logger } from 'pino';
 import type { DbConfig } from '../config.js';
 import {
   postgresBatchWriter,
@@ -23,6 +24,7 @@ import {
   type DefaultThreadsWriter,
   type MessagePruner,
 } from './batchWriter.js';
+import { createPgPool, type PoolCounts } from './pgPool.js';
 import { openSqliteConnection } from './sqliteConnection.js';
 import { SQLITE_GROUP_BYTES, SQLITE_GROUP_ROWS, startSqliteWriter } from './sqliteWriter.js';
 import type { Database } from './schema.js';
@@ -60,6 +62,8 @@ export interface Store {
   readonly pruneMessages: MessagePruner;
   /** A trivial query, for readiness checks. */
   ping(): Promise<void>;
+  /** PostgreSQL: the pool's connections now (open, idle, callers waiting); SQLite has no pool. */
+  connections(): PoolCounts | undefined;
   /** Deletes every row of every table but `migrations` and restarts id sequences (dev reset). */
   truncateAll(): Promise<void>;
   close(): Promise<void>;
@@ -74,10 +78,12 @@ const MIGRATIONS_DDL = `CREATE TABLE IF NOT EXISTS migrations (
 export interface StoreOptions {
   /** Cluster mode (PostgreSQL): batches of every node commit in id order (see `postgresBatchWriter`). */
   orderedCommits?: boolean;
+  /** Where connection failures are logged (default: nowhere). */
+  logger?: Logger;
 }
 
 export function openStore(config: DbConfig, options: StoreOptions = {}): Store {
-  return config.driver === 'sqlite' ? openSqlite(config.path, config.synchronous ?? 'full') : openPostgres(config.url, options);
+  return config.driver === 'sqlite' ? openSqlite(config.path, config.synchronous ?? 'full') : openPostgres(config, options);
 }
 
 /**
@@ -140,6 +146,7 @@ function openSqlite(path: string, synchronous: 'full' | 'normal'): Store {
     async ping() {
       raw.prepare('SELECT 1').get();
     },
+    connections: () => undefined,
     async truncateAll() {
       const tables = raw.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'migrations'").all() as Array<{
         name: string;
@@ -178,20 +185,13 @@ function withStatementCache(raw: BetterSqlite3.Database, capacity = 500): Sqlite
   };
 }
 
-function openPostgres(url: string, options: StoreOptions): Store {
-  const INT8_OID = 20;
-  const pool = new pg.Pool({
-    connectionString: url,
-    max: 10,
-    // Ids are BIGINT; JavaScript numbers hold them exactly up to 2^53, far beyond any real hub.
-    types: {
-      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-        oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
-    },
-  });
-  // An idle client's error (server restart) must not crash the process; the next query reconnects.
-  pool.on('error', () => undefined);
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+/** A migration may rewrite a large table: its statements get a day, not the pool's reply limit. */
+const MIGRATION_TIMEOUT_MS = 24 * 3600 * 1000;
+
+function openPostgres(config: Extract<DbConfig, { driver: 'postgres' }>, options: StoreOptions): Store {
+  const pool = createPgPool({ url: config.url, max: 10, timeouts: config.timeouts }, options.logger ?? pino({ enabled: false }));
+  // Kysely streams through a cursor only when its dialect is given one (none is): it calls query(text, values) only.
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: pool as unknown as PostgresPool }) });
   const MIGRATION_LOCK = 727_101;
 
   const migrations: MigrationTarget = {
@@ -205,15 +205,16 @@ function openPostgres(url: string, options: StoreOptions): Store {
     async apply(name, checksum, sql, beforeCommit) {
       const client = await pool.connect();
       try {
-        await client.query('BEGIN');
+        // No statement limit inside a migration (SET LOCAL ends with the transaction).
+        await client.query('BEGIN; SET LOCAL statement_timeout = 0');
         // Serialises concurrent hubs migrating one database; released at COMMIT/ROLLBACK.
-        await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+        await client.query({ text: 'SELECT pg_advisory_xact_lock($1)', query_timeout: MIGRATION_TIMEOUT_MS }, [MIGRATION_LOCK]);
         const done = await client.query('SELECT 1 FROM migrations WHERE name = $1', [name]);
         if (done.rowCount) {
           await client.query('ROLLBACK');
           return false;
         }
-        await client.query(sql);
+        await client.query({ text: sql, query_timeout: MIGRATION_TIMEOUT_MS });
         await client.query('INSERT INTO migrations (name, checksum, applied_at) VALUES ($1, $2, $3)', [name, checksum, new Date().toISOString()]);
         beforeCommit?.();
         await client.query('COMMIT');
@@ -239,6 +240,7 @@ function openPostgres(url: string, options: StoreOptions): Store {
     async ping() {
       await pool.query('SELECT 1');
     },
+    connections: () => pool.counts(),
     async truncateAll() {
       const result = await pool.query<{ tablename: string }>(
         "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() AND tablename <> 'migrations'",
@@ -250,6 +252,7 @@ function openPostgres(url: string, options: StoreOptions): Store {
       await pool.query('INSERT INTO cluster_commit_order (id, last_id) VALUES (1, 0) ON CONFLICT (id) DO UPDATE SET last_id = 0');
     },
     async close() {
+      // Kysely ends the pool it was given.
       await db.destroy();
     },
   };

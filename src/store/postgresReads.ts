@@ -5,10 +5,10 @@
 import { Kysely, PostgresDialect, type CompiledQuery, type DatabaseConnection, type Driver, type QueryResult, type TransactionSettings } from 'kysely';
 import pg from 'pg';
 import { Errors } from '../errors.js';
+import { pgTypes } from './pgPool.js';
 import type { ReadSettings, Reads } from './reads.js';
 import type { Database } from './schema.js';
 
-const INT8_OID = 20;
 /** The server cancels a statement at the deadline; the client gives up a little later if no answer comes. */
 const CLIENT_GRACE_MS = 2_000;
 
@@ -26,11 +26,7 @@ export function createReadPool(url: string, settings: ReadSettings): pg.Pool {
     statement_timeout: settings.timeoutMs,
     query_timeout: settings.timeoutMs + CLIENT_GRACE_MS,
     options: '-c max_parallel_workers_per_gather=0',
-    // Ids are BIGINT; JavaScript numbers hold them exactly up to 2^53, far beyond any real hub.
-    types: {
-      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-        oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
-    },
+    types: pgTypes,
   });
   // The read that held a dropped connection fails with its own error; the pool opens a new one next time.
   pool.on('error', () => undefined);

@@ -13,6 +13,8 @@ export type SqliteSynchronous = 'full' | 'normal';
 
 export interface SqliteConnectionOptions {
   synchronous?: SqliteSynchronous;
+  /** How long a write waits for another connection's lock before SQLITE_BUSY (default 5,000 ms). */
+  busyTimeoutMs?: number;
 }
 
 export function openSqliteConnection(path: string, options: SqliteConnectionOptions = {}): BetterSqlite3.Database {
@@ -22,7 +24,7 @@ export function openSqliteConnection(path: string, options: SqliteConnectionOpti
   raw.pragma(`synchronous = ${options.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
   raw.pragma('foreign_keys = ON');
   // A write waits this long for the other connection's transaction instead of failing at once.
-  raw.pragma('busy_timeout = 5000');
+  raw.pragma(`busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 5000)}`);
   // Checkpoints run in their own thread beside the writer (sqliteCheckpointThread.ts); an automatic
   // one would run inside a commit instead, which every ACK behind it would wait for.
   raw.pragma('wal_autocheckpoint = 0');

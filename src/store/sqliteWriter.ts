@@ -29,6 +29,8 @@ export interface SqliteWriterOptions {
   checkpointRows?: number;
   /** Where checkpoints run: in a thread of their own beside the writer (default), or in the writer between commits. */
   checkpoints?: 'beside' | 'inline';
+  /** How long a write waits for another connection's lock before the group fails (default 5,000 ms). */
+  busyTimeoutMs?: number;
   /** Each checkpoint the checkpointer thread finished. */
   onCheckpoint?: (done: CheckpointDone) => void;
 }
@@ -44,6 +46,7 @@ export function startSqliteWriter(path: string, options: SqliteWriterOptions = {
     groupRows: options.groupRows ?? SQLITE_GROUP_ROWS,
     groupBytes: options.groupBytes ?? SQLITE_GROUP_BYTES,
     checkpointRows: options.checkpointRows ?? 10_000,
+    busyTimeoutMs: options.busyTimeoutMs,
   };
   const pending = new Map<number, { resolve(result: never): void; reject(err: Error): void }>();
   let seq = 0;

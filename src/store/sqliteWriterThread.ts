@@ -35,12 +35,14 @@ export interface WriterThreadSettings {
   groupBytes: number;
   /** Rows committed between two checkpoints. */
   checkpointRows: number;
+  /** How long a write waits for another connection's lock (tests shorten it). */
+  busyTimeoutMs?: number;
   /** The checkpointer thread (sqliteCheckpointThread.ts); without it, checkpoints run here after the replies. */
   checkpointer?: MessagePort;
 }
 
 const settings = workerData as WriterThreadSettings;
-const connection = openSqliteConnection(settings.path, { synchronous: settings.synchronous });
+const connection = openSqliteConnection(settings.path, { synchronous: settings.synchronous, busyTimeoutMs: settings.busyTimeoutMs });
 const write = sqliteBatchStatements(connection);
 const defaultThreads = sqliteDefaultThreads(connection);
 const prune = sqlitePruneMessages(connection);
@@ -84,6 +86,8 @@ function inTransaction<T>(fn: () => T): T {
   }
 }
 
+const isBusy = (err: unknown) => String((err as { code?: unknown } | null)?.code ?? '').startsWith('SQLITE_BUSY');
+
 function alone(request: WriterRequest): WriterReply {
   try {
     return { seq: request.seq, ok: true, result: inTransaction(() => perform(request)) };
@@ -97,7 +101,10 @@ function commitGroup(group: WriterRequest[]): WriterReply[] {
   try {
     const results = inTransaction(() => group.map(perform));
     return group.map((request, i): WriterReply => ({ seq: request.seq, ok: true, result: results[i]! }));
-  } catch {
+  } catch (err) {
+    // Another connection holds the lock (for longer than the busy timeout): every batch alone would
+    // wait that long again and fail the same way, so the whole group is refused at once.
+    if (isBusy(err)) return group.map((request) => failure(request.seq, err));
     // Which batch failed, and whether the others can go in, only running them one by one tells.
     return group.map(alone);
   }

@@ -35,7 +35,7 @@ export function createFrameHandler(deps: FrameDeps) {
   const { limits, logger, pipeline, meter } = deps;
   const closeAbove = limits.maxFrameBytes * ERROR_FACTOR;
 
-  function dispatch(data: SocketData, outlet: SocketOutlet, frame: ClientFrame): void {
+  function dispatch(data: SocketData, outlet: SocketOutlet, frame: ClientFrame, bytes: number): void {
     const user = data.session!.user;
     if (frame.type === 'AUTH_RESPONSE') {
       if (isMachineRole(user.role)) {
@@ -61,6 +61,7 @@ export function createFrameHandler(deps: FrameDeps) {
         stream_id: 'stream_id' in frame ? frame.stream_id : undefined,
       },
       outlet,
+      bytes,
     );
   }
 
@@ -96,6 +97,14 @@ export function createFrameHandler(deps: FrameDeps) {
       }
       return;
     }
+    // While the store is slow or away the hub holds what it took, up to WRITE_QUEUE_MAX_BYTES: beyond
+    // it a frame is refused before it is parsed, and its sender sends it again later.
+    if (!pipeline.admit(bytes)) {
+      meter.refused(bytes);
+      const full = Errors.writeQueueFull();
+      outlet.sendError(full.kind, full.message, localIdHint(message, isBinary));
+      return;
+    }
     const decoded = decodeFrame(message, isBinary, limits.maxFrameBytes);
     if (!decoded.ok) {
       meter.refused(bytes);
@@ -110,6 +119,6 @@ export function createFrameHandler(deps: FrameDeps) {
       return;
     }
     meter.received(decoded.frame.type, bytes);
-    dispatch(data, outlet, decoded.frame);
+    dispatch(data, outlet, decoded.frame, bytes);
   };
 }

@@ -48,10 +48,10 @@ export async function startTestHub(driver: Driver, extraEnv: TestHubEnv = {}): P
  * A hub on PostgreSQL reached through a TCP proxy, so a test can take the store away (`proxy.cut()`)
  * and give it back (`proxy.restore()`). `stop` stops the hub and closes the proxy, whatever state it was left in.
  */
-export async function startTestHubBehindProxy(): Promise<{ t: TestHub; proxy: TcpProxy; stop(): Promise<void> }> {
+export async function startTestHubBehindProxy(env: Record<string, string> = {}): Promise<{ t: TestHub; proxy: TcpProxy; stop(): Promise<void> }> {
   const upstream = new URL(inject('pgUrl')!);
   const proxy = await startTcpProxy({ host: upstream.hostname, port: Number(upstream.port || 5432) });
-  const t = await startTestHub('postgres', (db) => ({ DATABASE_URL: proxy.via(db['DATABASE_URL']!) }));
+  const t = await startTestHub('postgres', (db) => ({ ...env, DATABASE_URL: proxy.via(db['DATABASE_URL']!) }));
   return {
     t,
     proxy,

@@ -2,6 +2,7 @@
 // back in posting order with ids in that order, a batch that fails is refused alone, and the
 // SQLite writer's durability setting is the one configured.
 import { statSync } from 'node:fs';
+import BetterSqlite3 from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { DbConfig } from '../../src/config.js';
@@ -98,6 +99,35 @@ describeEachDriver('group commit', (driver) => {
   });
 
   if (driver === 'sqlite') {
+    it('refuses a whole group at once while another connection holds the write lock, instead of waiting again for each batch', async () => {
+      const BUSY_MS = 300;
+      const writer = startSqliteWriter(database.env.DB_PATH!, { busyTimeoutMs: BUSY_MS });
+      // The thread is up (its start is not what this measures).
+      await writer.write(batchOf(message(100)));
+      const locker = new BetterSqlite3(database.env.DB_PATH!);
+      locker.exec('BEGIN IMMEDIATE');
+      try {
+        const t0 = performance.now();
+        const outcomes = await Promise.all(
+          [0, 1, 2, 3].map((n) =>
+            writer.write(batchOf(message(n))).then(
+              () => ({ code: 'committed', at: performance.now() - t0 }),
+              (err: { code?: string }) => ({ code: err.code, at: performance.now() - t0 }),
+            ),
+          ),
+        );
+        expect(outcomes.map((o) => o.code)).toEqual(['SQLITE_BUSY', 'SQLITE_BUSY', 'SQLITE_BUSY', 'SQLITE_BUSY']);
+        // Grouped as one, or as [1] then [2, 3, 4]: each group waits for the lock once (not once more per batch).
+        expect(Math.max(...outcomes.map((o) => o.at))).toBeLessThan(3 * BUSY_MS);
+        locker.exec('ROLLBACK');
+        expect((await writer.write(batchOf(message(9)))).messages).toHaveLength(1);
+      } finally {
+        if (locker.inTransaction) locker.exec('ROLLBACK');
+        locker.close();
+        await writer.close();
+      }
+    });
+
     it('checkpoints the WAL in a thread beside the writer, and the WAL starts again from its top', async () => {
       const path = database.env.DB_PATH!;
       const rows = (from: number) => batchOf(...Array.from({ length: 500 }, (_, i) => message(from + i)));

@@ -183,17 +183,50 @@ describe('parseConfig database', () => {
 
   it('takes DATABASE_URL for postgres', () => {
     const c = parseConfig({ DB_DRIVER: 'postgres', DATABASE_URL: 'postgres://u@db/hub' });
-    expect(c.db).toEqual({ driver: 'postgres', url: 'postgres://u@db/hub' });
+    expect(c.db).toMatchObject({ driver: 'postgres', url: 'postgres://u@db/hub' });
   });
 
   it('accepts DB_DSN as an alias of DATABASE_URL', () => {
     const c = parseConfig({ DB_DRIVER: 'postgres', DB_DSN: 'postgres://u@db/dsn' });
-    expect(c.db).toEqual({ driver: 'postgres', url: 'postgres://u@db/dsn' });
+    expect(c.db).toMatchObject({ driver: 'postgres', url: 'postgres://u@db/dsn' });
   });
 
   it('prefers DATABASE_URL over DB_DSN', () => {
     const c = parseConfig({ DB_DRIVER: 'postgres', DATABASE_URL: 'postgres://u@db/url', DB_DSN: 'postgres://u@db/dsn' });
-    expect(c.db).toEqual({ driver: 'postgres', url: 'postgres://u@db/url' });
+    expect(c.db).toMatchObject({ driver: 'postgres', url: 'postgres://u@db/url' });
+  });
+
+  it('gives PostgreSQL connections time limits: 5s connect, 15s statement, 20s reply, 60s idle in a transaction, 10s keepalive', () => {
+    const c = parseConfig({ DB_DRIVER: 'postgres', DATABASE_URL: 'postgres://u@db/hub' });
+    expect(c.db).toEqual({
+      driver: 'postgres',
+      url: 'postgres://u@db/hub',
+      timeouts: { connectMs: 5_000, statementMs: 15_000, queryMs: 20_000, idleInTransactionMs: 60_000, keepAliveIdleMs: 10_000 },
+    });
+    const set = parseConfig({
+      DB_DRIVER: 'postgres',
+      DATABASE_URL: 'postgres://u@db/hub',
+      DB_CONNECT_TIMEOUT: '500ms',
+      DB_STATEMENT_TIMEOUT: '0',
+      DB_QUERY_TIMEOUT: '0',
+      DB_IDLE_IN_TRANSACTION_TIMEOUT: '2m',
+      DB_KEEPALIVE_IDLE: '30',
+    });
+    expect(set.db).toMatchObject({ timeouts: { connectMs: 500, statementMs: 0, queryMs: 0, idleInTransactionMs: 120_000, keepAliveIdleMs: 30_000 } });
+  });
+
+  it('refuses a reply limit not longer than the statement limit, and a limit that is no duration', () => {
+    const pgEnv = { DB_DRIVER: 'postgres', DATABASE_URL: 'postgres://u@db/hub' };
+    expect(problemsOf({ ...pgEnv, DB_STATEMENT_TIMEOUT: '20s', DB_QUERY_TIMEOUT: '20s' })).toEqual([
+      'DB_QUERY_TIMEOUT must be longer than DB_STATEMENT_TIMEOUT (a statement is cancelled by the server before the hub gives up on its connection), or 0',
+    ]);
+    expect(problemsOf({ ...pgEnv, DB_CONNECT_TIMEOUT: 'soon' })).toEqual(['DB_CONNECT_TIMEOUT must be a duration such as 5s, 500ms or 30 (got "soon")']);
+    expect(problemsOf({ ...pgEnv, DB_CONNECT_TIMEOUT: '10ms' })).toEqual(['DB_CONNECT_TIMEOUT must be at least 100ms']);
+  });
+
+  it('bounds the write queue at 32 MiB unless WRITE_QUEUE_MAX_BYTES says otherwise', () => {
+    expect(parseConfig({}).writeQueueMaxBytes).toBe(32 * 1024 * 1024);
+    expect(parseConfig({ WRITE_QUEUE_MAX_BYTES: '65536' }).writeQueueMaxBytes).toBe(65_536);
   });
 
   it('accepts DB_DRIVER=postgresql as postgres', () => {

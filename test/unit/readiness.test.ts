@@ -54,4 +54,29 @@ describe('readiness', () => {
     await vi.advanceTimersByTimeAsync(500);
     expect(await pending).toEqual({ ready: false, reason: 'the store is unreachable' });
   });
+
+  it('shares one query among the probes that come while it is out, and asks again once it settled', async () => {
+    vi.useFakeTimers();
+    let answer: (rows: Array<{ name: string; checksum: string }>) => void = () => undefined;
+    const applied = vi.fn(() => new Promise<Array<{ name: string; checksum: string }>>((resolve) => (answer = resolve)));
+    const { readiness } = setup(applied);
+    const probes = [readiness.check(), readiness.check()];
+    await vi.advanceTimersByTimeAsync(500);
+    probes.push(readiness.check());
+    await vi.advanceTimersByTimeAsync(500);
+    for (const probe of probes) expect(await probe).toEqual({ ready: false, reason: 'the store is unreachable' });
+    expect(applied).toHaveBeenCalledTimes(1);
+    answer([
+      { name: '0001_a', checksum: 'x' },
+      { name: '0002_b', checksum: 'x' },
+    ]);
+    await vi.advanceTimersByTimeAsync(0);
+    const next = readiness.check();
+    answer([
+      { name: '0001_a', checksum: 'x' },
+      { name: '0002_b', checksum: 'x' },
+    ]);
+    expect(await next).toEqual({ ready: true });
+    expect(applied).toHaveBeenCalledTimes(2);
+  });
 });

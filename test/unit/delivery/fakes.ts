@@ -128,7 +128,7 @@ export function testClock(): Clock & { advance(ms: number): void } {
 export type Answer = { to: string; accepted: Accepted } | { to: string; error: HubError; input: MessageInput };
 
 /** A pipeline over fakes; `log` lists deliveries and answers in the order they happened. */
-export function pipelineHarness(options: { writeDepth?: number; latest?: Map<string, number>; known?: Principal[] } = {}) {
+export function pipelineHarness(options: { writeDepth?: number; latest?: Map<string, number>; known?: Principal[]; maxQueuedBytes?: number } = {}) {
   const store = new FakeStore(options.writeDepth);
   const known = new Map((options.known ?? Object.values(users)).map((u) => [u.id, u]));
   const latest = options.latest ?? new Map<string, number>();
@@ -152,6 +152,7 @@ export function pipelineHarness(options: { writeDepth?: number; latest?: Map<str
       rounds++;
       fn();
     },
+    maxQueuedBytes: options.maxQueuedBytes,
   };
   const pipeline = createPipeline(deps);
 
@@ -178,8 +179,8 @@ export function pipelineHarness(options: { writeDepth?: number; latest?: Map<str
       return rounds;
     },
     /** Queues a message whose origin is named `to`. */
-    send(sender: Principal, input: MessageInput, to: string): void {
-      pipeline.submit(sender, input, origin(to));
+    send(sender: Principal, input: MessageInput, to: string, bytes?: number): void {
+      pipeline.submit(sender, input, origin(to), bytes);
     },
     answerOf(to: string): Answer {
       const found = answers.find((a) => a.to === to);

@@ -110,6 +110,31 @@ describe('delivery pipeline', () => {
     expect(accepted(h.answerOf('retry')).stored?.id).toBe(100);
   });
 
+  it('admits messages until those taken and not yet settled would pass its bound, and again once their batches settle, committed or refused', async () => {
+    const h = pipelineHarness({ writeDepth: 1, maxQueuedBytes: 1_000 });
+    h.store.hold = true;
+    expect(h.pipeline.admit(400)).toBe(true);
+    h.send(weather, { type: 'CHAT', payload: 'one', target_id: alice.id, local_id: '1' }, 'one', 400);
+    await h.store.writesPosted(1);
+    expect(h.pipeline.admit(400)).toBe(true);
+    h.send(weather, { type: 'CHAT', payload: 'two', target_id: alice.id, local_id: '2' }, 'two', 400);
+    // The first is being committed, the second waits: 800 bytes held, so 400 more would pass 1,000.
+    expect(h.pipeline.queuedBytes).toBe(800);
+    expect(h.pipeline.admit(400)).toBe(false);
+    expect(h.pipeline.admit(200)).toBe(true);
+
+    h.store.failNext = undefined;
+    h.store.pending[0]!.settle(new Error('connection terminated'));
+    await h.store.writesPosted(2);
+    expect(h.pipeline.queuedBytes).toBe(400);
+    expect(rejected(h.answerOf('one')).kind).toBe('unavailable');
+    h.store.pending[1]!.settle();
+    await h.pipeline.drain();
+    expect(h.pipeline.queuedBytes).toBe(0);
+    expect(accepted(h.answerOf('two')).stored?.id).toBeDefined();
+    expect(h.pipeline.admit(1_000)).toBe(true);
+  });
+
   it('merges presence changes into one patch per user and announces agents only', async () => {
     const h = pipelineHarness();
     h.pipeline.presence(weather.id, { status: 'ONLINE', online: 1, last_report: 'websocket_connected' });

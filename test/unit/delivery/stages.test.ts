@@ -24,6 +24,7 @@ const item = (sender: Principal, input: MessageInput, extra: Partial<MessageItem
   input,
   store: input.type !== 'CHAT_STREAM' && input.type !== 'CHAT_STREAM_END',
   at: AT,
+  bytes: 0,
   ...extra,
 });
 

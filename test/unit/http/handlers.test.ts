@@ -3,6 +3,7 @@
 // app alone, with fake services recording what they were called with.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Errors, INTERNAL_ERROR_BODY } from '../../../src/errors.js';
+import { StoreUnavailableError } from '../../../src/store/errors.js';
 import { startFakeApp, TOKENS, USERS, type FakeApp } from '../../helpers/fakeApp.js';
 
 describe('HTTP handlers (fake services)', () => {
@@ -128,6 +129,19 @@ describe('HTTP handlers (fake services)', () => {
       throw new Error('the disk caught fire');
     });
     expect(await app.api.get('/api/users/butler', { token: TOKENS.member })).toMatchObject({ status: 500, body: INTERNAL_ERROR_BODY });
+  });
+
+  it('answers the store being away with 503 and Retry-After, never 500', async () => {
+    app.reply('agents.butler', () => {
+      throw new StoreUnavailableError('could not get a PostgreSQL connection: timeout exceeded when trying to connect');
+    });
+    const res = await app.api.get('/api/users/butler', { token: TOKENS.member });
+    expect(res).toMatchObject({ status: 503, body: { error: 'the store is unavailable; try again shortly' } });
+    expect(res.headers.get('retry-after')).toBe('5');
+    app.reply('agents.butler', () => {
+      throw Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
+    });
+    expect((await app.api.get('/api/users/butler', { token: TOKENS.member })).status).toBe(503);
   });
 
   it('answers the probes without credentials', async () => {

@@ -1,0 +1,184 @@
+// The one PostgreSQL connection pool of a hub: Kysely, the batch writer, the default-thread writer,
+// migrations and pruning all check connections out of it. pg's own pool listens for errors only on
+// idle clients (it removes its listener at checkout), while pg emits 'error' whenever a client's
+// socket ends, checked out or not; with nobody listening that error ends the process. So every
+// client here has a listener for its whole life, a client that failed is marked broken (what is
+// asked of it then fails at once) and is destroyed when released, never handed out again; every
+// connection-level failure reaches the caller as a StoreUnavailableError; and connecting,
+// statements and replies have time limits, so a store that went silent costs bounded waits.
+import pg from 'pg';
+import type { Logger } from 'pino';
+import { DEFAULT_PG_TIMEOUTS, type PgTimeouts } from '../config.js';
+import { breaksConnection, isConnectionFailure, StoreUnavailableError } from './errors.js';
+
+/** pg_stat_activity's application_name of the hub's connections (operators and tests find them by it). */
+export const PG_APPLICATION_NAME = 'agent-hub';
+
+export interface PgPoolConfig {
+  url: string;
+  /** Connections at most (default 10). */
+  max?: number;
+  timeouts?: Partial<PgTimeouts>;
+}
+
+/** Connections of the pool now: open ones, idle ones among them, and callers waiting for one. */
+export interface PoolCounts {
+  total: number;
+  idle: number;
+  waiting: number;
+}
+
+/** A checked-out connection. */
+/** A statement's text, or its text with a reply time limit of its own (migrations, which may run long). */
+export type PgStatement = string | { text: string; query_timeout: number };
+
+export interface PgClient {
+  query<R extends pg.QueryResultRow = Record<string, unknown>>(statement: PgStatement, values?: readonly unknown[]): Promise<pg.QueryResult<R>>;
+  /** Returns it to the pool, or destroys it when it failed. Call exactly once per checkout. */
+  release(): void;
+}
+
+export interface PgPool {
+  connect(): Promise<PgClient>;
+  /** One statement on a connection of its own (checked out and released around it). */
+  query<R extends pg.QueryResultRow = Record<string, unknown>>(text: string, values?: readonly unknown[]): Promise<pg.QueryResult<R>>;
+  counts(): PoolCounts;
+  end(): Promise<void>;
+}
+
+const INT8_OID = 20;
+/**
+ * Type parsing shared by every pool of the hub's (the read side's too): ids are BIGINT, and JavaScript
+ * numbers hold them exactly up to 2^53, far beyond any real hub.
+ */
+export const pgTypes = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+};
+
+const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+/** Orders events of the pool: replies received and connections failed (see `PooledClient.answeredAt`). */
+interface Clock {
+  tick(): number;
+}
+
+class PooledClient implements PgClient {
+  private failure: Error | undefined;
+  /** When the server last answered on this connection (its opening counts). */
+  answeredAt: number;
+
+  constructor(
+    private readonly raw: pg.PoolClient,
+    private readonly clock: Clock,
+    private readonly onBroken: (err: Error) => void,
+  ) {
+    this.answeredAt = clock.tick();
+  }
+
+  /** The connection failed (its socket ended, the server ended the session, a reply never came). */
+  broke(err: Error): void {
+    if (this.failure) return;
+    this.failure = err;
+    this.onBroken(err);
+  }
+
+  /** Drops a connection not known to be dead, silently: one like it just failed (see `connect`). */
+  discard(): void {
+    this.failure ??= new Error('discarded: another connection failed since this one last had an answer');
+    this.release();
+  }
+
+  async query<R extends pg.QueryResultRow>(statement: PgStatement, values?: readonly unknown[]): Promise<pg.QueryResult<R>> {
+    if (this.failure) throw new StoreUnavailableError(`the PostgreSQL connection failed: ${this.failure.message}`, { cause: this.failure });
+    try {
+      const result = await this.raw.query<R>(statement, values as unknown[] | undefined);
+      this.answeredAt = this.clock.tick();
+      return result;
+    } catch (err) {
+      if (!breaksConnection(err)) throw err;
+      this.broke(err instanceof Error ? err : new Error(String(err)));
+      // A mistake in what was asked (a value pg cannot send) is not the store being away: no 503 for it.
+      if (!isConnectionFailure(err)) throw err;
+      throw new StoreUnavailableError(`PostgreSQL did not answer: ${messageOf(err)}`, { cause: err });
+    }
+  }
+
+  release(): void {
+    const failure = this.failure;
+    // With an error pg's pool ends the client instead of keeping it.
+    this.raw.release(failure);
+    // Ending waits for the server's goodbye, which a silent server never sends: drop the socket.
+    if (failure) (this.raw as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+  }
+}
+
+export function createPgPool(config: PgPoolConfig, logger: Logger): PgPool {
+  const t = { ...DEFAULT_PG_TIMEOUTS, ...config.timeouts };
+  const max = config.max ?? 10;
+  const pool = new pg.Pool({
+    connectionString: config.url,
+    max,
+    application_name: PG_APPLICATION_NAME,
+    connectionTimeoutMillis: t.connectMs,
+    statement_timeout: t.statementMs,
+    query_timeout: t.queryMs,
+    idle_in_transaction_session_timeout: t.idleInTransactionMs,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: t.keepAliveIdleMs,
+    types: pgTypes,
+  });
+  const clients = new WeakMap<pg.PoolClient, PooledClient>();
+  const log = logger.child({ store: 'postgres' });
+  let ticks = 0;
+  const clock: Clock = { tick: () => ++ticks };
+  /** When a connection last failed: idle ones that had no answer since are suspect (see `connect`). */
+  let lastFailure = 0;
+  const onBroken = (err: Error) => {
+    lastFailure = clock.tick();
+    log.warn({ err: messageOf(err) }, 'a PostgreSQL connection failed: it is discarded, the next query opens a new one');
+  };
+
+  // 'connect' fires once per new client, before its first checkout: from here to its end it has a listener.
+  pool.on('connect', (client) => {
+    const pooled = new PooledClient(client, clock, onBroken);
+    clients.set(client, pooled);
+    client.on('error', (err) => pooled.broke(err));
+  });
+  // An idle client failed: pg's pool has already dropped it, and the listener above has logged it.
+  pool.on('error', () => undefined);
+
+  /**
+   * A connection that had no answer since another one failed is dropped instead of handed out: when
+   * the server or the network went away they all went with it, and an idle one would only be found
+   * dead after DB_QUERY_TIMEOUT; a new connection answers, or fails within DB_CONNECT_TIMEOUT.
+   */
+  async function connect(): Promise<PgClient> {
+    // Bounded: a server that keeps failing connections as they open must not keep a caller here.
+    for (let dropped = 0; ; dropped++) {
+      let client: pg.PoolClient;
+      try {
+        client = await pool.connect();
+      } catch (err) {
+        throw new StoreUnavailableError(`could not get a PostgreSQL connection: ${messageOf(err)}`, { cause: err });
+      }
+      const pooled = clients.get(client)!;
+      if (pooled.answeredAt > lastFailure || dropped >= max) return pooled;
+      pooled.discard();
+    }
+  }
+
+  return {
+    connect,
+    async query<R extends pg.QueryResultRow>(text: string, values?: readonly unknown[]) {
+      const client = await connect();
+      try {
+        return await client.query<R>(text, values);
+      } finally {
+        client.release();
+      }
+    },
+    counts: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    end: () => pool.end(),
+  };
+}
