@@ -82,7 +82,10 @@ async function main(): Promise<number> {
   }
   const markdown = renderReport(header, outcomes);
   mkdirSync(RESULTS_DIR, { recursive: true });
-  writeFileSync(join(RESULTS_DIR, 'latest.md'), `${markdown}\n`);
+  // Only a full run of every check is the record (committed, quoted in the README); a quick or partial
+  // run goes to last-run.md, which git ignores.
+  const reportFile = plan.mode === 'full' && plan.only === undefined ? 'latest.md' : 'last-run.md';
+  writeFileSync(join(RESULTS_DIR, reportFile), `${markdown}\n`);
   process.stdout.write(`${markdown}\n`);
   const failed = outcomes.some((o) => !passed(o));
   if (failed || plan.keep) log(`kept ${workDir} (hub logs, answers, SQLite files)`);

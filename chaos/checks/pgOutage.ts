@@ -30,6 +30,12 @@ interface Settings {
   gapMs: number;
   refusedMs: number;
   blackholeMs: number;
+  /**
+   * The hub's PostgreSQL time limits for the run: the defaults in the full run (20 s for a reply, inside its
+   * 24 s blackhole); shorter in the quick run, so that a read caught on a connection as it goes silent still
+   * has to give up (503) inside the 8 s blackhole instead of being answered when the link returns.
+   */
+  limits: Record<string, string>;
   /** How long ACKs may take to come back after a fault ends. */
   recoveryMs: number;
   rssGuardMb: number;
@@ -49,6 +55,7 @@ export default defineCheck<Settings>({
     gapMs: pick(plan, 2_000, 5_000),
     refusedMs: pick(plan, 3_000, 5_000),
     blackholeMs: pick(plan, 8_000, 24_000),
+    limits: pick<Record<string, string>>(plan, { DB_CONNECT_TIMEOUT: '2s', DB_STATEMENT_TIMEOUT: '3s', DB_QUERY_TIMEOUT: '4s' }, {}),
     recoveryMs: 15_000,
     rssGuardMb: 3_000,
   }),
@@ -62,7 +69,7 @@ export default defineCheck<Settings>({
     const admin = new pg.Client({ connectionString: direct.toString() });
     await admin.connect();
     try {
-      const hub = await ctx.hub('pgOutage', store, { DATABASE_URL: proxy.via(direct.toString()) });
+      const hub = await ctx.hub('pgOutage', store, { DATABASE_URL: proxy.via(direct.toString()), ...s.limits });
       const cast = await crew(ctx, hub, 'pgOutage', s.humans, s.agents);
       const gen = await ctx.generator('ackers', 'chaos/gen/ackers.ts');
       await gen.call(
@@ -195,7 +202,13 @@ export default defineCheck<Settings>({
         info('close codes the clients saw', describeCloses(drained.closes)),
       ];
       return {
-        measured: `${s.agents} agents send targeted CHAT of ${s.payloadBytes} bytes (up to ${s.window} unacknowledged each; a frame answered unavailable goes again after 0.5 s) to ${s.humans} humans, the hub on PostgreSQL through a TCP proxy: ${s.terminations} × pg_terminate_backend of every hub session (${s.gapMs / 1000} s apart), connections refused for ${s.refusedMs / 1000} s, then a blackhole of ${s.blackholeMs / 1000} s. Then the ACK ledger against the messages table.`,
+        measured: `${s.agents} agents send targeted CHAT of ${s.payloadBytes} bytes (up to ${s.window} unacknowledged each; a frame answered unavailable goes again after 0.5 s) to ${s.humans} humans, the hub on PostgreSQL through a TCP proxy: ${s.terminations} × pg_terminate_backend of every hub session (${s.gapMs / 1000} s apart), connections refused for ${s.refusedMs / 1000} s, then a blackhole of ${s.blackholeMs / 1000} s${
+          Object.keys(s.limits).length
+            ? ` (limits: ${Object.entries(s.limits)
+                .map(([k, v]) => `${k}=${v}`)
+                .join(', ')})`
+            : ''
+        }. Then the ACK ledger against the messages table.`,
         verdicts,
         notes: drained.errorSamples.length > 0 ? [`ERROR frames, e.g.: \`${drained.errorSamples.join('` `')}\``] : [],
       };

@@ -1,5 +1,6 @@
 // The chaos report: a header (machine, commit, store, which hub), one table per check, and the
-// closing `N passed, N failed` line. The same markdown goes to stdout and chaos/results/latest.md.
+// closing `N passed, N failed` line. The same markdown goes to stdout and chaos/results/latest.md (a full
+// run of every check) or last-run.md (any other run).
 import type { Machine } from '../../bench/lib/procfs.js';
 import type { CheckReport } from './check.js';
 
