@@ -34,6 +34,12 @@ export default defineCheck({
     /** After Redis is back, latency must be back to its earlier p99 within this. */
     recoverMs: 5_000,
     outageP99BudgetMs: 1_500,
+    /**
+     * Slack on "back to the earlier p99" for the noise of a shared machine: 25 ms in the full run; 250 ms in
+     * the quick one, whose few seconds of samples swing with any other load (the freeze it guards against
+     * lasted tens of seconds).
+     */
+    recoverSlackMs: pick(plan, 250, 25),
     drainTimeoutMs: 120_000,
   }),
   async run(ctx, s) {
@@ -91,8 +97,8 @@ export default defineCheck({
       const r = await gen.call<CrossChatResult>('result', { windows }, 30_000);
       await gen.call('disconnect', {}, 10_000);
       const [before, outage, , recovered] = r.windows as [WindowFigures, WindowFigures, WindowFigures, WindowFigures];
-      // "Back to the earlier p99": within 1.5× of it, and 25 ms for the noise of a shared machine.
-      const recoveredBudget = Math.max(1.5 * before.readP99, before.readP99 + 25);
+      // "Back to the earlier p99": within 1.5× of it, with some slack for the noise of a shared machine.
+      const recoveredBudget = Math.max(1.5 * before.readP99, before.readP99 + s.recoverSlackMs);
       const rates = (w: WindowFigures, from: number, to: number) => `${Math.round((w.acksArrived / (to - from)) * 1000)}`;
       return {
         measured:
@@ -115,7 +121,12 @@ export default defineCheck({
           atMost('send → read p99 while Redis was stopped', outage.readP99, s.outageP99BudgetMs, ' ms'),
           info('send → read p50 / max ms while Redis was stopped', `${ms(outage.readP50)} / ${ms(outage.readMax)}`),
           info(`send → read p99 ms in the first ${s.recoverMs / 1000} s after Redis is back`, ms(r.windows[2]!.readP99)),
-          atMost(`send → read p99 from ${s.recoverMs / 1000} s after Redis is back (1.5× the p99 before, +25 ms)`, recovered.readP99, recoveredBudget, ' ms'),
+          atMost(
+            `send → read p99 from ${s.recoverMs / 1000} s after Redis is back (1.5× the p99 before, +${s.recoverSlackMs} ms)`,
+            recovered.readP99,
+            recoveredBudget,
+            ' ms',
+          ),
           info('/api/ready of the nodes while stopped / after', `${during.join(', ')} / ${after.join(', ')}`),
           holds(
             'every node ready again after the drain',
