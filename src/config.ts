@@ -82,7 +82,7 @@ const envSchema = z.object({
   MESSAGE_RETENTION: optionalString,
   DB_READ_POOL_SIZE: z.preprocess(unsetIfEmpty, z.coerce.number().int().min(1).max(64).default(1)),
   DB_READ_TIMEOUT: z.string().default('10s'),
-  READS_PER_CALLER: positiveInt(2),
+  READS_PER_CALLER: positiveInt(4),
   // PostgreSQL time limits (see PgTimeouts); unset: DEFAULT_PG_TIMEOUTS.
   DB_CONNECT_TIMEOUT: optionalString,
   DB_STATEMENT_TIMEOUT: optionalString,

@@ -136,9 +136,9 @@ describe("Butler's model client", () => {
       (res) => res.writeHead(200).end(`event: error\ndata: {"message":"bad things"}\n\n`),
       (res) => res.writeHead(200).end('data: {not json\n\n'),
       (res) => {
-        // The connection ends (after what was written) without the response's end.
-        res.writeHead(200).write(`${chunk({ content: 'a' })}\n\n`);
-        res.socket?.end();
+        // The connection ends (after what was written) without the response's end. Destroyed once the chunk
+        // is written: on Node 24, ending the socket under a response still open did not close the connection.
+        res.writeHead(200).write(`${chunk({ content: 'a' })}\n\n`, () => res.socket?.destroy());
       },
     ];
     const s = await serve((res) => answers.shift()!(res));

@@ -263,7 +263,7 @@ describe('parseConfig database', () => {
   });
 
   it('reads the expensive reads settings: a read pool, a deadline of at least 100 ms, a limit per caller', () => {
-    expect(parseConfig({}).reads).toEqual({ poolSize: 1, timeoutMs: 10_000, perCaller: 2 });
+    expect(parseConfig({}).reads).toEqual({ poolSize: 1, timeoutMs: 10_000, perCaller: 4 });
     expect(parseConfig({ DB_READ_POOL_SIZE: '4', DB_READ_TIMEOUT: '500ms', READS_PER_CALLER: '1' }).reads).toEqual({
       poolSize: 4,
       timeoutMs: 500,

@@ -1,18 +1,21 @@
 // The dashboard's reads ride out a node's death behind a balancer: a GET that meets 502/503/504 or no
-// answer is tried again after short capped waits, then the answer stands; writes and other answers pass once.
+// answer is tried again after short capped waits (a 429 after its Retry-After), then the answer stands;
+// writes and other answers pass once.
 import { describe, expect, it } from 'vitest';
 import { READ_RETRY_DELAYS_MS, withReadRetry, type ReadRetrySettings } from '../../../web/src/lib/readRetry.js';
 
 const HAPROXY_PAGE = '<html><body><h1>503 Service Unavailable</h1></body></html>';
 
 /** A fetch that gives the scripted answers in order (a status, or 'down' for no answer), and what was slept. */
-function scripted(answers: Array<number | 'down'>, settings: Partial<ReadRetrySettings> = {}) {
+function scripted(answers: Array<number | 'down' | { status: number; retryAfter: string }>, settings: Partial<ReadRetrySettings> = {}) {
   const calls: string[] = [];
   const fetchFn = (async (_input: RequestInfo | URL, init?: RequestInit) => {
     const next = answers.shift() ?? 200;
-    calls.push(`${init?.method ?? 'GET'} → ${next}`);
-    if (next === 'down') throw new TypeError('Failed to fetch');
-    return new Response(next === 200 ? '{"ok":true}' : HAPROXY_PAGE, { status: next });
+    const status = typeof next === 'object' ? next.status : next;
+    calls.push(`${init?.method ?? 'GET'} → ${status}`);
+    if (status === 'down') throw new TypeError('Failed to fetch');
+    const headers = typeof next === 'object' ? { 'Retry-After': next.retryAfter } : undefined;
+    return new Response(status === 200 ? '{"ok":true}' : HAPROXY_PAGE, { status, headers });
   }) as typeof fetch;
   const read = withReadRetry(fetchFn, {
     delaysMs: READ_RETRY_DELAYS_MS,
@@ -61,6 +64,20 @@ describe('readRetry', () => {
     for (const status of [400, 401, 404, 429, 500]) {
       const { read, calls } = scripted([status]);
       expect((await read('http://hub/api/x')).status).toBe(status);
+      expect(calls).toHaveLength(1);
+    }
+  });
+
+  it('reads again after a 429 that asks for a short wait (expensive reads limited per caller), waiting its Retry-After', async () => {
+    const { read, calls } = scripted([{ status: 429, retryAfter: '1' }, { status: 429, retryAfter: '1' }, 200]);
+    expect((await read('http://hub/api/stats/reports')).status).toBe(200);
+    expect(calls).toEqual(['GET → 429', 'sleep 1000', 'GET → 429', 'sleep 1000', 'GET → 200']);
+  });
+
+  it('passes a 429 that asks for a long wait, or names none, once', async () => {
+    for (const answer of [{ status: 429, retryAfter: '60' }, 429]) {
+      const { read, calls } = scripted([answer]);
+      expect((await read('http://hub/api/stats/reports')).status).toBe(429);
       expect(calls).toHaveLength(1);
     }
   });
