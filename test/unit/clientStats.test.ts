@@ -14,7 +14,7 @@ interface Seen {
 /** A REST client whose requests are recorded and answered `{}`. */
 function recordingRest() {
   const seen: Seen[] = [];
-  const fetch = (async (input: URL | RequestInfo, init?: RequestInit) => {
+  const fetch = (async (input: Parameters<typeof globalThis.fetch>[0], init?: RequestInit) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
     seen.push({
       method: init?.method ?? 'GET',
