@@ -51,5 +51,8 @@ export { ChatRowTypes, isLogLevel, LogLevels, ReportTypes, TelemetryTypes } from
 export { ChatTypes, isChatType, isReportType, isTelemetryType } from '../protocol/frames.js';
 export type { ChatType } from '../protocol/frames.js';
 export { defaultThreadTitle } from '../protocol/threads.js';
+export { connectorFieldsBody, CredentialFields, SecretFields } from '../protocol/connector.js';
+export type { ConnectorFieldsInput, SecretField } from '../protocol/connector.js';
+export { formatZodError } from '../protocol/validation.js';
 export type { ChatRowType, LogLevel, ReportType, SystemLogPayload, TelemetryType } from '../protocol/messages.js';
 export type { ChatMessageView, MessageView, PresenceView, ThreadView, UserView } from '../protocol/objects.js';
