@@ -47,6 +47,14 @@ export default {
       from: { path: '^src/' },
       to: { circular: true },
     },
+    {
+      name: 'no-folder-cycle',
+      comment: 'folders import each other in one direction too: a module of A importing B while one of B imports A makes A and B one room',
+      severity: 'error',
+      scope: 'folder',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

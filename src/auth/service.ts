@@ -1,7 +1,8 @@
 // Who is calling: password login and self-registration for humans, and resolving a bearer
-// credential (a human's JWT, or an agent's api_token) to a current user row.
+// credential (a human's JWT, or an agent's api_token) to a current user row. Sessions carry the user's
+// row; the HTTP edge shows it as a view. Creating the account is the users service's, passed in: the
+// services import auth (hashing, tokens), never the other way.
 import { Errors } from '../errors.js';
-import { type UserView } from '../protocol/objects.js';
 import { isMachineRole } from '../protocol/roles.js';
 import type { CredentialsRepo } from '../store/repositories/credentials.js';
 import type { UsersRepo } from '../store/repositories/users.js';
@@ -11,10 +12,8 @@ import { createCredentialCache } from './credentialCache.js';
 import type { JwtIssuer } from './jwt.js';
 import type { LoginThrottle } from './loginThrottle.js';
 import type { PasswordHasher } from './passwords.js';
-import type { UsersService } from '../services/users.js';
 import { toPrincipal } from '../delivery/directory.js';
 import type { Principal } from '../delivery/types.js';
-import { toUserView } from '../services/views.js';
 
 export interface AuthServiceDeps {
   users: UsersRepo;
@@ -22,7 +21,8 @@ export interface AuthServiceDeps {
   passwords: PasswordHasher;
   jwt: JwtIssuer;
   vault: TokenVault;
-  usersService: UsersService;
+  /** Creates a self-registered member (services/users.ts: the name is checked, the password hashed). */
+  usersService: { createHuman(input: { username: string; password: string; role: 'MEMBER' }): Promise<UserRow> };
   throttle: LoginThrottle;
   allowSelfRegistration: boolean;
   /** Shown to dashboards beside the sign-in options: how long Butler waits for an agent's answer. */
@@ -31,7 +31,7 @@ export interface AuthServiceDeps {
 
 export interface Session {
   token: string;
-  user: UserView;
+  user: UserRow;
 }
 
 const JWT_SHAPE = /^[\w-]+\.[\w-]+\.[\w-]+$/;
@@ -88,7 +88,7 @@ export function createAuthService(deps: AuthServiceDeps) {
         throw Errors.invalidCredentials();
       }
       await attempt.succeeded();
-      return { token: jwt.sign(user), user: toUserView(user) };
+      return { token: jwt.sign(user), user };
     },
 
     /** Whether POST /api/auth/register is open. */
@@ -98,7 +98,7 @@ export function createAuthService(deps: AuthServiceDeps) {
     async register(username: string, password: string): Promise<Session> {
       if (!deps.allowSelfRegistration) throw Errors.registrationDisabled();
       const user = await deps.usersService.createHuman({ username, password, role: 'MEMBER' });
-      return { token: jwt.sign(user), user: toUserView(user) };
+      return { token: jwt.sign(user), user };
     },
 
     /** A human's JWT or an agent's api_token → the caller, re-read from the store; else undefined. */

@@ -4,7 +4,7 @@
 // model call and is the same every time for the same rows. The rows come from Butler's memory of
 // the conversation (memory.ts: read once, then kept up to date) when it holds them, else from the store.
 import type { ChatRepo } from '../store/repositories/chat.js';
-import { fromStoredRow, textOfRow, type ConversationMemory, type MemoryRow } from './memory.js';
+import { fromStoredRow, HISTORY_TYPES, textOfRow, type ConversationMemory, type MemoryRow } from './memory.js';
 import type { ModelMessage } from './model.js';
 import type { Asker } from './tools.js';
 
@@ -30,8 +30,8 @@ export function createHistory(deps: HistoryDeps) {
     const page = { limit: window * 2, beforeId };
     const stored =
       asker.conversationId !== null
-        ? await chat.inConversation(asker.conversationId, ['CHAT', 'AUTH_REQUEST'], page)
-        : await chat.between(asker.principal.id, butlerId, ['CHAT'], page);
+        ? await chat.inConversation(asker.conversationId, HISTORY_TYPES.thread, page)
+        : await chat.between(asker.principal.id, butlerId, HISTORY_TYPES.pair, page);
     return stored.map(fromStoredRow);
   }
 

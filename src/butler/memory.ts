@@ -9,6 +9,7 @@
 // and AUTH_REQUEST rows) and an asker without one, an agent (`p:<user id>`: the CHATs between it and
 // Butler). Memory is bounded twice: rows per conversation, and characters over all of them (the
 // least recently used conversations are forgotten first).
+import { ChatRowTypes } from '../protocol/messages.js';
 import type { ChatRepo } from '../store/repositories/chat.js';
 import type { MessageRow } from '../store/schema.js';
 import type { Asker } from './tools.js';
@@ -65,7 +66,8 @@ interface Conversation {
   ready?: Promise<void>;
 }
 
-const HISTORY_TYPES = { thread: ['CHAT', 'AUTH_REQUEST'], pair: ['CHAT'] } as const;
+/** The rows Butler remembers: a thread's chat rows; between two users without a thread, their CHATs. */
+export const HISTORY_TYPES = { thread: ChatRowTypes, pair: ['CHAT'] } as const;
 
 function rowText(type: string, payload: unknown): Pick<MemoryRow, 'text' | 'request'> {
   if (type === 'AUTH_REQUEST' && payload && typeof payload === 'object') {

@@ -7,7 +7,8 @@
 // Browser-safe: no Node imports; the WebSocket is the platform's (Node 22+ and browsers have one).
 import type { SnapshotFrom } from 'xstate';
 import type { LogLevel } from '../protocol/messages.js';
-import type { ReportPayloads, ReportType } from '../protocol/reports.js';
+import type { ReportType } from '../protocol/messages.js';
+import type { ReportPayloads } from '../protocol/reports.js';
 import type { ChatFrameIn } from '../protocol/serverFrames.js';
 import { ChatDispatch, type Directive } from './chatDispatch.js';
 import { Connection } from './connection.js';

@@ -29,8 +29,10 @@ export type {
   Page,
   RestClient,
   RestOptions,
+  StatsMessagesQuery,
   TokenRotated,
 } from './rest.js';
+export type { CountSeries, PresenceStrips, ReportFields, ReportTallies, RuntimeSamples, UnansweredSummary } from '../protocol/stats.js';
 export { StreamWriter } from './stream.js';
 export type { SocketConstructor, SocketLike } from './transport.js';
 export { serverFrame } from '../protocol/serverFrames.js';
@@ -40,13 +42,17 @@ export type {
   AlertSeverity,
   CodeReviewPayload,
   ReportPayloads,
-  ReportType,
   ReviewFinding,
   SecurityAlertPayload,
   SecurityFinding,
   WeatherUpdatePayload,
 } from '../protocol/reports.js';
-export { LogLevels } from '../protocol/messages.js';
+export { ChatRowTypes, isLogLevel, LogLevels, ReportTypes, TelemetryTypes } from '../protocol/messages.js';
+export { ChatTypes, isChatType, isReportType, isTelemetryType } from '../protocol/frames.js';
+export type { ChatType } from '../protocol/frames.js';
 export { defaultThreadTitle } from '../protocol/threads.js';
-export type { LogLevel, SystemLogPayload } from '../protocol/messages.js';
+export { connectorFieldsBody, CredentialFields, SecretFields } from '../protocol/connector.js';
+export type { ConnectorFieldsInput, SecretField } from '../protocol/connector.js';
+export { formatZodError } from '../protocol/validation.js';
+export type { ChatRowType, LogLevel, ReportType, SystemLogPayload, TelemetryType } from '../protocol/messages.js';
 export type { ChatMessageView, MessageView, PresenceView, ThreadView, UserView } from '../protocol/objects.js';

@@ -17,7 +17,9 @@ import type {
   typedMessageBody,
   updateUserBody,
 } from '../protocol/http.js';
+import type { ReportType } from '../protocol/messages.js';
 import type { ChatMessageView, MessageView, PresenceView, ThreadView, UserView } from '../protocol/objects.js';
+import type { CountSeries, messageRateQuery, PresenceStrips, ReportFields, ReportTallies, RuntimeSamples, UnansweredSummary } from '../protocol/stats.js';
 import { describeAnswer, hubErrorOf, type HttpAnswer } from './answers.js';
 import { httpBase } from './transport.js';
 import { unreachable } from './unreachable.js';
@@ -97,6 +99,9 @@ export interface ActorSnapshot {
   status: string;
   context: Record<string, unknown>;
 }
+
+/** `GET /api/stats/messages`: the window, its buckets and the feed's filters. */
+export type StatsMessagesQuery = QueryOf<typeof messageRateQuery>;
 
 /** The chat-platform connector's routes (admins). */
 const CONNECTOR = '/api/integrations/chatplatform';
@@ -208,6 +213,17 @@ export function createRestClient(options: RestOptions) {
       testMessage: (id: number, body: z.input<typeof testMessageBody> = {}) => json<ConnectorOutcome>('POST', `${CONNECTOR}/${id}/test-message`, { body }),
       logs: (id: number, query: { cursor?: string; limit?: number } = {}) =>
         json<{ items: ConnectorLogView[]; cursor: string }>('GET', `${CONNECTOR}/${id}/logs`, { query }),
+    },
+    /** The dashboard's chart series: each answer is already a picture's numbers. */
+    stats: {
+      messages: (query: StatsMessagesQuery = {}) => json<CountSeries>('GET', '/api/stats/messages', { query }),
+      reports: (minutes?: number) => json<ReportTallies>('GET', '/api/stats/reports', { query: { minutes } }),
+      reportFields: (agent_id: string, type: ReportType, minutes?: number) =>
+        json<ReportFields>('GET', '/api/stats/report-fields', { query: { agent_id, type, minutes } }),
+      presence: (hours?: number) => json<PresenceStrips>('GET', '/api/stats/presence', { query: { hours } }),
+      connector: (minutes?: number) => json<CountSeries>('GET', '/api/stats/connector', { query: { minutes } }),
+      runtime: () => json<RuntimeSamples>('GET', '/api/stats/runtime'),
+      unanswered: () => json<UnansweredSummary>('GET', '/api/stats/unanswered'),
     },
     admin: {
       actors: (query: { user_id?: number; limit?: number } = {}) => json<Record<string, unknown>>('GET', '/api/admin/actors', { query }),

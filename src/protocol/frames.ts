@@ -3,8 +3,9 @@
 // frame are ignored: they are the hub's.
 import * as z from 'zod';
 import { authResponseBody } from './butler.js';
-import { systemLogPayload, TelemetryTypes, type TelemetryType } from './messages.js';
-import { reportPayloads, type ReportType } from './reports.js';
+import { memberOf } from './memberOf.js';
+import { ReportTypes, systemLogPayload, TelemetryTypes, type ReportType, type TelemetryType } from './messages.js';
+import { reportPayloads } from './reports.js';
 import type { FrameErrorCode } from './errors.js';
 import type { FrameOf, messageFrame, PresencePayload } from './serverFrames.js';
 
@@ -63,13 +64,9 @@ export type ChatFrame = Extract<ClientFrame, { type: ChatType }>;
 export type TelemetryFrame = Extract<ClientFrame, { type: TelemetryType }>;
 export type AuthResponseFrame = Extract<ClientFrame, { type: 'AUTH_RESPONSE' }>;
 
-export function isChatType(type: string): type is ChatType {
-  return type === 'CHAT' || type === 'CHAT_STREAM' || type === 'CHAT_STREAM_END';
-}
-
-export function isTelemetryType(type: string): type is TelemetryType {
-  return (TelemetryTypes as readonly string[]).includes(type);
-}
+export const isChatType = memberOf(ChatTypes);
+export const isTelemetryType = memberOf(TelemetryTypes);
+export const isReportType = memberOf(ReportTypes);
 
 /** The envelope the hub sends for a message (stored or relayed). */
 export type MessageFrame = z.infer<typeof messageFrame>;

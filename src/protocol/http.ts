@@ -2,7 +2,7 @@
 // only after these pass; failures become one readable 400 naming the field.
 import * as z from 'zod';
 import { ChatRowTypes, LogLevels, TelemetryTypes } from './messages.js';
-import { HumanRoles, Roles } from './roles.js';
+import { HumanRoles, MachineRoles, Roles } from './roles.js';
 
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f]/;
@@ -68,7 +68,7 @@ export const registerAgentBody = z.object({
   description: shortText(1024).optional(),
 });
 export const listAgentsQuery = z.object({
-  exclude_role: z.preprocess(emptyAsAbsent, z.enum(['AGENT', 'BUTLER']).optional()),
+  exclude_role: z.preprocess(emptyAsAbsent, z.enum(MachineRoles).optional()),
   q: optionalQueryText(64),
   page: pageNumber,
   limit: limitOf(1000, 1000),

@@ -3,6 +3,7 @@
 // older hub, plain text. Objects are strict: a misspelt field is refused by name, not stored unread.
 // `content` is the one line a dashboard shows; the hub indexes it for `GET /api/messages?q=`.
 import * as z from 'zod';
+import type { ReportType } from './messages.js';
 
 const MAX_TEXT = 65_536;
 const MAX_FINDINGS = 1000;
@@ -118,12 +119,7 @@ export const reportPayloads = {
   WEATHER_UPDATE: objectOrText(weatherUpdatePayload),
   CODE_REVIEW: objectOrText(codeReviewPayload),
   SECURITY_ALERT: objectOrText(securityAlertPayload),
-} as const;
-export type ReportType = keyof typeof reportPayloads;
-export const ReportTypes = Object.keys(reportPayloads) as ReportType[];
+} as const satisfies Record<ReportType, z.ZodType>;
 
-export interface ReportPayloads {
-  WEATHER_UPDATE: WeatherUpdatePayload;
-  CODE_REVIEW: CodeReviewPayload;
-  SECURITY_ALERT: SecurityAlertPayload;
-}
+/** Each report type's payload as an object (agents may also send it as text). */
+export type ReportPayloads = { [T in ReportType]: Exclude<z.output<(typeof reportPayloads)[T]>, string> };

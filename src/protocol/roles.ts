@@ -1,4 +1,6 @@
 // Roles of the hub's users: humans (ADMIN, MEMBER) and machines (AGENT, BUTLER).
+import { memberOf } from './memberOf.js';
+
 export const HumanRoles = ['ADMIN', 'MEMBER'] as const;
 export const MachineRoles = ['AGENT', 'BUTLER'] as const;
 export const Roles = [...HumanRoles, ...MachineRoles] as const;
@@ -12,9 +14,7 @@ export type ActorType = (typeof ActorTypes)[number];
 
 export const BUTLER_USERNAME = 'Butler';
 
-export function isMachineRole(role: string): role is MachineRole {
-  return role === 'AGENT' || role === 'BUTLER';
-}
+export const isMachineRole = memberOf(MachineRoles);
 
 export function actorTypeOf(role: Role): ActorType {
   return isMachineRole(role) ? 'SYSTEM' : 'HUMAN';

@@ -1,14 +1,18 @@
 // The dashboard's chart series (GET /api/stats/...): their queries and answers. Series are columnar
 // (one `times` axis, one array of values per series), the shape a chart draws without reshaping.
-import { z } from 'zod';
-import { LogLevels, TelemetryTypes } from './messages.js';
+import * as z from 'zod';
+import { memberOf } from './memberOf.js';
+import { LogLevels, ReportTypes, TelemetryTypes, type TelemetryType } from './messages.js';
 
 const emptyAsAbsent = (v: unknown) => (v === '' ? undefined : v);
 const optionalText = (max: number) => z.preprocess(emptyAsAbsent, z.string().max(max).optional());
 const whole = (min: number, max: number, fallback: number) => z.coerce.number().int().min(min).max(max).default(fallback);
 const iso = z.string().meta({ description: 'ISO 8601 UTC' });
 
-export const ReportTypes = ['WEATHER_UPDATE', 'CODE_REVIEW', 'SECURITY_ALERT'] as const;
+/** The types `GET /api/stats/reports` tallies: SYSTEM_LOG by level, CODE_REVIEW by verdict, SECURITY_ALERT by severity. */
+export const TalliedTypes = ['SYSTEM_LOG', 'CODE_REVIEW', 'SECURITY_ALERT'] as const satisfies readonly TelemetryType[];
+export type TalliedType = (typeof TalliedTypes)[number];
+export const isTalliedType = memberOf(TalliedTypes);
 
 /** Buckets one series may have: a day by the minute would be 1440 numbers per sender. */
 export const MAX_BUCKETS = 360;

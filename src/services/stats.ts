@@ -3,15 +3,17 @@
 // history: each answer is already the picture's numbers.
 import type { Clock } from '../clock.js';
 import { TelemetryTypes } from '../protocol/messages.js';
-import type {
-  CountSeries,
-  MessageRateQuery,
-  PresenceStrips,
-  ReportFields,
-  ReportFieldsQuery,
-  ReportTallies,
-  RuntimeSamples,
-  UnansweredSummary,
+import {
+  isTalliedType,
+  type CountSeries,
+  type MessageRateQuery,
+  type PresenceStrips,
+  type ReportFields,
+  type ReportFieldsQuery,
+  type ReportTallies,
+  type RuntimeSamples,
+  type TalliedType,
+  type UnansweredSummary,
 } from '../protocol/stats.js';
 import type { StatsRepo } from '../store/repositories/stats.js';
 import type { UsersRepo } from '../store/repositories/users.js';
@@ -86,9 +88,9 @@ export function createStatsService(deps: StatsDeps) {
       const from = new Date(Date.parse(to) - minutes * 60_000).toISOString();
       const rows = await stats.reportTallies({ since: from, visibleTo: visibleTo(viewer) });
       const out: ReportTallies = { from, to, levels: {}, verdicts: {}, severities: {} };
-      const bucket = { SYSTEM_LOG: out.levels, CODE_REVIEW: out.verdicts, SECURITY_ALERT: out.severities } as Record<string, Record<string, number>>;
+      const bucket: Record<TalliedType, Record<string, number>> = { SYSTEM_LOG: out.levels, CODE_REVIEW: out.verdicts, SECURITY_ALERT: out.severities };
       for (const row of rows) {
-        const into = bucket[row.type];
+        const into = isTalliedType(row.type) ? bucket[row.type] : undefined;
         const key = row.value ?? 'unknown';
         if (into) into[key] = (into[key] ?? 0) + row.n;
       }

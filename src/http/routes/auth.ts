@@ -1,7 +1,8 @@
 // Login and self-registration (public).
 import { loginBody, registerBody } from '../../protocol/http.js';
 import { authOptionsBody, sessionBody } from '../../protocol/responses.js';
-import type { AuthService } from '../../auth/service.js';
+import type { AuthService, Session } from '../../auth/service.js';
+import { toUserView } from '../../services/views.js';
 import { routeGroup } from '../route.js';
 
 export interface AuthDeps {
@@ -9,6 +10,9 @@ export interface AuthDeps {
 }
 
 const route = routeGroup<AuthDeps>('auth');
+
+/** A session as its wire body: the JWT and the user's view. */
+const sessionView = ({ token, user }: Session) => ({ token, user: toUserView(user) });
 
 export const authRoutes = [
   route({
@@ -27,7 +31,7 @@ export const authRoutes = [
     body: loginBody,
     responses: { 200: { description: 'a JWT and the user', schema: sessionBody } },
     errors: { 401: 'invalid credentials', 429: 'too many failed logins for this name from this address, or from this address on any names (Retry-After)' },
-    handler: ({ body, req }, { auth }) => auth.login(body.username, body.password, req.ip ?? 'unknown'),
+    handler: async ({ body, req }, { auth }) => sessionView(await auth.login(body.username, body.password, req.ip ?? 'unknown')),
   }),
   route({
     method: 'POST',
@@ -37,6 +41,6 @@ export const authRoutes = [
     body: registerBody,
     responses: { 201: { description: 'a JWT and the new user', schema: sessionBody } },
     errors: { 403: 'self-registration is disabled on this hub', 409: 'username already exists' },
-    handler: ({ body }, { auth }) => auth.register(body.username, body.password),
+    handler: async ({ body }, { auth }) => sessionView(await auth.register(body.username, body.password)),
   }),
 ];

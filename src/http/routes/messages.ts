@@ -1,6 +1,6 @@
 // Dashboard messages: query with filters and paging, and ingest in either wire form.
 import { z } from 'zod';
-import { systemLogPayload } from '../../protocol/messages.js';
+import { systemLogPayload, TelemetryTypes, type TelemetryType } from '../../protocol/messages.js';
 import { reportPayloads } from '../../protocol/reports.js';
 import { legacyMessageBody, listMessagesQuery, typedMessageBody } from '../../protocol/http.js';
 import { messageView } from '../../protocol/responses.js';
@@ -13,13 +13,12 @@ export interface MessageDeps {
   messages: Pick<MessagesService, 'list' | 'ingest'>;
 }
 
+const payloadSchemas: Record<TelemetryType, z.ZodType> = { SYSTEM_LOG: systemLogPayload, ...reportPayloads };
 // Payloads are parsed under their field name, so errors read `payload.level is required`.
-const payloadFields = {
-  SYSTEM_LOG: z.object({ payload: systemLogPayload }),
-  WEATHER_UPDATE: z.object({ payload: reportPayloads.WEATHER_UPDATE }),
-  CODE_REVIEW: z.object({ payload: reportPayloads.CODE_REVIEW }),
-  SECURITY_ALERT: z.object({ payload: reportPayloads.SECURITY_ALERT }),
-} as const;
+const payloadFields = Object.fromEntries(TelemetryTypes.map((type) => [type, z.object({ payload: payloadSchemas[type] })])) as Record<
+  TelemetryType,
+  z.ZodObject<{ payload: z.ZodType }>
+>;
 
 /** `{type, payload, ...}` is the typed form; anything else is read as `{agent_id, level, content}`. */
 function toIngestInput(body: unknown): IngestInput {

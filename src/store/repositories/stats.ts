@@ -3,6 +3,7 @@
 // so no chart ever reads raw history. Timestamps are ISO 8601 text: its first 16 characters are the
 // minute (`2026-01-05T10:04`) on both drivers.
 import { sql, type Kysely } from 'kysely';
+import { TalliedTypes } from '../../protocol/stats.js';
 import type { Database } from '../schema.js';
 import { filteredMessages, type MessageFilter } from './messageFilter.js';
 
@@ -61,7 +62,7 @@ export function createStatsRepo(db: Kysely<Database>, driver: 'sqlite' | 'postgr
     /** Reports by SYSTEM_LOG level, CODE_REVIEW verdict and SECURITY_ALERT severity since `since`. */
     async reportTallies(query: Omit<CountWindow, 'types' | 'level' | 'q'>): Promise<Tally[]> {
       const value = sql<string | null>`CASE type WHEN 'SYSTEM_LOG' THEN level WHEN 'CODE_REVIEW' THEN ${field('verdict')} ELSE ${field('severity')} END`;
-      const rows = await windowed({ ...query, types: ['SYSTEM_LOG', 'CODE_REVIEW', 'SECURITY_ALERT'] })
+      const rows = await windowed({ ...query, types: TalliedTypes })
         .select(['type', value.as('value'), (eb) => eb.fn.countAll<number>().as('n')])
         .groupBy(['type', value])
         .execute();

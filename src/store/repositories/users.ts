@@ -1,5 +1,6 @@
 // Users table: humans and machines, with their presence columns.
 import type { Kysely } from 'kysely';
+import { MachineRoles } from '../../protocol/roles.js';
 import type { Database, MachineCredentialRow, NewUser, UserPatch, UserRow } from '../schema.js';
 import { containsIgnoreCase } from './like.js';
 import { createUnchangedCache } from './changeMark.js';
@@ -27,8 +28,6 @@ function totalFromPage(rows: number, query: { offset: number; limit: number }): 
   return undefined;
 }
 
-const MACHINE_ROLES = ['AGENT', 'BUTLER'];
-
 export function createUsersRepo(db: Kysely<Database>) {
   function filtered(query: Omit<UserQuery, 'offset' | 'limit'>) {
     let builder = db.selectFrom('users');
@@ -47,7 +46,7 @@ export function createUsersRepo(db: Kysely<Database>) {
 
   /** Machine users with their token hints: one joined query instead of a page and a lookup of its credentials. */
   const machines = (query: Omit<MachineListQuery, 'offset' | 'limit'>) =>
-    filtered({ ...query, roles: MACHINE_ROLES })
+    filtered({ ...query, roles: MachineRoles })
       .leftJoin('machine_credentials', 'machine_credentials.user_id', 'users.id')
       .selectAll('users')
       .select(['machine_credentials.token_hint', 'machine_credentials.token_updated_at'])
@@ -70,7 +69,7 @@ export function createUsersRepo(db: Kysely<Database>) {
       : query.excludeRole
         ? await machinePageExcluding(query.excludeRole, query.limit, query.offset)
         : await machinePage(query.limit, query.offset);
-    return { rows, total: totalFromPage(rows.length, query) ?? (await countOf({ ...query, roles: MACHINE_ROLES })) };
+    return { rows, total: totalFromPage(rows.length, query) ?? (await countOf({ ...query, roles: MachineRoles })) };
   }
 
   return {

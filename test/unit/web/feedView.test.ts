@@ -3,12 +3,13 @@
 import { describe, expect, it } from 'vitest';
 import { applyFilters, filtersFromSearch, isFiltered, levelOf, searchOfFilters } from '../../../web/src/pages/feed/filters.js';
 import { describeRow, feedTime, findingsLine, weatherLine } from '../../../web/src/pages/feed/telemetry.js';
-import type { FeedRow, FeedType } from '../../../web/src/state/feedRows.js';
+import type { TelemetryType } from '@hub/client';
+import type { FeedRow } from '../../../web/src/state/feedRows.js';
 
 function row(id: number, fields: Partial<FeedRow> = {}): FeedRow {
   const r = {
     id,
-    type: 'SYSTEM_LOG' as FeedType,
+    type: 'SYSTEM_LOG' as TelemetryType,
     sender_id: 3,
     sender_name: 'alpha',
     sender_role: 'AGENT',

@@ -7,7 +7,6 @@ import { Toasts } from '../components/Toasts';
 import { Loading, PageHeader } from '../components/ui';
 import { createApi } from '../lib/api';
 import { createLive } from '../lib/live';
-import { createStatsApi } from '../lib/stats';
 import { useStore } from '../lib/store';
 import type { Session } from '../lib/session';
 import { createAgents } from '../state/agents';
@@ -55,7 +54,7 @@ function SessionRoot({ session }: { session: Session }) {
     const built: Hub = {
       ...shell,
       api,
-      stats: createStatsApi(shell.session),
+      stats: api.stats,
       live,
       agents: createAgents(api, live),
       feed: createFeed(api, live),

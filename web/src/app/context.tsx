@@ -4,7 +4,6 @@ import type { RestClient } from '@hub/client';
 import { createContext, useContext } from 'react';
 import type { Live } from '../lib/live';
 import type { SessionStore } from '../lib/session';
-import type { StatsApi } from '../lib/stats';
 import type { Theme } from '../lib/theme';
 import type { Toasts } from '../lib/toasts';
 import type { Agents } from '../state/agents';
@@ -25,8 +24,8 @@ export interface Shell {
 /** Exists while someone is signed in. */
 export interface Hub extends Shell {
   api: RestClient;
-  /** The chart series (GET /api/stats/...). */
-  stats: StatsApi;
+  /** The chart series (GET /api/stats/...): the REST helper's, signed and retried as `api` is. */
+  stats: RestClient['stats'];
   live: Live;
   agents: Agents;
   chat: ChatLive;

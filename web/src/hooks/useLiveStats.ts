@@ -67,5 +67,3 @@ export function useLiveStats<T>(read: () => Promise<T>, deps: readonly unknown[]
 
   return { data, error, reload: () => setAttempt((n) => n + 1) };
 }
-
-export const TELEMETRY = new Set(['SYSTEM_LOG', 'WEATHER_UPDATE', 'CODE_REVIEW', 'SECURITY_ALERT']);

@@ -1,16 +1,16 @@
 // Live feed: agents' logs and reports (SYSTEM_LOG, WEATHER_UPDATE, CODE_REVIEW, SECURITY_ALERT) as
 // they arrive, with older history paged in from the hub. The rows are collected by the session's
 // feed store (state/feed.ts) even while this page is closed; this page filters and shows them.
+import { LogLevels, TelemetryTypes } from '@hub/client';
 import { useCallback, useDeferredValue, useEffect, useMemo, useState } from 'react';
 import { useSearchParams } from 'wouter';
 import { useHub } from '../app/context';
 import { Button, PageHeader } from '../components/ui';
 import { useStore } from '../lib/store';
 import { MAX_ROWS } from '../state/feed';
-import { FEED_TYPES } from '../state/feedRows';
 import { FeedCharts } from './feed/FeedCharts';
 import { FeedList } from './feed/FeedList';
-import { applyFilters, filtersFromSearch, isFiltered, LEVELS, NO_FILTERS, searchOfFilters, type FeedFilters } from './feed/filters';
+import { applyFilters, filtersFromSearch, isFiltered, NO_FILTERS, searchOfFilters, type FeedFilters } from './feed/filters';
 import { TYPE_LABELS } from './feed/telemetry';
 import './Feed.css';
 
@@ -99,7 +99,7 @@ export default function Feed() {
           Level
           <select value={fromUrl.level} onChange={(e) => setFilters({ level: e.target.value as FeedFilters['level'] })}>
             <option value="">Any level</option>
-            {LEVELS.map((level) => (
+            {LogLevels.map((level) => (
               <option key={level} value={level}>
                 {level}
               </option>
@@ -110,7 +110,7 @@ export default function Feed() {
           Type
           <select value={fromUrl.type} onChange={(e) => setFilters({ type: e.target.value as FeedFilters['type'] })}>
             <option value="">All types</option>
-            {FEED_TYPES.map((type) => (
+            {TelemetryTypes.map((type) => (
               <option key={type} value={type}>
                 {TYPE_LABELS[type]} ({type})
               </option>

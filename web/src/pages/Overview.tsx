@@ -2,13 +2,12 @@
 // no polling), counts by presence and status, Butler's state with pending approvals, the user's
 // oldest message still waiting for an answer, and pictures from the hub's series: messages per
 // minute and online spans per agent, reports of the last day tallied.
-import type { UserView } from '@hub/client';
+import type { ReportTallies, UserView } from '@hub/client';
 import { useMemo } from 'react';
 import { useHub } from '../app/context';
 import { Tally } from '../components/charts/Small';
 import { Fresh } from '../components/Freshness';
 import { Badge, Card, ErrorNote, Loading, PageHeader } from '../components/ui';
-import type { ReportTallies } from '../lib/stats';
 import { useStore } from '../lib/store';
 import { isButler } from '../state/agents';
 import { AgentList } from './overview/AgentList';

@@ -2,7 +2,7 @@
 // count while another page is open; history pages are read when a conversation is opened or scrolled
 // back; sends go over the live socket and settle by the hub's echo, its ACK or its refusal. A gap in
 // the connection needs no reload: the client resumes from the last id it saw.
-import type { RestClient, ServerFrame } from '@hub/client';
+import { ChatTypes, type RestClient, type ServerFrame } from '@hub/client';
 import { describeError } from '../lib/errors';
 import type { Live } from '../lib/live';
 import { createStore, type Store } from '../lib/store';
@@ -11,7 +11,7 @@ import { chatReducer, conversationOf, initialChatState, type ChatEvent, type Cha
 /** Messages per history page. */
 export const HISTORY_PAGE = 50;
 
-const CHAT_FRAMES = new Set<ServerFrame['type']>(['CHAT', 'CHAT_STREAM', 'CHAT_STREAM_END', 'AUTH_REQUEST', 'AUTH_STATUS_UPDATE', 'ACK', 'ERROR']);
+const CHAT_FRAMES = new Set<ServerFrame['type']>([...ChatTypes, 'AUTH_REQUEST', 'AUTH_STATUS_UPDATE', 'ACK', 'ERROR']);
 
 export interface ChatLive {
   state: Store<ChatState>;

@@ -1,15 +1,11 @@
 // The feed's rows as plain data: one shape for a live telemetry frame and a stored message from
 // `GET /api/messages`, and the merge that keeps them newest first without duplicates (a history
 // page and the live frames overlap). Pure, so it is tested without a browser.
-import type { FrameOf, MessageView, ServerFrame, ServerFrameType } from '@hub/client';
-
-/** Dashboard telemetry: what the feed collects. */
-export const FEED_TYPES = ['SYSTEM_LOG', 'WEATHER_UPDATE', 'CODE_REVIEW', 'SECURITY_ALERT'] as const satisfies readonly ServerFrameType[];
-export type FeedType = (typeof FEED_TYPES)[number];
+import { isTelemetryType, type FrameOf, type MessageView, type ServerFrame, type TelemetryType } from '@hub/client';
 
 export interface FeedRow {
   id: number;
-  type: FeedType;
+  type: TelemetryType;
   sender_id: number;
   sender_name: string;
   sender_role: string;
@@ -26,16 +22,12 @@ export interface FeedRow {
 
 const MAX_CONTENT = 4096;
 
-export function isFeedType(type: string): type is FeedType {
-  return (FEED_TYPES as readonly string[]).includes(type);
-}
-
-export function isFeedFrame(frame: ServerFrame): frame is FrameOf<FeedType> {
-  return isFeedType(frame.type);
+export function isFeedFrame(frame: ServerFrame): frame is FrameOf<TelemetryType> {
+  return isTelemetryType(frame.type);
 }
 
 /** Level and content as the hub derives them for storage (`summarise`), so live and stored rows agree. */
-export function summarise(type: FeedType, payload: unknown): { level: string | null; content: string } {
+export function summarise(type: TelemetryType, payload: unknown): { level: string | null; content: string } {
   if (typeof payload === 'string') return { level: 'INFO', content: payload };
   const record = (payload ?? {}) as Record<string, unknown>;
   const level = type === 'SYSTEM_LOG' && typeof record['level'] === 'string' ? record['level'] : 'INFO';
@@ -67,7 +59,7 @@ export function rowOfFrame(frame: ServerFrame): FeedRow | undefined {
 
 /** A stored message as a row; undefined for a type the feed does not show. */
 export function rowOfMessage(message: MessageView): FeedRow | undefined {
-  if (!isFeedType(message.type)) return undefined;
+  if (!isTelemetryType(message.type)) return undefined;
   return row({
     id: message.id,
     type: message.type,

@@ -1,12 +1,12 @@
 // The hub's vital signs over the last hour, sampled by the hub every few seconds (GET /api/stats/runtime):
 // open sockets, messages waiting for the group commit, and the worst event-loop delay between samples.
+import type { RuntimeSamples } from '@hub/client';
 import { useMemo } from 'react';
 import { useHub } from '../../app/context';
 import { Chart } from '../../components/charts/Chart';
 import { formatValue, toSeconds } from '../../components/charts/types';
 import { ErrorNote } from '../../components/ui';
 import { useAutoRefresh } from '../../hooks/useAutoRefresh';
-import type { RuntimeSamples } from '../../lib/stats';
 
 type Sample = RuntimeSamples['samples'][number];
 

@@ -5,12 +5,12 @@
 import {
   connectorFieldsBody,
   CredentialFields,
+  formatZodError,
   SecretFields,
   type ConnectorFieldsInput,
   type ConnectorView,
   type SecretField,
-} from '../../../../src/protocol/connector.js';
-import { formatZodError } from '../../../../src/protocol/validation.js';
+} from '@hub/client';
 
 /** What the admin wants done with a secret: nothing, a new value, or removing it. */
 export type SecretEdit = { mode: 'keep' } | { mode: 'replace'; value: string } | { mode: 'clear' };

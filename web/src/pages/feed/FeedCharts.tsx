@@ -6,13 +6,12 @@ import { useHub } from '../../app/context';
 import { Chart } from '../../components/charts/Chart';
 import { toSeconds, type ChartSeries } from '../../components/charts/types';
 import { ErrorNote } from '../../components/ui';
-import { TELEMETRY, useLiveStats } from '../../hooks/useLiveStats';
-import type { ReportFields, ReportType } from '../../lib/stats';
+import { useLiveStats } from '../../hooks/useLiveStats';
+import { isReportType, isTelemetryType, ReportTypes, type ReportFields, type ReportType } from '@hub/client';
 import type { FeedFilters } from './filters';
 import { TYPE_LABELS } from './telemetry';
 
 const RATE_MINUTES = 60;
-const REPORT_TYPES: readonly ReportType[] = ['WEATHER_UPDATE', 'CODE_REVIEW', 'SECURITY_ALERT'];
 const UNITS: Record<string, string> = { temperature_c: '°C', feels_like_c: '°C', humidity_pct: '%', wind_speed_ms: 'm/s' };
 const FIELD_LABELS: Record<string, string> = {
   temperature_c: 'temperature',
@@ -39,7 +38,7 @@ function RateChart({ filters }: { filters: FeedFilters }) {
   const rate = useLiveStats(
     () => stats.messages({ minutes: RATE_MINUTES, agent_id: agent || undefined, level: level || undefined, type: type || undefined, q: q || undefined }),
     [stats, agent, level, type, q],
-    { when: (frame) => TELEMETRY.has(frame.type) && (!agent || ('sender_name' in frame && frame.sender_name === agent)) },
+    { when: (frame) => isTelemetryType(frame.type) && (!agent || ('sender_name' in frame && frame.sender_name === agent)) },
   );
   const times = useMemo(() => (rate.data?.times ?? []).map(toSeconds), [rate.data]);
   const series = useMemo<ChartSeries[]>(() => (rate.data ? [{ label: 'messages', values: rate.data.total, color: '--chart-1' }] : []), [rate.data]);
@@ -81,9 +80,7 @@ function aligned(data: ReportFields, field: string, sender: string): { times: nu
 
 function ReadingsChart({ agent, filters, senderTypes }: { agent: string; filters: FeedFilters; senderTypes: ReadonlySet<string> }) {
   const { stats } = useHub();
-  const initial = (REPORT_TYPES as readonly string[]).includes(filters.type)
-    ? (filters.type as ReportType)
-    : (REPORT_TYPES.find((t) => senderTypes.has(t)) ?? 'WEATHER_UPDATE');
+  const initial = isReportType(filters.type) ? filters.type : (ReportTypes.find((t) => senderTypes.has(t)) ?? 'WEATHER_UPDATE');
   const [type, setType] = useState<ReportType>(initial);
   const [chosen, setChosen] = useState<string>();
   const fields = useLiveStats(() => stats.reportFields(agent, type), [stats, agent, type], {
@@ -100,7 +97,7 @@ function ReadingsChart({ agent, filters, senderTypes }: { agent: string; filters
         <label>
           <span className="sr-only">Reports to plot</span>
           <select value={type} onChange={(e) => setType(e.target.value as ReportType)}>
-            {REPORT_TYPES.map((t) => (
+            {ReportTypes.map((t) => (
               <option key={t} value={t}>
                 {TYPE_LABELS[t]}
               </option>

@@ -1,16 +1,14 @@
 // The feed's filters: what they are, how they read from and write to the address (so a filtered
 // feed can be linked, e.g. from an agent on the overview), and the predicate the view applies.
-import { isFeedType, type FeedRow, type FeedType } from '../../state/feedRows';
+import { isLogLevel, isTelemetryType, type LogLevel, type TelemetryType } from '@hub/client';
+import type { FeedRow } from '../../state/feedRows';
 import { describeRow } from './telemetry';
-
-export const LEVELS = ['INFO', 'WARNING', 'ERROR', 'SUCCESS'] as const;
-export type Level = (typeof LEVELS)[number];
 
 export interface FeedFilters {
   /** A sender's username; '' for everyone. */
   agent: string;
-  level: Level | '';
-  type: FeedType | '';
+  level: LogLevel | '';
+  type: TelemetryType | '';
   /** Free text, matched case-insensitively against sender, type and content. */
   text: string;
 }
@@ -22,8 +20,8 @@ export function filtersFromSearch(search: URLSearchParams): FeedFilters {
   const type = search.get('type') ?? '';
   return {
     agent: search.get('agent') ?? '',
-    level: (LEVELS as readonly string[]).includes(level) ? (level as Level) : '',
-    type: isFeedType(type) ? type : '',
+    level: isLogLevel(level) ? level : '',
+    type: isTelemetryType(type) ? type : '',
     text: search.get('q') ?? '',
   };
 }
@@ -41,16 +39,16 @@ export function isFiltered(filters: FeedFilters): boolean {
   return Boolean(filters.agent || filters.level || filters.type || filters.text.trim());
 }
 
-const TONE_LEVEL: Record<string, Level> = { bad: 'ERROR', warn: 'WARNING', ok: 'SUCCESS' };
-const readsAs = new WeakMap<FeedRow, Level>();
+const TONE_LEVEL: Record<string, LogLevel> = { bad: 'ERROR', warn: 'WARNING', ok: 'SUCCESS' };
+const readsAs = new WeakMap<FeedRow, LogLevel>();
 
 /**
  * The level a row reads as, which the level filter matches: a log's own; a report's from its
  * severity or verdict, as its badge is coloured (the hub stores every report as INFO, so a critical
  * alert would otherwise never pass "ERROR"). Worked out once per row.
  */
-export function levelOf(row: FeedRow): Level {
-  if (row.type === 'SYSTEM_LOG') return (LEVELS as readonly string[]).includes(row.level ?? '') ? (row.level as Level) : 'INFO';
+export function levelOf(row: FeedRow): LogLevel {
+  if (row.type === 'SYSTEM_LOG') return row.level !== null && isLogLevel(row.level) ? row.level : 'INFO';
   let level = readsAs.get(row);
   if (level === undefined) {
     level = TONE_LEVEL[describeRow(row).tone] ?? 'INFO';

@@ -1,9 +1,9 @@
 // How a feed row reads at a glance: its colour, its badge (a log's level, a review's verdict, an
 // alert's severity) and one summary line built from the structured payload. Report payloads are
 // objects of the hub's schemas (src/protocol/reports.ts) or, from older agents, plain text.
-import type { CodeReviewPayload, SecurityAlertPayload, WeatherUpdatePayload } from '@hub/client';
+import type { CodeReviewPayload, SecurityAlertPayload, TelemetryType, WeatherUpdatePayload } from '@hub/client';
 import { toneOf, type Tone } from '../../components/ui';
-import type { FeedRow, FeedType } from '../../state/feedRows';
+import type { FeedRow } from '../../state/feedRows';
 
 export interface RowLook {
   tone: Tone;
@@ -11,7 +11,7 @@ export interface RowLook {
   summary: string;
 }
 
-export const TYPE_LABELS: Record<FeedType, string> = {
+export const TYPE_LABELS: Record<TelemetryType, string> = {
   SYSTEM_LOG: 'Log',
   WEATHER_UPDATE: 'Weather',
   CODE_REVIEW: 'Review',

@@ -1,10 +1,10 @@
 // What the Overview draws besides the live list: each agent's messages per minute over the last hour,
 // its online spans over the last hours, and the reports of the last day tallied. Read from the hub's
 // series and again as telemetry or presence arrives (settled, so a busy hub is a read a second).
-import type { ServerFrame } from '@hub/client';
+import { isTelemetryType, type ServerFrame } from '@hub/client';
 import { useMemo } from 'react';
 import { useHub } from '../../app/context';
-import { TELEMETRY, useLiveStats } from '../../hooks/useLiveStats';
+import { useLiveStats } from '../../hooks/useLiveStats';
 import type { Span } from '../../components/charts/Small';
 
 export const RATE_MINUTES = 60;
@@ -17,7 +17,7 @@ export interface Strip {
   knownFrom: number;
 }
 
-const telemetry = (frame: ServerFrame) => TELEMETRY.has(frame.type);
+const telemetry = (frame: ServerFrame) => isTelemetryType(frame.type);
 const presence = (frame: ServerFrame) => frame.type === 'PRESENCE';
 
 export function useActivity() {
