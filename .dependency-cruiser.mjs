@@ -42,10 +42,10 @@ export default {
     },
     {
       name: 'cluster-imports-a-feature',
-      comment: "the cluster carries the features' messages without knowing them",
+      comment: "the cluster carries the features' messages without knowing them, nor any use case or transport",
       severity: 'error',
       from: { path: '^src/cluster/' },
-      to: { path: '^src/(butler|connector|auth|services|http|ws)/' },
+      to: { path: '^src/(butler|connector|auth|services|ops|http|ws)/' },
     },
     {
       name: 'client-imports-the-hub',

@@ -3,7 +3,7 @@
 // to Redis here (a node that cannot reach it at start does not start) and starts ordering and
 // beating once the core exists (`attach`). Without REDIS_URL none of this is loaded.
 import { createBusSeal } from '../cluster/bus/busSeal.js';
-import { nodeSource } from '../cluster/inspection.js';
+import { nodeSummary } from '../cluster/inspection.js';
 import { createLeaseLeadership } from '../cluster/lease/leadership.js';
 import { createClusterMeter } from '../cluster/metrics.js';
 import { createClusterNode } from '../cluster/node.js';
@@ -45,7 +45,7 @@ export async function createClusterPorts(options: NodePortsOptions & { config: C
         nodes: () => node.status().nodes.length,
         behindSeconds: () => node.behindSeconds(),
       });
-      core.inspection.add(nodeSource(node, lease));
+      core.inspection.add({ name: 'node', summary: () => nodeSummary(node, lease), snapshot: () => undefined });
       shutdown.add('release the lease', () => leadership.stop());
       shutdown.add('leave the cluster', () => node.presence.leave());
     },
