@@ -6,10 +6,11 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../../clock.js';
 import type { AddressReader } from '../../delivery/addressTable.js';
-import type { Delivery, PresencePort, Principal } from '../../delivery/types.js';
+import type { PresencePort, Principal } from '../../delivery/types.js';
 import type { PresencePatch } from '../../store/batchWriter.js';
 import type { ClusterRepo } from '../../store/repositories/cluster.js';
 import type { RedisLink } from '../bus/redis.js';
+import { createOnlineView } from './online.js';
 import { createRegistry, type Decision } from './registry.js';
 
 export interface ClusterPresenceDeps {
@@ -57,8 +58,7 @@ export function createClusterPresence(deps: ClusterPresenceDeps) {
   let reapNotBefore = 0;
   /** Presence decisions waiting for Redis's answer (shutdown waits for them). */
   const deciding = new Set<Promise<void>>();
-  /** Agents the store shows ONLINE, kept from every PRESENCE that passes (Butler asks it). */
-  const online = new Set<number>();
+  const online = createOnlineView();
 
   /** Registers this node's hash again at the next beat, which is now if none is running. */
   function registerAgain(): void {
@@ -206,21 +206,13 @@ export function createClusterPresence(deps: ClusterPresenceDeps) {
     /** Wires presence to the core; the store's ONLINE agents seed `isOnline`. */
     async attach(next: PresenceParts): Promise<void> {
       parts = next;
-      for (const id of await repo.onlineAgents(Number.MAX_SAFE_INTEGER)) online.add(id);
+      online.seed(await repo.onlineAgents(Number.MAX_SAFE_INTEGER));
     },
 
     /** Keeps `isOnline` current from every PRESENCE that passes this node. */
-    note(deliveries: readonly Pick<Delivery, 'type' | 'text' | 'senderId'>[]): void {
-      for (const d of deliveries) {
-        if (d.type !== 'PRESENCE') continue;
-        const frame = JSON.parse(d.text) as { payload?: { online?: boolean } };
-        if (frame.payload?.online) online.add(d.senderId);
-        else online.delete(d.senderId);
-      }
-    },
-
+    note: online.note,
     /** Whether the store shows the agent ONLINE (any node holds it), as of the last PRESENCE seen. */
-    isOnline: (userId: number): boolean => online.has(userId),
+    isOnline: online.isOnline,
 
     /** The router's presence port in cluster mode: an agent is ONLINE while any node holds it. */
     port: {
