@@ -50,13 +50,18 @@ export function restartedIds(ports: Pick<NodePorts, 'restartOrder' | 'bus'>): vo
   ports.bus.publish(idsRestartedMessage, {});
 }
 
+/** A restart another node announced: this node's order starts over, and its pipeline's ids too. */
+export function followRestarts(ports: Pick<NodePorts, 'restartOrder' | 'bus'>, pipeline: { reset(): void }): () => void {
+  return ports.bus.subscribe(idsRestartedMessage, () => {
+    ports.restartOrder();
+    pipeline.reset();
+  });
+}
+
 /** Wires the ports to the core once it and the inspection exist, and starts what runs against them. */
 export async function attachNode(ports: NodePorts, parts: { core: Core; inspection: Inspection }): Promise<void> {
   const { core, inspection } = parts;
-  ports.bus.subscribe(idsRestartedMessage, () => {
-    ports.restartOrder();
-    core.pipeline.reset();
-  });
+  followRestarts(ports, core.pipeline);
   await ports.attach({
     deliver: (deliveries) => core.router.send({ type: 'DELIVER', deliveries }),
     round: (fn) => core.sendBatch.run(fn),
