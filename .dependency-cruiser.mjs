@@ -27,6 +27,27 @@ export default {
   forbidden: [
     ...upward,
     {
+      name: 'core-imports-the-cluster',
+      comment: 'the delivery core declares the ports (bus, leadership, presence, ledger); cluster/ implements them, never the other way',
+      severity: 'error',
+      from: { path: layers.delivery },
+      to: { path: '^src/cluster/' },
+    },
+    {
+      name: 'feature-imports-the-cluster',
+      comment: 'features use the ports, never Redis or the lease: only the composition root (src/root/) builds cluster/',
+      severity: 'error',
+      from: { path: '^src/(butler|connector|auth|ops|services|actors|http|ws)/' },
+      to: { path: '^src/cluster/' },
+    },
+    {
+      name: 'cluster-imports-a-feature',
+      comment: "the cluster carries the features' messages without knowing them, nor any use case or transport",
+      severity: 'error',
+      from: { path: '^src/cluster/' },
+      to: { path: '^src/(butler|connector|auth|services|ops|http|ws)/' },
+    },
+    {
       name: 'client-imports-the-hub',
       comment: 'the client, the CLI and the example agents import protocol (and each other) only',
       severity: 'error',

@@ -1,5 +1,5 @@
 // What sending every batch to every node costs against a user→nodes map, measured on the bus's own
-// code (src/cluster/wire.ts) with real batches: each node of a 3-node cluster receives a batch of
+// code (src/cluster/bus/wire.ts) with real batches: each node of a 3-node cluster receives a batch of
 // targeted CHAT frames of which it holds the recipients of a third.
 //   broadcast: one encode per batch, one publish; every node decodes the whole batch.
 //   map:       one encode per node (its own frames, plus the batch's place in the order, which every
@@ -8,7 +8,7 @@
 // and bytes on the bus per message.
 //   npx tsx bench/busRouting.ts [--batch 500] [--nodes 3] [--rounds 400]
 import { parseArgs } from 'node:util';
-import { decodeBatch, encodeBatch } from '../src/cluster/wire.js';
+import { decodeBatch, encodeBatch } from '../src/cluster/bus/wire.js';
 import type { Delivery } from '../src/delivery/types.js';
 
 const { values } = parseArgs({

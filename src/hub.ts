@@ -1,7 +1,10 @@
-// Composition of one hub, in stages: store → repositories → core (directory, pipeline, router) →
-// auth → bootstrap → features (connector, Butler, services) → edges (WebSocket, HTTP) → listen.
-// Each part adds its shutdown steps as it is built; the steps run in SHUTDOWN_ORDER, on stop and
-// when a start fails midway. main.ts runs the hub for real; tests run it in-process on port 0.
+// Composition of one hub, in stages: store → repositories → the node's ports (bus, leadership,
+// presence, ledger: root/node.ts, the one place that knows whether other nodes exist) → core
+// (directory, pipeline, router) → auth → bootstrap → features (connector, Butler, services) → edges
+// (WebSocket, HTTP) → the ports attached to the core → leadership (Butler and the platform connection
+// start where this node leads) → listen. Each part adds its shutdown steps as it is built; the steps
+// run in SHUTDOWN_ORDER (root/shutdownOrder.ts), on stop and when a start fails midway. main.ts runs
+// the hub for real; tests run it in-process on port 0.
 import type { Logger } from 'pino';
 import uWS from 'uWebSockets.js';
 import type { ConnectionActor } from './actors/connection.js';
@@ -18,12 +21,14 @@ import { createMetrics, type Metrics } from './metrics/registry.js';
 import type { Inspection } from './ops/inspection.js';
 import { createReadiness } from './ops/readiness.js';
 import { startRetention } from './ops/retention.js';
+import type { RouterActor } from './actors/router.js';
 import { createAuth } from './root/auth.js';
-import { createCore, type RouterActor } from './root/core.js';
+import { createCore } from './root/core.js';
 import { createHttpEdge, createHubInspection, createWsEdge } from './root/edges.js';
-import { createBootstrap, createButlerFeature, createConnectorFeature, createServices } from './root/features.js';
+import { createBootstrap, createButlerFeature, createConnectorFeature, createServices, followLeadership } from './root/features.js';
+import { attachNode, createNodePorts, ordersCommitsAcrossNodes, restartedIds } from './root/node.js';
+import { DRAIN_TIMEOUT_MS, SHUTDOWN_ORDER, SOCKET_CLOSE_WAIT_MS } from './root/shutdownOrder.js';
 import { createRepos, migrateStore, openReads } from './root/storage.js';
-import type { Lease } from './cluster/lease.js';
 import { createShutdown } from './shutdown.js';
 import { openStore, type Store } from './store/db.js';
 import { watchStoreConnections } from './store/metrics.js';
@@ -66,43 +71,6 @@ export interface Hub {
   stop(): Promise<void>;
 }
 
-/** How long shutdown waits for requests in flight before it closes connections anyway. */
-const DRAIN_TIMEOUT_MS = 10_000;
-/** How long shutdown waits for sockets to finish their close handshake. */
-const SOCKET_CLOSE_WAIT_MS = 2_000;
-
-/**
- * Stop accepting → close sockets (1001) → let requests in flight finish → commit everything queued
- * → record the hub's own presence → close connections → close the store.
- */
-const SHUTDOWN_ORDER = [
-  'stop accepting connections',
-  'refuse WebSocket upgrades',
-  // No more platform events in; answers still queued for the platform are logged as not sent.
-  'stop platform events',
-  'close sockets with 1001',
-  // Answers in progress end their streams ("the hub is shutting down") before the last commit.
-  "end Butler's answers",
-  'finish requests in flight',
-  // Cluster mode: the agents only this node held go OFFLINE, and the others stop counting it.
-  'leave the cluster',
-  'stop pruning telemetry',
-  'commit everything queued',
-  'settle platform events',
-  'record Butler offline',
-  // Sockets were told to close (1001); their close handshakes finish before the app goes.
-  'wait for socket close handshakes',
-  'close the uWS app',
-  // After the last commit was published; a clean stop hands the lease over at once.
-  'release the lease',
-  'close the cluster link',
-  'stop the cork anchor',
-  'stop the router',
-  'stop the runtime sampler',
-  'close the read side',
-  'close the store',
-] as const;
-
 export async function startHub(options: HubOptions): Promise<Hub> {
   const { config, logger } = options;
   const startedAt = performance.now();
@@ -116,7 +84,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   const loadingWeb = loadWebFiles(config.webDir);
   loadingWeb.catch(() => undefined);
 
-  const store = openStore(config.db, { orderedCommits: config.cluster !== undefined, logger });
+  const store = openStore(config.db, { orderedCommits: ordersCommitsAcrossNodes(config), logger });
   shutdown.add('close the store', () => store.close());
   watchStoreConnections(metrics.factory, store);
   const uwsApp = uWS.App();
@@ -132,14 +100,9 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     logger.info({ runsOn: reads.runsOn, timeoutMs: config.reads.timeoutMs, perCaller: config.reads.perCaller }, 'expensive reads run on their own');
     const repos = createRepos({ store, reads });
 
-    // Loaded only in cluster mode: a single node never loads ioredis.
-    const clusterStage = config.cluster ? await import('./root/cluster.js') : undefined;
-    const cluster =
-      config.cluster && clusterStage
-        ? await clusterStage.createClusterStage({ config: { ...config, cluster: config.cluster }, repos, clock, logger, metrics, jwtSecret })
-        : undefined;
-    if (cluster) shutdown.add('close the cluster link', () => cluster.node.close());
-    const core = createCore({ store, repos, clock, logger, metrics, wsMeter, cluster: cluster?.node, writeQueueMaxBytes: config.writeQueueMaxBytes });
+    // The bus, the leadership, presence and the order of committed batches (root/node.ts).
+    const ports = await createNodePorts({ config, repos, clock, logger, metrics, jwtSecret, shutdown });
+    const core = createCore({ store, repos, clock, logger, metrics, wsMeter, ports, writeQueueMaxBytes: config.writeQueueMaxBytes });
     shutdown.add('close sockets with 1001', () => core.router.send({ type: 'SHUTDOWN' }));
     shutdown.add('commit everything queued', () => core.pipeline.drain());
     shutdown.add('stop the router', () => core.router.stop());
@@ -157,46 +120,22 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       sessions: core.sessions,
       jwtSecret,
       passwordCost: options.passwordCost,
-      redis: cluster?.node.link.commands,
+      redis: ports.redis,
     });
 
-    let lease: Lease | undefined;
-    const connector = createConnectorFeature({
-      config,
-      store,
-      repos,
-      core,
-      clock,
-      logger,
-      metrics,
-      jwtSecret,
-      cluster: cluster && { isLeader: () => lease?.isLeader ?? false, changed: () => cluster.node.connectorChanged() },
-    });
+    const connector = createConnectorFeature({ config, store, repos, core, clock, logger, metrics, jwtSecret, ports });
     shutdown.add('stop platform events', () => connector.stop());
     shutdown.add('settle platform events', () => connector.settled());
 
-    const bootstrap = createBootstrap({ config, store, repos, passwords: auth.passwords, clock, logger, clustered: cluster !== undefined });
+    const bootstrap = createBootstrap({ config, store, repos, passwords: auth.passwords, clock, logger, sharedPresence: ports.sharedPresence });
     await bootstrap.initialise();
     shutdown.add('record Butler offline', () =>
       bootstrap.presence.hubStopping().catch((err: unknown) => logger.warn({ err }, 'could not record Butler going offline')),
     );
 
-    const butler = await createButlerFeature({
-      config,
-      repos,
-      core,
-      connector,
-      clock,
-      logger,
-      metrics,
-      cluster: cluster && {
-        isLeader: () => lease?.isLeader ?? false,
-        forwardDecision: (actionId) => cluster.node.decided(actionId),
-        isOnline: (userId) => cluster.node.isOnline(userId),
-        fence: (trx) => (lease ? lease.assertCurrent(trx, lease.epoch ?? -1) : Promise.reject(new Error('no lease yet'))),
-      },
-    });
+    const butler = await createButlerFeature({ config, repos, core, connector, clock, logger, metrics, ports });
     shutdown.add("end Butler's answers", () => butler.stop());
+    followLeadership(ports.leadership, butler, connector);
     const services = createServices({
       store,
       repos,
@@ -207,14 +146,12 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       reinitialise: async () => {
         await bootstrap.initialise();
         // The ids restarted: every node's visibility order starts over.
-        cluster?.node.reset();
+        restartedIds(ports);
         butler.reset();
         await connector.reload();
       },
     });
-    await butler.start();
-    // In cluster mode the leader runs the platform connection (see root/cluster.ts).
-    if (!cluster) await connector.start();
+    butler.start();
     services.runtime.start();
     shutdown.add('stop the runtime sampler', () => services.runtime.stop());
 
@@ -227,21 +164,9 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     });
 
     const inspection = createHubInspection({ core, ws, butler, connector });
-    if (cluster) {
-      lease = await clusterStage!.attachCluster({
-        config: { ...config, cluster: config.cluster! },
-        ...cluster,
-        core,
-        butler,
-        connector,
-        inspection,
-        clock,
-        logger,
-      });
-      const held = lease;
-      shutdown.add('release the lease', () => held.stop());
-      shutdown.add('leave the cluster', () => cluster.node.leave());
-    }
+    await attachNode(ports, { core, inspection });
+    // Butler and the platform connection run from here where this node leads (a single node does).
+    await ports.leadership.start();
     const http = createHttpEdge({
       uwsApp,
       config,
@@ -254,7 +179,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
         store,
         migrations,
         stopping: () => shutdown.begun,
-        degraded: () => cluster?.node.degraded(),
+        degraded: () => ports.degraded(),
         logger,
       }),
       inspection,

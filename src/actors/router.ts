@@ -4,7 +4,7 @@
 // pays one actor event per group commit, not per message or per recipient; each frame was
 // serialised once and the same string goes to every socket, the frame object beside it to every
 // endpoint inside the hub (which never parses it back).
-import { assertEvent, assign, setup } from 'xstate';
+import { assertEvent, assign, setup, type Actor } from 'xstate';
 import { AddressTable } from '../delivery/addressTable.js';
 import type { Delivery, DeliveryMeter, Endpoint, PresencePort, Principal } from '../delivery/types.js';
 import { CloseCode } from '../protocol/errors.js';
@@ -174,3 +174,6 @@ export const routerMachine = setup({
     },
   },
 });
+
+/** The router actor (systemId 'router'), as the hub creates it. */
+export type RouterActor = Actor<typeof routerMachine>;

@@ -9,21 +9,24 @@
 // code. The file stays whole; its one server-only part, the tool-argument schemas, is wire text too
 // (the model sends those arguments, and prompts and tests rely on the names).
 import type { Logger } from 'pino';
-import type { Transaction } from 'kysely';
 import { createActor } from 'xstate';
-import type { routerMachine } from '../actors/router.js';
+import type { RouterActor } from '../actors/router.js';
 import type { ButlerConfig } from '../config.js';
 import type { AuthorizationsRepo } from '../store/repositories/authorizations.js';
-import type { Database } from '../store/schema.js';
 import type { ChatRepo } from '../store/repositories/chat.js';
 import type { UsersRepo } from '../store/repositories/users.js';
 import type { Clock } from '../clock.js';
+import type { Bus } from '../delivery/bus.js';
 import { toPrincipal, type Directory } from '../delivery/directory.js';
+import type { Leadership } from '../delivery/leadership.js';
+import type { Ledger } from '../delivery/ledger.js';
 import type { Pipeline } from '../delivery/pipeline.js';
+import type { OnlineAgents } from '../delivery/presence.js';
 import { butlerMachine } from './actor.js';
 import { createAuthorizations } from './authorizations.js';
 import { createBrain } from './brain.js';
 import type { ConversationPorts } from './conversation.js';
+import { followDecisions, forwardDecision } from './decisions.js';
 import { createHistory } from './history.js';
 import { IdleTimers } from './idleTimers.js';
 import { createConversationMemory } from './memory.js';
@@ -32,10 +35,9 @@ import { createOpenAiModel, type LanguageModel } from './model.js';
 import { createModelGate, gatedModel } from './modelGate.js';
 import { createAgentRelay } from './relay.js';
 import { openReplyStream } from './replyStream.js';
+import { endOrphanedStreams, recordingSubmit } from './streams.js';
 import { createToolbox, type AgentDirectory } from './tools.js';
 import type { Endpoint, Principal } from '../delivery/types.js';
-
-type RouterActor = ReturnType<typeof createActor<typeof routerMachine>>;
 
 export interface ButlerDeps {
   settings: ButlerConfig;
@@ -54,16 +56,16 @@ export interface ButlerDeps {
   /** Replaces the OpenAI-compatible client (tests of the brain alone). */
   model?: LanguageModel;
   /**
-   * Cluster mode: Butler runs on the leader only. A decision stored on another node is forwarded
-   * to it (`forward`), and `isOnline` reads presence across nodes instead of this node's sockets.
+   * Butler runs where the hub leads (a single node always does): it leads on `acquired`, stands by
+   * on `lost`, and its expiry of authorization requests is fenced with the leadership's epoch.
    */
-  cluster?: {
-    isLeader(): boolean;
-    forwardDecision(actionId: string): void;
-    isOnline(userId: number): boolean;
-    /** Throws inside `trx` unless this node still holds the lease at the epoch it took (expiry's fence). */
-    fence(trx: Transaction<Database>): Promise<void>;
-  };
+  leadership: Leadership;
+  /** A decision stored on a node that does not lead is forwarded to the leader (butler/decisions.ts). */
+  bus: Bus;
+  /** Where Butler's open streams are kept for a successor (butler/streams.ts). */
+  ledger: Ledger;
+  /** Whether an agent is ONLINE (on any node), for Butler's agent list. */
+  online: OnlineAgents;
 }
 
 /** Agents listed to the model or in safe mode at most; the rest are counted. */
@@ -84,9 +86,10 @@ export function createButler(deps: ButlerDeps) {
     if (accepted.stored && !accepted.stored.duplicate) memory.record({ ...accepted.message, id: accepted.stored.id });
     return accepted;
   };
-  const pipeline = Object.create(deps.pipeline, { post: { value: post } }) as Pipeline;
+  const submit = recordingSubmit(deps.ledger, butler, deps.pipeline.submit);
+  const pipeline = Object.create(deps.pipeline, { post: { value: post }, submit: { value: submit } }) as Pipeline;
 
-  const isOnline = deps.cluster ? deps.cluster.isOnline : (id: number) => router.getSnapshot().context.table.countOf(id) > 0;
+  const isOnline = (id: number) => deps.online.isOnline(id);
   const agents: AgentDirectory = {
     async list() {
       const { rows, total } = await users.list({ roles: ['AGENT'], offset: 0, limit: MAX_LISTED_AGENTS });
@@ -128,13 +131,13 @@ export function createButler(deps: ButlerDeps) {
     clock: deps.clock,
     logger: log,
     timeoutMs: settings.authTimeoutMs,
-    fence: deps.cluster?.fence,
+    fence: deps.leadership.fence,
     onRequested: () => deps.meter?.authorization('PENDING'),
     onDecided(request) {
       memory.decided(request.action_id, request.status);
       deps.meter?.authorization(request.status);
       // The conversation that asked lives on the leader: a decision stored elsewhere goes there.
-      if (deps.cluster && !deps.cluster.isLeader()) return deps.cluster.forwardDecision(request.action_id);
+      if (!deps.leadership.isLeader()) return forwardDecision(deps.bus, request.action_id);
       // The outcome is a turn of the conversation that asked, answered to whoever asked.
       void agents
         .find(request.requester_id)
@@ -200,6 +203,7 @@ export function createButler(deps: ButlerDeps) {
   });
   actor.subscribe({ error: (err) => log.fatal({ err }, 'the Butler actor failed') });
   deps.meter?.watchConversations(() => actor.getSnapshot().context.conversations.size);
+  followDecisions({ bus: deps.bus, leadership: deps.leadership, act: (actionId) => actOnDecision(actionId), log });
 
   let leading = false;
   /** Binds Butler and re-arms the expiry of pending authorization requests (start, or taking the lease). */
@@ -214,6 +218,15 @@ export function createButler(deps: ButlerDeps) {
       { mode: model ? 'model' : 'safe', model: model?.name, pendingAuthorizations: pending },
       `Butler is running (${model ? `model ${model.name}` : 'safe mode: no language model configured'})`,
     );
+  }
+
+  /** A decision another node stored: the conversation that asked hears it here. */
+  async function actOnDecision(actionId: string): Promise<void> {
+    const request = await deps.authorizations.find(actionId);
+    if (!request || request.status === 'PENDING') return;
+    memory.decided(request.action_id, request.status);
+    const requester = await agents.find(request.requester_id);
+    if (requester) actor.send({ type: 'DECIDED', request, requester });
   }
 
   const endpoint: Endpoint = {
@@ -238,16 +251,21 @@ export function createButler(deps: ButlerDeps) {
     /** Butler as a user (its id and name). */
     principal: butler,
 
-    /** Starts Butler; in cluster mode it waits on standby until `lead`. */
-    async start(): Promise<void> {
+    /** Starts Butler's actor; Butler leads once the leadership says this node leads (see `takeOver`). */
+    start(): void {
       // What happened while Butler was not running did not reach its memory: it reads the store again.
       memory.clear();
       actor.start();
-      if (deps.cluster) return log.info('Butler is on standby: the leader node runs it');
-      await lead();
+      if (!deps.leadership.isLeader()) log.info('Butler is on standby: the leader node runs it');
     },
 
     lead,
+
+    /** This node leads: Butler runs here, and ends the answers a previous leader left open. */
+    async takeOver(): Promise<void> {
+      await lead();
+      await endOrphanedStreams({ ledger: deps.ledger, pipeline: deps.pipeline, butler, log });
+    },
 
     /**
      * This node lost the lease: answers in progress end (saying so), waits for agents are given up,
@@ -263,14 +281,7 @@ export function createButler(deps: ButlerDeps) {
       log.warn({ reason }, 'Butler is on standby on this node');
     },
 
-    /** A decision another node stored: the conversation that asked hears it here. */
-    async actOnDecision(actionId: string): Promise<void> {
-      const request = await deps.authorizations.find(actionId);
-      if (!request || request.status === 'PENDING') return;
-      memory.decided(request.action_id, request.status);
-      const requester = await agents.find(request.requester_id);
-      if (requester) actor.send({ type: 'DECIDED', request, requester });
-    },
+    actOnDecision,
 
     get leading(): boolean {
       return leading;

@@ -17,8 +17,11 @@ import type { ThreadsRepo } from '../store/repositories/threads.js';
 import type { UsersRepo } from '../store/repositories/users.js';
 import type { Database } from '../store/schema.js';
 import type { Clock } from '../clock.js';
+import type { Bus } from '../delivery/bus.js';
+import type { Leadership } from '../delivery/leadership.js';
 import type { Pipeline } from '../delivery/pipeline.js';
 import { createSecretBox } from '../auth/secrets.js';
+import { announceChange, followChanges } from './changes.js';
 import { createConnectorLog } from './log.js';
 import { createPlatformIdentities } from './identities.js';
 import { createConnectorRuntime, type PlatformSettings } from './runtime.js';
@@ -38,10 +41,12 @@ export interface ConnectorDeps {
   secret: string;
   meter?: ConnectorMeter;
   /**
-   * Cluster mode: the leader runs the connector. A change made through another node is stored there
-   * and the leader is told (`changed`), which reloads it from the store.
+   * The platform connection runs where the hub leads (a single node always does). A change made on
+   * a node that does not lead is stored there and announced on the bus (connector/changes.ts); the
+   * leader reloads the connector from the store.
    */
-  cluster?: { isLeader(): boolean; changed(): void };
+  leadership: Pick<Leadership, 'isLeader'>;
+  bus: Bus;
 }
 
 export function createConnector(deps: ConnectorDeps) {
@@ -59,16 +64,14 @@ export function createConnector(deps: ConnectorDeps) {
     logger.warn({ connectorId, field }, 'a stored connector secret cannot be decrypted with the current key; enter it again'),
   );
   const runtime = createConnectorRuntime({ platform: deps.platform, logger, log, identities, users: deps.users, pipeline: deps.pipeline, router: deps.router });
-  const cluster = deps.cluster;
-  // What the service starts and stops: here on the leader (or a single node), else on the leader.
-  const serviceRuntime: typeof runtime = cluster
-    ? {
-        ...runtime,
-        start: (config) => (cluster.isLeader() ? runtime.start(config) : cluster.changed()),
-        stop: (connectorId) => (cluster.isLeader() ? runtime.stop(connectorId) : cluster.changed()),
-        reconfigure: (config) => (cluster.isLeader() ? runtime.reconfigure(config) : cluster.changed()),
-      }
-    : runtime;
+  const { leadership, bus } = deps;
+  // What the service starts and stops: here on the leader (a single node always is), else the leader is told.
+  const serviceRuntime: typeof runtime = {
+    ...runtime,
+    start: (config) => (leadership.isLeader() ? runtime.start(config) : announceChange(bus)),
+    stop: (connectorId) => (leadership.isLeader() ? runtime.stop(connectorId) : announceChange(bus)),
+    reconfigure: (config) => (leadership.isLeader() ? runtime.reconfigure(config) : announceChange(bus)),
+  };
   const service = createConnectorService({ repo, codec, log, runtime: serviceRuntime, clock: deps.clock });
 
   /** Binds the platform identities and runs the current connector if it is enabled. */
@@ -82,16 +85,19 @@ export function createConnector(deps: ConnectorDeps) {
     }
   }
 
+  async function reload(): Promise<void> {
+    runtime.shutdown();
+    await start();
+  }
+  followChanges({ bus, leadership, reload, log: logger });
+
   return {
     service,
     /** For Butler: whether a hub user stands for a chat-platform user (its commands come from there). */
     isPlatformIdentity: (userId: number) => identities.isIdentity(userId),
     start,
-    /** After a dev reset wiped the tables: drop everything live and start over. */
-    async reload(): Promise<void> {
-      runtime.shutdown();
-      await start();
-    },
+    /** After a dev reset wiped the tables (or another node changed it): drop everything live and start over. */
+    reload,
     stop(): void {
       runtime.shutdown();
     },

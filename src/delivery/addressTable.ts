@@ -17,7 +17,18 @@ export interface AddressSummary {
   multiSocketUsers: Record<number, number>;
 }
 
-export class AddressTable {
+/**
+ * The read port of the table (who is connected where on this node), for parts outside the router:
+ * the table is mutated in place by the router, so one reference stays current.
+ */
+export interface AddressReader {
+  /** Endpoints that receive broadcasts (every socket). */
+  readonly all: ReadonlySet<Endpoint>;
+  countOf(userId: number): number;
+  summary(): AddressSummary;
+}
+
+export class AddressTable implements AddressReader {
   private readonly byUser = new Map<number, Set<Endpoint>>();
   private readonly bound = new Set<Endpoint>();
   /** Endpoints that receive broadcasts (every socket). */

@@ -3,36 +3,22 @@
 import type { Logger } from 'pino';
 import { createActor } from 'xstate';
 import { createLiveSessions } from '../actors/liveSessions.js';
-import { routerMachine } from '../actors/router.js';
+import { routerMachine, type RouterActor } from '../actors/router.js';
 import type { Clock } from '../clock.js';
 import { createDirectory } from '../delivery/directory.js';
 import { createPipelineMeter } from '../delivery/metrics.js';
 import { createPipeline } from '../delivery/pipeline.js';
-import { socketPresence } from '../delivery/presence.js';
 import { createReplay } from '../delivery/replay.js';
-import type { Handoff } from '../delivery/deliver.js';
-import type { Delivery, PresencePort } from '../delivery/types.js';
+import type { Delivery } from '../delivery/types.js';
 import type { Metrics } from '../metrics/registry.js';
+import type { AddressReader } from '../delivery/addressTable.js';
 import { createPresenceLog } from '../services/statsPresence.js';
 import type { Store } from '../store/db.js';
-import type { Admission } from '../ws/upgrade.js';
 import type { WsMeter } from '../ws/metrics.js';
 import { createSendBatch } from '../ws/sendBatch.js';
 import { latePort } from './latePort.js';
+import type { NodePorts } from './nodePorts.js';
 import type { Repos } from './storage.js';
-
-export type RouterActor = ReturnType<typeof createActor<typeof routerMachine>>;
-
-/** Cluster mode's seams into the core (see cluster/node.ts), and the admission of sockets; absent on a single node. */
-export interface CoreCluster extends Admission {
-  /** Settled batches: published to the other nodes and handed over in the visibility order. */
-  handoff(batch: Handoff): void;
-  /** Presence decided with the other nodes (an agent is ONLINE while any node holds it). */
-  presence: PresencePort;
-  /** Tells the other nodes to close a user's sockets, or everyone's. */
-  closeUser(userId: number, code: number, reason: string): void;
-  closeAll(code: number, reason: string): void;
-}
 
 export interface CoreOptions {
   store: Store;
@@ -41,13 +27,14 @@ export interface CoreOptions {
   logger: Logger;
   metrics: Metrics;
   wsMeter: WsMeter;
-  cluster?: CoreCluster;
+  /** This node's ports (root/node.ts): where settled batches go, presence, admission, the bus. */
+  ports: Pick<NodePorts, 'handoff' | 'presence' | 'admission' | 'bus'>;
   /** WRITE_QUEUE_MAX_BYTES: messages taken and not yet settled, hub-wide, at most (see the pipeline's `admit`). */
   writeQueueMaxBytes?: number;
 }
 
 export function createCore(options: CoreOptions) {
-  const { store, repos, clock, logger, metrics, wsMeter, cluster } = options;
+  const { store, repos, clock, logger, metrics, wsMeter, ports } = options;
   const directory = createDirectory({ users: repos.users });
   const sendBatch = createSendBatch();
   const deliver = latePort<[deliveries: Delivery[]]>("the pipeline's delivery to the router");
@@ -59,28 +46,31 @@ export function createCore(options: CoreOptions) {
     clock,
     logger,
     deliver: deliver.call,
-    handoff: cluster?.handoff,
+    handoff: ports.handoff,
     round: (fn) => sendBatch.run(fn),
     meter: createPipelineMeter(metrics.factory),
     maxQueuedBytes: options.writeQueueMaxBytes,
   });
   // Presence transitions are also kept in memory for the dashboard's online/offline strips.
   const presenceLog = createPresenceLog({ clock });
-  const presence = presenceLog.observe(cluster?.presence ?? socketPresence({ presence: (userId, patch) => pipeline.presence(userId, patch), clock }));
+  const presence = presenceLog.observe(ports.presence((userId, patch) => pipeline.presence(userId, patch)));
   const router: RouterActor = createActor(routerMachine, { systemId: 'router', input: { meter: wsMeter, presence } });
   deliver.connect((deliveries) => router.send({ type: 'DELIVER', deliveries }));
   router.subscribe({ error: (err) => logger.fatal({ err }, 'the router actor failed') });
   router.start();
-  /** Cluster mode's admission of sockets (see ws/upgrade.ts); absent on a single node. */
-  const admission: Admission | undefined = cluster;
+  // Mutated in place by the router by design: one reference stays current.
+  const addresses: AddressReader = router.getSnapshot().context.table;
   return {
     directory,
     sendBatch,
     pipeline,
     router,
+    /** Who is connected where on this node (the router's table, read only). */
+    addresses,
     presenceLog,
-    sessions: createLiveSessions(router, directory, cluster),
-    admission,
+    sessions: createLiveSessions(router, directory, ports.bus),
+    /** The admission of sockets (see ws/upgrade.ts); absent where a socket counts once it binds. */
+    admission: ports.admission,
     replay: createReplay({ messages: repos.messages, meter: wsMeter }),
   };
 }

@@ -3,11 +3,12 @@
 // anything here (the hub starts Butler and the connector once all of them exist).
 import type { Logger } from 'pino';
 import type { PasswordHasher } from '../auth/passwords.js';
-import { createButler, type ButlerDeps } from '../butler/index.js';
+import { createButler, type Butler } from '../butler/index.js';
+import { STREAMS_LEDGER } from '../butler/streams.js';
 import { createButlerMeter } from '../butler/metrics.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
-import { createConnector, type Connector, type ConnectorDeps } from '../connector/index.js';
+import { createConnector, type Connector } from '../connector/index.js';
 import { createConnectorMeter } from '../connector/metrics.js';
 import { toPrincipal } from '../delivery/directory.js';
 import { createPresenceService } from '../delivery/presence.js';
@@ -23,6 +24,7 @@ import { createRuntimeSampler } from '../services/statsRuntime.js';
 import type { Store } from '../store/db.js';
 import type { Auth } from './auth.js';
 import type { Core } from './core.js';
+import type { NodePorts } from './nodePorts.js';
 import type { Repos } from './storage.js';
 
 export interface BootstrapOptions {
@@ -32,15 +34,15 @@ export interface BootstrapOptions {
   passwords: PasswordHasher;
   clock: Clock;
   logger: Logger;
-  /** Cluster mode: other nodes' agents stay as they are at start, and Butler stays ONLINE while any node runs. */
-  clustered?: boolean;
+  /** Other nodes hold agents too (the presence port is shared): their agents stay as they are at start, and Butler stays ONLINE while any node runs. */
+  sharedPresence: boolean;
 }
 
 /** `initialise` creates the admin and Butler in an empty database and records the hub's own presence. */
 export function createBootstrap(options: BootstrapOptions) {
   const { config, repos, passwords, clock, logger } = options;
   const { users, credentials } = repos;
-  const presence = createPresenceService({ users, clock, butlerModel: config.butler.model?.name, clustered: options.clustered });
+  const presence = createPresenceService({ users, clock, butlerModel: config.butler.model?.name, sharedPresence: options.sharedPresence });
   return {
     presence,
     async initialise(): Promise<void> {
@@ -62,7 +64,7 @@ export interface ConnectorOptions {
   logger: Logger;
   metrics: Metrics;
   jwtSecret: string;
-  cluster?: ConnectorDeps['cluster'];
+  ports: Pick<NodePorts, 'bus' | 'leadership'>;
 }
 
 export function createConnectorFeature(options: ConnectorOptions): Connector {
@@ -78,7 +80,8 @@ export function createConnectorFeature(options: ConnectorOptions): Connector {
     platform: config.chatPlatform,
     secret: config.auth.tokenSecret ?? options.jwtSecret,
     meter: createConnectorMeter(options.metrics.factory),
-    cluster: options.cluster,
+    bus: options.ports.bus,
+    leadership: options.ports.leadership,
   });
 }
 
@@ -90,7 +93,7 @@ export interface ButlerOptions {
   clock: Clock;
   logger: Logger;
   metrics: Metrics;
-  cluster?: ButlerDeps['cluster'];
+  ports: Pick<NodePorts, 'bus' | 'leadership' | 'ledger' | 'online'>;
 }
 
 /** Butler as the user the bootstrap created (so after `initialise`). */
@@ -111,7 +114,25 @@ export async function createButlerFeature(options: ButlerOptions) {
     meter: createButlerMeter(options.metrics.factory),
     clock: options.clock,
     logger: options.logger,
-    cluster: options.cluster,
+    bus: options.ports.bus,
+    leadership: options.ports.leadership,
+    ledger: options.ports.ledger(STREAMS_LEDGER),
+    online: options.ports.online(core.addresses),
+  });
+}
+
+/**
+ * The singletons follow the leadership, in this order: Butler leads (and ends what a previous leader
+ * left open), then the chat-platform connection starts; on losing it both stop here.
+ */
+export function followLeadership(leadership: NodePorts['leadership'], butler: Butler, connector: Connector): void {
+  leadership.onAcquired(async () => {
+    await butler.takeOver();
+    await connector.start();
+  });
+  leadership.onLost(() => {
+    butler.standby('the hub node running Butler lost its lease; ask again in a moment');
+    connector.stop();
   });
 }
 
@@ -132,7 +153,7 @@ export function createServices(options: ServicesOptions) {
   const { users, credentials, threads, chat, heavy } = repos;
   const runtime = createRuntimeSampler({
     clock,
-    probes: { sockets: () => core.router.getSnapshot().context.table.summary().endpoints, queueDepth: () => core.pipeline.depth },
+    probes: { sockets: () => core.addresses.summary().endpoints, queueDepth: () => core.pipeline.depth },
   });
   return {
     /** Samples the hub's vital signs for the Actors page; started and stopped by the hub. */

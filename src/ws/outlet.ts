@@ -1,9 +1,15 @@
-// The outbound side of one socket: what the router delivers to and what answers the sender (ACK,
-// echo, ERROR). It bounds the socket's outbound buffer: a socket that stays above the soft bound
-// (WS_MAX_BUFFERED_BYTES) for the grace period, or passes the hard bound at any moment, is cut off
-// as a slow consumer (its frames are stored; it resumes with `since`), so one slow reader never
-// holds memory or delays anyone else. The grace lets a healthy reader absorb one large batch. During a resume replay, live frames are held back and
-// sent after it, minus those the replay already sent.
+// The outbound side of one socket, in three roles: the endpoint the router delivers to
+// (ConnectionOutlet), the origin that answers the sender (ACK, echo, ERROR, and a close that waits for
+// the answers still owed: `closeWhenAnswered`), and a socket of the delivery round (BatchedSocket:
+// frames queued in a round go out corked once). What it guards:
+// - the outbound buffer: a socket above the soft bound (WS_MAX_BUFFERED_BYTES) for the grace period,
+//   or past the hard bound at any moment, is cut off as a slow consumer (its frames are stored; it
+//   resumes with `since`), so one slow reader never holds memory or delays anyone else; the grace lets
+//   a healthy reader absorb one large batch;
+// - the read window: no more than a window of frames goes out unread; past it frames wait, a ping
+//   probes the reader, and each pong proves reading and grows the window (see READ_WINDOW_BYTES);
+// - a resume replay: live frames are held back while it runs and sent after it, minus those the
+//   replay already sent.
 import type uWS from 'uWebSockets.js';
 import type { ConnectionOutlet } from '../actors/connection.js';
 import { type HubError } from '../errors.js';

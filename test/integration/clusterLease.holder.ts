@@ -2,7 +2,7 @@
 // the lease, and is then killed with SIGKILL (no clean release).
 import pino from 'pino';
 import { createSystemClock } from '../../src/clock.js';
-import { createLease } from '../../src/cluster/lease.js';
+import { createLease } from '../../src/cluster/lease/lease.js';
 
 const [databaseUrl, name, nodeId] = process.argv.slice(2) as [string, string, string];
 const lease = createLease({

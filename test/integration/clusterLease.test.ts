@@ -10,7 +10,7 @@ import pg from 'pg';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createSystemClock } from '../../src/clock.js';
-import { createLease, leaseApplicationName, type Lease } from '../../src/cluster/lease.js';
+import { createLease, leaseApplicationName, type Lease } from '../../src/cluster/lease/lease.js';
 import { HubError } from '../../src/errors.js';
 import { openStore, type Store } from '../../src/store/db.js';
 import { createAuthorizationsRepo } from '../../src/store/repositories/authorizations.js';

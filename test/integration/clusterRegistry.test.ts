@@ -2,7 +2,7 @@
 // node reaped once, and a node that was reaped changing nothing until it registers again.
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRegistry, type Registry } from '../../src/cluster/registry.js';
+import { createRegistry, type Registry } from '../../src/cluster/presence/registry.js';
 import { SHARED_REDIS_URL } from '../helpers/cluster.js';
 import { uniqueName } from '../helpers/hub.js';
 

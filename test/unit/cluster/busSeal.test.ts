@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createBusSeal } from '../../../src/cluster/busSeal.js';
+import { createBusSeal } from '../../../src/cluster/bus/busSeal.js';
 
 const secret = 'k'.repeat(32);
 

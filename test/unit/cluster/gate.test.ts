@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createOrderGate, type GatedBatch } from '../../../src/cluster/gate.js';
+import { createOrderGate, type GatedBatch } from '../../../src/cluster/batches/gate.js';
 
 type Row = { id: number };
 

@@ -1,10 +1,11 @@
-// What nodes say to each other on Redis, and its encoding. A committed batch goes to every node in
+// The committed batches on Redis, and their encoding (the other messages are the bus port's, see
+// redisBus.ts). A committed batch goes to every node in
 // one message (each node keeps what its own sockets need): every node must learn of every batch
 // anyway to keep the visibility order, and a map of which node holds whom is one bus hop stale, so
 // a socket that just opened elsewhere would miss frames. The frames travel as the exact strings the
 // committing node serialised; no node builds or serialises them again.
 import { z } from 'zod';
-import type { Audience, Delivery } from '../delivery/types.js';
+import type { Audience, Delivery } from '../../delivery/types.js';
 
 const audience = z.object({
   target: z.number().int().optional(),
@@ -36,18 +37,6 @@ export const batchMessage = z.object({
 });
 export type BatchMessage = z.infer<typeof batchMessage>;
 
-export const controlMessage = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('close-user'), node: z.string(), userId: z.number().int(), code: z.number().int(), reason: z.string() }),
-  z.object({ kind: z.literal('close-all'), node: z.string(), code: z.number().int(), reason: z.string() }),
-  /** An authorization request was decided on this node: the leader's Butler acts on it. */
-  z.object({ kind: z.literal('decided'), node: z.string(), actionId: z.string() }),
-  /** A connector was changed through this node: the leader reloads it from the store. */
-  z.object({ kind: z.literal('connector-changed'), node: z.string() }),
-  /** The ids restarted (development reset). */
-  z.object({ kind: z.literal('reset'), node: z.string() }),
-]);
-export type ControlMessage = z.infer<typeof controlMessage>;
-
 export function encodeBatch(node: string, prev: number, last: number, deliveries: readonly Delivery[]): string {
   const message: BatchMessage = {
     kind: 'batch',
@@ -76,15 +65,6 @@ export function decodeBatch(text: string): BatchMessage | undefined {
     const parsed = JSON.parse(text) as BatchMessage;
     if (parsed?.kind !== 'batch' || typeof parsed.prev !== 'number' || typeof parsed.last !== 'number' || !Array.isArray(parsed.deliveries)) return undefined;
     return parsed;
-  } catch {
-    return undefined;
-  }
-}
-
-export function decodeControl(text: string): ControlMessage | undefined {
-  try {
-    const parsed = controlMessage.safeParse(JSON.parse(text));
-    return parsed.success ? parsed.data : undefined;
   } catch {
     return undefined;
   }

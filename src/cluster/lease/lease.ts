@@ -18,8 +18,8 @@ import { createHash } from 'node:crypto';
 import { sql, type QueryExecutorProvider } from 'kysely';
 import pg from 'pg';
 import type { Logger } from 'pino';
-import type { Clock } from '../clock.js';
-import { Errors } from '../errors.js';
+import type { Clock } from '../../clock.js';
+import { Errors } from '../../errors.js';
 
 export interface LeaseOptions {
   /** The singleton's name, e.g. "butler"; nodes competing for one lease use the same name. */

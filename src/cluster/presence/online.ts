@@ -1,0 +1,27 @@
+// Which agents the store shows ONLINE, as every node sees it: seeded from the store when the node
+// attaches, then kept from every PRESENCE frame that passes this node (its own batches and the
+// others'), so a feature can ask without a query (the OnlineAgents port).
+import type { OnlineAgents } from '../../delivery/presence.js';
+import type { Delivery } from '../../delivery/types.js';
+
+export function createOnlineView(): OnlineAgents & {
+  seed(ids: Iterable<number>): void;
+  note(deliveries: readonly Pick<Delivery, 'type' | 'text' | 'senderId'>[]): void;
+} {
+  const online = new Set<number>();
+  return {
+    seed(ids: Iterable<number>): void {
+      for (const id of ids) online.add(id);
+    },
+    /** Keeps the view current from the PRESENCE frames among `deliveries`. */
+    note(deliveries: readonly Pick<Delivery, 'type' | 'text' | 'senderId'>[]): void {
+      for (const d of deliveries) {
+        if (d.type !== 'PRESENCE') continue;
+        const frame = JSON.parse(d.text) as { payload?: { online?: boolean } };
+        if (frame.payload?.online) online.add(d.senderId);
+        else online.delete(d.senderId);
+      }
+    },
+    isOnline: (userId: number): boolean => online.has(userId),
+  };
+}
