@@ -176,6 +176,9 @@ describe.skipIf(!inject('pgUrl'))('a cluster while Redis is away, and forged mes
     await send(50);
     const last = `m${seq - 1}`;
     for (const p of pairs) await p.tab.nextWhere((f) => f.type === 'CHAT' && f.payload === last, `the last chat (${p.node.id})`, 20_000);
+    // A reader on another node may see the last chat before its sender's node has handed over its own
+    // batch (which carries the ACKs): wait for the last ACK too. One sender's ACKs come in commit order.
+    for (const p of pairs) await p.socket.nextWhere((f) => f.type === 'ACK' && f.local_id === last, `the last ACK (${p.node.id})`, 20_000);
 
     for (const p of pairs) {
       const sent = [...p.sentAt.keys()];
