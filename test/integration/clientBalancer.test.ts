@@ -51,7 +51,8 @@ describe('typed client behind a balancer', () => {
     void recorder.client.connect();
     const statuses = recorder.statuses;
     await recorder.waitForStatus(() => statuses.filter((s) => s.state === 'waiting').length >= 3, 'three retries');
-    // One line per retry: connecting and probing do not repeat the line that explains the wait.
+    // The client's own reconnect policy under test: one status line per wait; connecting and probing do
+    // not repeat the line that explains it.
     expect(statuses.slice(0, 4).map((s) => s.state)).toEqual(['connecting', 'waiting', 'waiting', 'waiting']);
     for (const s of statuses.slice(1, 4)) expect(s.message).toMatch(/^the hub is unavailable \(503 from a proxy\); retrying in \d+\.\d s$/);
     expect(statuses.map((s) => s.message).join('\n')).not.toMatch(/accepts the credential/);
