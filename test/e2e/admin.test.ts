@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { HubClient } from '../../src/client/index.js';
 import { BUTLER_ID } from '../helpers/butler.js';
 import { textReply } from '../helpers/fakeModel.js';
-import { E2E_TIMEOUT, startDashboard, type Dashboard } from './harness.js';
+import { E2E_TIMEOUT, startDashboard, type Dashboard } from '../helpers/e2e/harness.js';
 
 /** Chromium logs a failed request as a console error; a refusal the page shows on purpose is not one. */
 const unexpected = (errors: string[], ...statuses: number[]) => errors.filter((e) => !statuses.some((s) => e.includes(`status of ${s}`)));

@@ -9,7 +9,7 @@ import { HubClient } from '../../src/client/index.js';
 import { messageEvent } from '../helpers/fakePlatform.js';
 import { textReply } from '../helpers/fakeModel.js';
 import { startTcpRelay } from '../helpers/tcpRelay.js';
-import { E2E_TIMEOUT, startDashboard, type Dashboard } from './harness.js';
+import { E2E_TIMEOUT, startDashboard, type Dashboard } from '../helpers/e2e/harness.js';
 
 const LAPTOP = { width: 1440, height: 900 };
 const PHONE = { width: 390, height: 844 };

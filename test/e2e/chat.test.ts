@@ -5,8 +5,8 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { textReply } from '../helpers/fakeModel.js';
-import { E2E_TIMEOUT, startDashboard, type Dashboard } from './harness.js';
-import { tapSocket } from './socketTap.js';
+import { E2E_TIMEOUT, startDashboard, type Dashboard } from '../helpers/e2e/harness.js';
+import { tapSocket } from '../helpers/e2e/socketTap.js';
 
 const BUTLER_ID = 2;
 

@@ -2,7 +2,7 @@
 // fails (the network dropped while it ran) it is made again, so the page and its chart appear,
 // styled, without a reload; only a load that keeps failing shows the page's error.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { E2E_TIMEOUT, startDashboard, type Dashboard } from './harness.js';
+import { E2E_TIMEOUT, startDashboard, type Dashboard } from '../helpers/e2e/harness.js';
 
 /** The chunks the feed page loads on demand: its own code and styles, and the chart's. */
 const ON_DEMAND = /\/assets\/(Feed|UPlotChart)-[^/]+\.(js|css)$/;

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { startCluster, type TestCluster } from '../helpers/cluster.js';
-import { ADMIN, E2E_TIMEOUT, launchBrowser, SCREENSHOTS, WEB_DIR } from './harness.js';
+import { ADMIN, E2E_TIMEOUT, launchBrowser, SCREENSHOTS, WEB_DIR } from '../helpers/e2e/harness.js';
 import { join } from 'node:path';
 
 describe.skipIf(!inject('pgUrl'))('dashboard on a cluster [postgres + redis]', { timeout: E2E_TIMEOUT }, () => {

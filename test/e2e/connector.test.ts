@@ -5,7 +5,7 @@
 // is checked at every step; screenshots in draft and enabled, and at phone width.
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { E2E_TIMEOUT, startDashboard, type Dashboard } from './harness.js';
+import { E2E_TIMEOUT, startDashboard, type Dashboard } from '../helpers/e2e/harness.js';
 
 const APP_ID = 'cli_e2e0123456789ab0';
 const APP_SECRET = 'e2e-app-secret-0123456789';

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { HubClient, type CodeReviewPayload, type SecurityAlertPayload } from '../../src/client/index.js';
-import { E2E_TIMEOUT, startDashboard, type Dashboard } from './harness.js';
+import { E2E_TIMEOUT, startDashboard, type Dashboard } from '../helpers/e2e/harness.js';
 
 const review: CodeReviewPayload = {
   verdict: 'request_changes',

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { HubClient } from '../../src/client/index.js';
 import { textReply } from '../helpers/fakeModel.js';
-import { E2E_TIMEOUT, startDashboard, type Dashboard } from './harness.js';
+import { E2E_TIMEOUT, startDashboard, type Dashboard } from '../helpers/e2e/harness.js';
 
 const BUTLER_ID = 2;
 

@@ -2,7 +2,7 @@
 // agent list shows, and no error banner is left, although the page's own socket never dropped. The
 // chart series go through the same REST helper: read again the same way, and a 401 ends the session.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, E2E_TIMEOUT, startDashboard, type Dashboard } from './harness.js';
+import { ADMIN, E2E_TIMEOUT, startDashboard, type Dashboard } from '../helpers/e2e/harness.js';
 
 /** HAProxy's built-in page when it has no server for a request. */
 const HAPROXY_PAGE = '<html><body><h1>503 Service Unavailable</h1>\nNo server is available to handle this request.\n</body></html>\n';

@@ -3,7 +3,7 @@
 // admin (the hub closes the user's socket) shows in the pages after the reconnect.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTcpRelay } from '../helpers/tcpRelay.js';
-import { E2E_TIMEOUT, startDashboard, type Dashboard } from './harness.js';
+import { E2E_TIMEOUT, startDashboard, type Dashboard } from '../helpers/e2e/harness.js';
 
 describe('dashboard connection', { timeout: E2E_TIMEOUT }, () => {
   let d: Dashboard;

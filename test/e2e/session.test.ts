@@ -2,7 +2,7 @@
 // when the hub allows it, readable errors, the connection indicator, and what a MEMBER may not see
 // (the pages hide it, and the API refuses it anyway).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { E2E_TIMEOUT, startDashboard, storedSession, type Dashboard, type PageStorage } from './harness.js';
+import { E2E_TIMEOUT, startDashboard, storedSession, type Dashboard, type PageStorage } from '../helpers/e2e/harness.js';
 
 describe('dashboard session', { timeout: E2E_TIMEOUT }, () => {
   let d: Dashboard;

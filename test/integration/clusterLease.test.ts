@@ -17,7 +17,7 @@ import { createAuthorizationsRepo } from '../../src/store/repositories/authoriza
 import { migrate } from '../../src/store/migrate.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 
-const HOLDER = fileURLToPath(new URL('./clusterLease.holder.ts', import.meta.url));
+const HOLDER = fileURLToPath(new URL('../helpers/clusterLeaseHolder.ts', import.meta.url));
 const TSX = pathToFileURL(createRequire(HOLDER).resolve('tsx/esm')).href;
 
 // Sessions of this test's database waiting for another transaction (a row lock).

@@ -5,7 +5,7 @@ import pino from 'pino';
 import { expect, it } from 'vitest';
 import { createCommitOrder, type CommitJob } from '../../../src/delivery/commit.js';
 import type { MessageInsert } from '../../../src/store/batchWriter.js';
-import { FakeStore } from './fakes.js';
+import { FakeStore } from '../../helpers/deliveryFakes.js';
 
 const silent = pino({ level: 'silent' });
 const meter = { committed: () => undefined, failed: () => undefined };

@@ -6,7 +6,7 @@ import { routerMachine } from '../../../src/actors/router.js';
 import { audienceOf } from '../../../src/delivery/audience.js';
 import type { Delivery, Endpoint, Principal } from '../../../src/delivery/types.js';
 import { toMessageFrame, type MessageFrame } from '../../../src/protocol/frames.js';
-import { users } from './fakes.js';
+import { users } from '../../helpers/deliveryFakes.js';
 
 const { alice, weather, butler } = users;
 const admin: Principal = { id: 3, username: 'root', role: 'ADMIN' };

@@ -2,7 +2,7 @@
 // repeats, a refused commit, presence, thread touches, reply threads and the refusals.
 import { describe, expect, it } from 'vitest';
 import type { MessageFrame } from '../../../src/protocol/frames.js';
-import { pipelineHarness, users, type Answer } from './fakes.js';
+import { pipelineHarness, users, type Answer } from '../../helpers/deliveryFakes.js';
 
 const { alice, bob, weather, coder, butler } = users;
 

@@ -12,7 +12,7 @@ import { summarise } from '../../../src/delivery/summary.js';
 import { createThreadRouting, defaultThreadRequest, pairKey, threadPair } from '../../../src/delivery/threads.js';
 import type { Message, MessageInput, Origin, Principal } from '../../../src/delivery/types.js';
 import type { MessageFrame } from '../../../src/protocol/frames.js';
-import { FakeStore, users } from './fakes.js';
+import { FakeStore, users } from '../../helpers/deliveryFakes.js';
 
 const { alice, bob, weather, butler } = users;
 const AT = '2026-01-01T00:00:00.000Z';

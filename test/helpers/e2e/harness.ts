@@ -4,14 +4,14 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { HubClient } from '../../src/client/index.js';
-import { runAgent, type RunningAgent } from '../../src/examples/agent.js';
-import { createEchoAgent } from '../../src/examples/echo.js';
-import { startFakeModel, type FakeModel } from '../helpers/fakeModel.js';
-import { startFakePlatform, type FakePlatform } from '../helpers/fakePlatform.js';
-import { startTestHub, type TestHub } from '../helpers/hub.js';
+import { HubClient } from '../../../src/client/index.js';
+import { runAgent, type RunningAgent } from '../../../src/examples/agent.js';
+import { createEchoAgent } from '../../../src/examples/echo.js';
+import { startFakeModel, type FakeModel } from '../fakeModel.js';
+import { startFakePlatform, type FakePlatform } from '../fakePlatform.js';
+import { startTestHub, type TestHub } from '../hub.js';
 
-const ROOT = resolve(import.meta.dirname, '../..');
+const ROOT = resolve(import.meta.dirname, '../../..');
 export const WEB_DIR = join(ROOT, 'dist/web');
 export const SCREENSHOTS = join(ROOT, 'test-results/screenshots');
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';

@@ -2,12 +2,12 @@
 // threads, writeDepth), the threads and chat repositories, the directory, the router's inbox and
 // the origins, all recording into one ordered log so tests can check what happened in which order.
 import pino from 'pino';
-import type { Clock } from '../../../src/clock.js';
-import type { HubError } from '../../../src/errors.js';
-import type { BatchResult, DefaultThreadRequest, PresenceRow, StoredMessage, WriteBatch } from '../../../src/store/batchWriter.js';
-import type { ThreadRow } from '../../../src/store/schema.js';
-import { createPipeline, type PipelineDeps } from '../../../src/delivery/pipeline.js';
-import type { Accepted, Delivery, MessageInput, Origin, Principal } from '../../../src/delivery/types.js';
+import type { Clock } from '../../src/clock.js';
+import type { HubError } from '../../src/errors.js';
+import type { BatchResult, DefaultThreadRequest, PresenceRow, StoredMessage, WriteBatch } from '../../src/store/batchWriter.js';
+import type { ThreadRow } from '../../src/store/schema.js';
+import { createPipeline, type PipelineDeps } from '../../src/delivery/pipeline.js';
+import type { Accepted, Delivery, MessageInput, Origin, Principal } from '../../src/delivery/types.js';
 
 export const users = {
   alice: { id: 1, username: 'alice', role: 'MEMBER' },
