@@ -8,27 +8,12 @@ import type { Role } from '../../../src/protocol/roles.js';
 import type { Delivery, Endpoint, PresencePort, Principal, Routable } from '../../../src/delivery/types.js';
 import { CloseCode } from '../../../src/protocol/errors.js';
 import type { MessageFrame } from '../../../src/protocol/frames.js';
+import { nextEndpointKey, RecordingEndpoint } from '../../helpers/recordingEndpoint.js';
 
 // ---- fakes -------------------------------------------------------------------------------------
 
-let nextKey = 1;
-
-/** One socket of a user that records what the router does to it. */
-class FakeEndpoint implements Endpoint {
-  readonly key = nextKey++;
-  readonly received: Array<{ text: string; id?: number }> = [];
-  readonly closes: Array<{ code: number; reason: string }> = [];
-  constructor(readonly user: Principal) {}
-  deliver(text: string, id?: number): void {
-    this.received.push({ text, id });
-  }
-  close(code: number, reason: string): void {
-    this.closes.push({ code, reason });
-  }
-  get texts(): string[] {
-    return this.received.map((r) => r.text);
-  }
-}
+/** Makes each delivery's text unique. */
+let serial = 1;
 
 class FakePresence implements PresencePort {
   readonly events: string[] = [];
@@ -61,15 +46,15 @@ function startRouter(presence: PresencePort = new FakePresence()): RouterActor {
   return createActor(routerMachine, { input: { presence } }).start();
 }
 
-function bind(router: RouterActor, user: Principal): FakeEndpoint {
-  const endpoint = new FakeEndpoint(user);
+function bind(router: RouterActor, user: Principal): RecordingEndpoint {
+  const endpoint = new RecordingEndpoint(user);
   router.send({ type: 'BIND', endpoint });
   return endpoint;
 }
 
 /** One endpoint per member of the cast. */
-function bindCast(router: RouterActor): Record<Name, FakeEndpoint> {
-  return Object.fromEntries(names.map((n) => [n, bind(router, users[n])])) as Record<Name, FakeEndpoint>;
+function bindCast(router: RouterActor): Record<Name, RecordingEndpoint> {
+  return Object.fromEntries(names.map((n) => [n, bind(router, users[n])])) as Record<Name, RecordingEndpoint>;
 }
 
 function routable(type: string, sender: Name, target: Name | null): Routable {
@@ -86,7 +71,7 @@ function delivery(type: string, sender: Name, target: Name | null, extra: Partia
   const m = routable(type, sender, target);
   return {
     type,
-    text: JSON.stringify({ type, sender_id: m.sender_id, target_id: m.target_id, n: nextKey++ }),
+    text: JSON.stringify({ type, sender_id: m.sender_id, target_id: m.target_id, n: serial++ }),
     audience: audienceOf(m),
     senderId: m.sender_id,
     ...extra,
@@ -97,7 +82,7 @@ function deliver(router: RouterActor, ...deliveries: Delivery[]): void {
   router.send({ type: 'DELIVER', deliveries });
 }
 
-function whoGot(endpoints: Record<Name, FakeEndpoint>, text: string): Name[] {
+function whoGot(endpoints: Record<Name, RecordingEndpoint>, text: string): Name[] {
   return names.filter((n) => endpoints[n].texts.includes(text));
 }
 
@@ -310,7 +295,7 @@ describe('router: address table and presence', () => {
 
   it('gives an in-hub endpoint (Butler) only what is addressed to it, never broadcasts or records, and counts it apart', () => {
     const cast = bindCast(router);
-    const inHub = Object.assign(new FakeEndpoint(users.butler), { inHub: true });
+    const inHub = new RecordingEndpoint(users.butler, true);
     router.send({ type: 'BIND', endpoint: inHub });
     deliver(
       router,
@@ -329,7 +314,7 @@ describe('router: address table and presence', () => {
 
   it('hands an in-hub endpoint the frame object, parsed once from the text when it came from another node', () => {
     const frames: unknown[] = [];
-    const butler: Endpoint = { key: nextKey++, user: users.butler, inHub: true, deliver: (_text, _id, frame) => void frames.push(frame), close() {} };
+    const butler: Endpoint = { key: nextEndpointKey(), user: users.butler, inHub: true, deliver: (_text, _id, frame) => void frames.push(frame), close() {} };
     router.send({ type: 'BIND', endpoint: butler });
     const local = { type: 'CHAT', payload: 'local' } as unknown as MessageFrame;
     deliver(router, delivery('CHAT', 'member', 'butler', { frame: local }));
@@ -354,7 +339,7 @@ describe('router: address table and presence', () => {
 
   it('ignores an UNBIND of an endpoint that was never bound', () => {
     const bound = bind(router, users.agent);
-    const stranger = new FakeEndpoint(users.agent);
+    const stranger = new RecordingEndpoint(users.agent);
     router.send({ type: 'UNBIND', endpoint: stranger });
     expect(summary(router)).toMatchObject({ endpoints: 1, users: 1 });
     expect(presence.events).toEqual(['online:10']);
@@ -472,7 +457,7 @@ describe('router: closing and shutdown', () => {
 
 describe('router: transition table (pure)', () => {
   const presence = new FakePresence();
-  const endpoint = new FakeEndpoint(users.agent);
+  const endpoint = new RecordingEndpoint(users.agent);
   const events = {
     BIND: { type: 'BIND', endpoint },
     UNBIND: { type: 'UNBIND', endpoint },
@@ -630,7 +615,7 @@ describe('a revocation racing an upgrade', () => {
     let clock = 1_000;
     const presence = new FakePresence();
     const router = createActor(routerMachine, { input: { presence, now: () => clock } }).start();
-    const checkedEarly = Object.assign(new FakeEndpoint(users.agent), { authenticatedAt: 900 });
+    const checkedEarly = Object.assign(new RecordingEndpoint(users.agent), { authenticatedAt: 900 });
     router.send({ type: 'CLOSE_USER', userId: users.agent.id, code: CloseCode.unauthorized, reason: 'api_token rotated' });
     router.send({ type: 'BIND', endpoint: checkedEarly });
     expect(checkedEarly.closes).toEqual([{ code: CloseCode.unauthorized, reason: 'api_token rotated' }]);
@@ -639,7 +624,7 @@ describe('a revocation racing an upgrade', () => {
 
     // A credential checked after the revocation (the new token) binds as usual.
     clock = 1_500;
-    const checkedLater = Object.assign(new FakeEndpoint(users.agent), { authenticatedAt: 1_200 });
+    const checkedLater = Object.assign(new RecordingEndpoint(users.agent), { authenticatedAt: 1_200 });
     router.send({ type: 'BIND', endpoint: checkedLater });
     expect(checkedLater.closes).toEqual([]);
     expect(router.getSnapshot().context.table.countOf(users.agent.id)).toBe(1);

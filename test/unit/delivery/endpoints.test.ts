@@ -5,25 +5,12 @@ import { createActor, type Actor } from 'xstate';
 import { routerMachine } from '../../../src/actors/router.js';
 import { audienceOf } from '../../../src/delivery/audience.js';
 import type { Delivery, Endpoint, Principal } from '../../../src/delivery/types.js';
-import { toMessageFrame, type MessageFrame } from '../../../src/protocol/frames.js';
+import { toMessageFrame } from '../../../src/protocol/frames.js';
 import { users } from '../../helpers/deliveryFakes.js';
+import { RecordingEndpoint } from '../../helpers/recordingEndpoint.js';
 
 const { alice, weather, butler } = users;
 const admin: Principal = { id: 3, username: 'root', role: 'ADMIN' };
-
-class Recorder implements Endpoint {
-  static next = 1;
-  readonly key = Recorder.next++;
-  readonly got: Array<{ text: string; id?: number; frame?: MessageFrame }> = [];
-  constructor(
-    readonly user: Principal,
-    readonly inHub = false,
-  ) {}
-  deliver(text: string, id?: number, frame?: MessageFrame): void {
-    this.got.push({ text, id, frame });
-  }
-  close(): void {}
-}
 
 function chat(sender: Principal, target: Principal, id: number, extra: Partial<Delivery> = {}): Delivery {
   const source = {
@@ -63,8 +50,8 @@ describe('router → endpoints', () => {
   afterEach(() => router.stop());
 
   it('passes the frame object with its text; monitor copies and PRESENCE have none', () => {
-    const inHub = new Recorder(butler, true);
-    const socket = new Recorder(admin);
+    const inHub = new RecordingEndpoint(butler, true);
+    const socket = new RecordingEndpoint(admin);
     start(inHub, socket);
     const d = chat(weather, butler, 5);
     const presence: Delivery = {
@@ -74,20 +61,20 @@ describe('router → endpoints', () => {
       senderId: weather.id,
     };
     router.send({ type: 'DELIVER', deliveries: [d, presence] });
-    expect(inHub.got).toEqual([{ text: d.text, id: 5, frame: d.frame }]);
-    expect(inHub.got[0]!.frame).toBe(d.frame);
-    expect(socket.got).toEqual([
+    expect(inHub.received).toEqual([{ text: d.text, id: 5, frame: d.frame }]);
+    expect(inHub.received[0]!.frame).toBe(d.frame);
+    expect(socket.received).toEqual([
       { text: '{"type":"BUTLER_AGENT_MESSAGE"}', id: 5, frame: undefined },
       { text: '{"type":"PRESENCE"}', id: undefined, frame: undefined },
     ]);
   });
 
   it('keeps records from endpoints inside the hub', () => {
-    const inHub = new Recorder(butler, true);
-    const socket = new Recorder(butler);
+    const inHub = new RecordingEndpoint(butler, true);
+    const socket = new RecordingEndpoint(butler);
     start(inHub, socket);
     router.send({ type: 'DELIVER', deliveries: [chat(alice, butler, 6, { socketsOnly: true })] });
-    expect(inHub.got).toEqual([]);
-    expect(socket.got.map((g) => g.id)).toEqual([6]);
+    expect(inHub.received).toEqual([]);
+    expect(socket.received.map((g) => g.id)).toEqual([6]);
   });
 });
