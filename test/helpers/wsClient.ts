@@ -172,14 +172,22 @@ export async function refusedUpgrade(baseUrl: string, token: string | undefined,
   throw new Error('the upgrade was accepted');
 }
 
-/** The sockets a test file opens, so `afterEach(clients.closeAll)` leaves none behind. */
-export function wsClientPool(baseUrl: () => string) {
+/**
+ * The sockets a test file opens, so `afterEach(clients.closeAll)` leaves none behind: `connect` to the
+ * hub at `baseUrl`, or `connectTo` any hub (a cluster's nodes).
+ */
+export function wsClientPool(baseUrl?: () => string) {
   let open: WsClient[] = [];
+  const connectTo = async (url: string, token: string, query?: Record<string, string | number>): Promise<WsClient> => {
+    const client = await connectWs(url, token, query);
+    open.push(client);
+    return client;
+  };
   return {
+    connectTo,
     async connect(token: string, query?: Record<string, string | number>): Promise<WsClient> {
-      const client = await connectWs(baseUrl(), token, query);
-      open.push(client);
-      return client;
+      if (!baseUrl) throw new Error('this pool has no hub of its own: use connectTo(url, …)');
+      return connectTo(baseUrl(), token, query);
     },
     async closeAll(): Promise<void> {
       const closing = open;
@@ -188,3 +196,5 @@ export function wsClientPool(baseUrl: () => string) {
     },
   };
 }
+
+export type WsClientPool = ReturnType<typeof wsClientPool>;

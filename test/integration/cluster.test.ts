@@ -8,29 +8,12 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { SHARED_REDIS_URL, startCluster, startRedis, type ClusterNode, type PrivateRedis, type TestCluster } from '../helpers/cluster.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcpProxy.js';
-import { connectWs, type Frame, type WsClient } from '../helpers/wsClient.js';
+import { wsClientPool, type Frame, type WsClient, type WsClientPool } from '../helpers/wsClient.js';
 
 /** CLUSTER_NODE_TTL in these tests: a killed node's sockets stop counting within it. */
 const NODE_TTL_MS = 3000;
 /** How late one node's commands reach Redis in the slow-link tests (ms). */
 const SLOW_REDIS_MS = 300;
-
-/** Sockets on any node, closed after each test. */
-function socketPool() {
-  let open: WsClient[] = [];
-  return {
-    async connect(node: ClusterNode, token: string, query?: Record<string, string | number>): Promise<WsClient> {
-      const client = await connectWs(node.url, token, query);
-      open.push(client);
-      return client;
-    },
-    async closeAll(): Promise<void> {
-      const closing = open;
-      open = [];
-      await Promise.all(closing.map((c) => c.close()));
-    },
-  };
-}
 
 const chatIds = (frames: Frame[]) => frames.filter((f) => f.type === 'CHAT').map((f) => f.id!);
 const isPresenceOf = (userId: number, online?: boolean) => (f: Frame) =>
@@ -43,11 +26,11 @@ async function listedAgent(node: ClusterNode, token: string, agentId: number) {
 }
 
 /** A new agent with a socket on `node`, and a new member's dashboard there that has seen it come ONLINE. */
-async function watchedAgent(cluster: TestCluster, sockets: ReturnType<typeof socketPool>, node: ClusterNode) {
+async function watchedAgent(cluster: TestCluster, sockets: WsClientPool, node: ClusterNode) {
   const agent = await cluster.createAgent();
   const member = await cluster.createMember();
-  const watcher = await sockets.connect(node, member.token);
-  const socket = await sockets.connect(node, agent.api_token);
+  const watcher = await sockets.connectTo(node.url, member.token);
+  const socket = await sockets.connectTo(node.url, agent.api_token);
   await watcher.nextWhere(isPresenceOf(agent.id, true), `the agent online (${node.id})`);
   return { agent, member, watcher, socket };
 }
@@ -55,8 +38,8 @@ async function watchedAgent(cluster: TestCluster, sockets: ReturnType<typeof soc
 describe.skipIf(!inject('pgUrl'))('a cluster of three nodes [postgres]', () => {
   let cluster: TestCluster;
   let n1: ClusterNode, n2: ClusterNode, n3: ClusterNode;
-  const sockets = socketPool();
-  const connect = sockets.connect;
+  const sockets = wsClientPool();
+  const connect = (node: ClusterNode, token: string, query?: Record<string, string | number>) => sockets.connectTo(node.url, token, query);
 
   /**
    * Proves nothing else is on its way to `clients` (all sockets of user `to`): a marker chat sent
@@ -321,7 +304,7 @@ describe.skipIf(!inject('pgUrl'))('a cluster of three nodes [postgres]', () => {
 describe.skipIf(!inject('pgUrl'))('a cluster across a Redis restart [postgres]', () => {
   let redis: PrivateRedis;
   let cluster: TestCluster;
-  const sockets = socketPool();
+  const sockets = wsClientPool();
   beforeAll(async () => {
     redis = await startRedis();
     cluster = await startCluster({ nodes: 3, env: { REDIS_URL: redis.url, CLUSTER_NODE_TTL: `${NODE_TTL_MS / 1000}s` } });
@@ -336,8 +319,8 @@ describe.skipIf(!inject('pgUrl'))('a cluster across a Redis restart [postgres]',
     const [n1, n2, n3] = cluster.nodes as [ClusterNode, ClusterNode, ClusterNode];
     const agent = await cluster.createAgent();
     const member = await cluster.createMember();
-    const tabs = [await sockets.connect(n2, member.token), await sockets.connect(n3, member.token)];
-    const a = await sockets.connect(n1, agent.api_token);
+    const tabs = [await sockets.connectTo(n2.url, member.token), await sockets.connectTo(n3.url, member.token)];
+    const a = await sockets.connectTo(n1.url, agent.api_token);
     const acked: number[] = [];
     const send = async (from: number, to: number) => {
       for (let i = from; i < to; i += 1) a.send({ type: 'CHAT', payload: `r ${i}`, target_id: member.id, local_id: `r-${i}` });
@@ -361,7 +344,7 @@ describe.skipIf(!inject('pgUrl'))('a cluster across a Redis restart [postgres]',
   it('counts an agent with two sockets on a node once when the node registers again, so closing both reports it gone', async () => {
     const [n1] = cluster.nodes as [ClusterNode];
     const { agent, watcher, socket: first } = await watchedAgent(cluster, sockets, n1);
-    const second = await sockets.connect(n1, agent.api_token);
+    const second = await sockets.connectTo(n1.url, agent.api_token);
 
     // Redis comes back empty: node 1 writes what it holds again.
     const since = n1.logs.length;
@@ -380,7 +363,7 @@ describe.skipIf(!inject('pgUrl'))('a cluster across a Redis restart [postgres]',
   it('does not report an agent gone when a close gets no answer from Redis while another node holds it', async () => {
     const [n1, n2] = cluster.nodes as [ClusterNode, ClusterNode];
     const { agent, member, watcher, socket: here } = await watchedAgent(cluster, sockets, n1);
-    const there = await sockets.connect(n2, agent.api_token);
+    const there = await sockets.connectTo(n2.url, agent.api_token);
     await watcher.nextWhere(isPresenceOf(agent.id, true), 'the agent online (node 2 too)');
 
     // Redis stalls: node 1's change for the close times out, and whether Redis applied it is unknown.
@@ -416,7 +399,7 @@ describe.skipIf(!inject('pgUrl'))('a cluster across a Redis restart [postgres]',
 describe.skipIf(!inject('pgUrl'))('a cluster where one node reaches Redis slowly [postgres]', () => {
   let proxy: TcpProxy;
   let cluster: TestCluster;
-  const sockets = socketPool();
+  const sockets = wsClientPool();
   beforeAll(async () => {
     const shared = new URL(SHARED_REDIS_URL);
     proxy = await startTcpProxy({ host: shared.hostname, port: Number(shared.port || 6379) }, { delayMs: SLOW_REDIS_MS });
@@ -433,7 +416,7 @@ describe.skipIf(!inject('pgUrl'))('a cluster where one node reaches Redis slowly
     const { agent, watcher, socket: old } = await watchedAgent(cluster, sockets, n1);
 
     // Make before break: the new socket is open when its client sees it, so the old one may go.
-    const fresh = await sockets.connect(n2, agent.api_token);
+    const fresh = await sockets.connectTo(n2.url, agent.api_token);
     await old.close();
     await fresh.close();
     const offline = await watcher.nextWhere(isPresenceOf(agent.id, false), 'the agent offline (its last socket closed)', 10_000);

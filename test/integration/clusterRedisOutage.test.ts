@@ -6,7 +6,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startCluster, startRedis, type ClusterNode, type PrivateRedis, type TestCluster } from '../helpers/cluster.js';
-import { connectWs, type Frame, type WsClient } from '../helpers/wsClient.js';
+import { wsClientPool, type Frame } from '../helpers/wsClient.js';
 
 /** Each agent sends one CHAT every this many ms (three agents: 150 messages a second). */
 const SEND_EVERY_MS = 20;
@@ -24,20 +24,13 @@ const percentile = (values: number[], p: number) => {
 describe.skipIf(!inject('pgUrl'))('a cluster while Redis is away, and forged messages on Redis [postgres]', () => {
   let redis: PrivateRedis;
   let cluster: TestCluster;
-  let open: WsClient[] = [];
-  const connect = async (node: ClusterNode, token: string) => {
-    const client = await connectWs(node.url, token);
-    open.push(client);
-    return client;
-  };
+  const sockets = wsClientPool();
+  const connect = (node: ClusterNode, token: string) => sockets.connectTo(node.url, token);
   beforeAll(async () => {
     redis = await startRedis();
     cluster = await startCluster({ nodes: 3, env: { REDIS_URL: redis.url, CLUSTER_NODE_TTL: '3s' } });
   }, 120_000);
-  afterEach(async () => {
-    await Promise.all(open.map((c) => c.close()));
-    open = [];
-  });
+  afterEach(() => sockets.closeAll());
   afterAll(async () => {
     await cluster?.stop();
     await redis?.stop();
