@@ -22,6 +22,10 @@ export interface PgPoolConfig {
   /** Connections at most (default 10). */
   max?: number;
   timeouts?: Partial<PgTimeouts>;
+  /** pg_stat_activity's application_name (default PG_APPLICATION_NAME). */
+  applicationName?: string;
+  /** Session settings sent at connect (libpq's `options`, e.g. `-c name=value`). */
+  sessionOptions?: string;
 }
 
 /** Connections of the pool now: open ones, idle ones among them, and callers waiting for one. */
@@ -140,7 +144,8 @@ export function createPgPool(config: PgPoolConfig, logger: Logger): PgPool {
   const pool = new pg.Pool({
     connectionString: config.url,
     max,
-    application_name: PG_APPLICATION_NAME,
+    application_name: config.applicationName ?? PG_APPLICATION_NAME,
+    ...(config.sessionOptions ? { options: config.sessionOptions } : {}),
     connectionTimeoutMillis: t.connectMs,
     statement_timeout: t.statementMs,
     query_timeout: t.queryMs,
@@ -150,7 +155,7 @@ export function createPgPool(config: PgPoolConfig, logger: Logger): PgPool {
     types: pgTypes,
   });
   const clients = new WeakMap<pg.PoolClient, PooledClient>();
-  const log = logger.child({ store: 'postgres' });
+  const log = logger.child({ store: 'postgres', ...(config.applicationName ? { pool: config.applicationName } : {}) });
   let ticks = 0;
   const clock: Clock = { tick: () => ++ticks };
   /** When a connection last failed: idle ones that had no answer since are suspect (see `connect`). */
@@ -178,7 +183,7 @@ export function createPgPool(config: PgPoolConfig, logger: Logger): PgPool {
   async function answers(): Promise<boolean> {
     const probe = new pg.Client({
       connectionString: config.url,
-      application_name: PG_APPLICATION_NAME,
+      application_name: config.applicationName ?? PG_APPLICATION_NAME,
       connectionTimeoutMillis: t.connectMs,
       query_timeout: t.connectMs,
     });
