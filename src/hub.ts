@@ -95,7 +95,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   });
   try {
     const migrations = await migrateStore({ store, logger, migrationsDir: options.migrationsDir });
-    const reads = openReads({ store, db: config.db, reads: config.reads });
+    const reads = openReads({ store, db: config.db, reads: config.reads, logger });
     shutdown.add('close the read side', () => reads.close());
     logger.info({ runsOn: reads.runsOn, timeoutMs: config.reads.timeoutMs, perCaller: config.reads.perCaller }, 'expensive reads run on their own');
     const repos = createRepos({ store, reads });

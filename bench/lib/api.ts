@@ -31,6 +31,11 @@ export class HubApi {
   registerAgent(adminToken: string, username: string): Promise<UserRef & { api_token: string }> {
     return this.request('POST', '/api/users/agents', { username }, adminToken);
   }
+
+  /** A new api_token for the agent; its open sockets close with 4001 on every node. */
+  rotateToken(adminToken: string, agentId: number): Promise<{ api_token: string }> {
+    return this.request('PATCH', `/api/users/agents/${agentId}/token`, {}, adminToken);
+  }
 }
 
 /** Runs `fn` over `items` with at most `concurrency` calls in flight, keeping the order of results. */

@@ -1,9 +1,11 @@
 // Redis stopped under a three-node cluster while agents chat across nodes: nothing acknowledged may
 // be lost or read twice, each sender's order holds, a message sent during the outage is read within
-// 1.5 s (p99), and 5 s after Redis is back the latency is what it was before. Cluster mode needs
+// 1.5 s (p99), and 5 s after Redis is back the latency is what it was before. A token rotated through
+// one node while Redis is stopped closes its socket on another node within 3 s (the bus journal). Cluster mode needs
 // PostgreSQL: with --pg the run's scratch database, otherwise one of its own on --pg-url. Redis is a
 // private redis-server on a free port, never the one anything else uses.
 import { randomBytes } from 'node:crypto';
+import WebSocket from 'ws';
 import { pick } from '../../bench/lib/plan.js';
 import { ms } from '../../bench/lib/stats.js';
 import type { Hub } from '../../bench/lib/servers.js';
@@ -40,6 +42,8 @@ export default defineCheck({
      * lasted tens of seconds).
      */
     recoverSlackMs: pick(plan, 250, 25),
+    /** A socket whose token was rotated on another node must close within this while Redis is stopped. */
+    revokeBudgetMs: 3_000,
     drainTimeoutMs: 120_000,
   }),
   async run(ctx, s) {
@@ -67,12 +71,20 @@ export default defineCheck({
       const readiness = async () =>
         Promise.all(hubs.map(async (h) => ((await (await fetch(`${h.baseUrl}/api/ready`)).json()) as { status?: string }).status ?? 'not ready'));
 
+      // One more agent, connected to node 2 from here: its token is rotated through node 1 during the outage.
+      const revoked = await cast.api.registerAgent(cast.adminToken, `ro-revoked-${randomBytes(3).toString('hex')}`);
+      ctx.secrets.add('api_token', revoked.api_token);
+      const revokedSocket = await openSocket(hubs[1]!.socketUrl(revoked.api_token));
+
       await gen.call('start', { rate: s.rate, payloadBytes: s.payloadBytes }, 10_000);
       await sleep(s.beforeMs);
       const down = await at();
       await redis.stop('SIGKILL');
       ctx.log(`redisOutage: Redis stopped at ${(down / 1000).toFixed(1)} s`);
-      await sleep(s.outageMs / 2);
+      const rotatedAt = performance.now();
+      ctx.secrets.add('api_token', (await cast.api.rotateToken(cast.adminToken, revoked.id)).api_token);
+      const revokeMs = await revokedSocket.closedWithin(s.outageMs / 2, rotatedAt);
+      await sleep(Math.max(0, s.outageMs / 2 - (performance.now() - rotatedAt)));
       const during = await readiness();
       await sleep(s.outageMs / 2);
       await redis.start();
@@ -127,6 +139,12 @@ export default defineCheck({
             recoveredBudget,
             ' ms',
           ),
+          atMost(
+            'a token rotated through node 1 while Redis was stopped: its socket on node 2 closed after',
+            revokeMs ?? Number.POSITIVE_INFINITY,
+            s.revokeBudgetMs,
+            ' ms',
+          ),
           info('/api/ready of the nodes while stopped / after', `${during.join(', ')} / ${after.join(', ')}`),
           holds(
             'every node ready again after the drain',
@@ -150,3 +168,29 @@ export default defineCheck({
     }
   },
 });
+
+/** A socket opened from the check itself; `closedWithin` resolves with ms from `from` to its close, or undefined. */
+async function openSocket(url: string) {
+  const ws = new WebSocket(url);
+  let closedAt: number | undefined;
+  const closed = new Promise<void>((resolve) =>
+    ws.once('close', () => {
+      closedAt = performance.now();
+      resolve();
+    }),
+  );
+  await new Promise<void>((resolve, reject) => {
+    ws.once('open', () => resolve());
+    ws.once('error', reject);
+  });
+  ws.on('error', () => undefined);
+  return {
+    async closedWithin(ms: number, from: number): Promise<number | undefined> {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([closed, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+      clearTimeout(timer);
+      if (closedAt === undefined) ws.terminate();
+      return closedAt === undefined ? undefined : Math.max(0, closedAt - from);
+    },
+  };
+}

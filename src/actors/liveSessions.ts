@@ -14,9 +14,14 @@ export interface LiveSessions {
 }
 
 /** "Close this user's sockets" (revocation decided on another node). */
-export const closeUserMessage = defineBusMessage('close-user', z.object({ userId: z.number().int(), code: z.number().int(), reason: z.string() }));
+export const closeUserMessage = defineBusMessage(
+  'close-user',
+  z.object({ userId: z.number().int(), code: z.number().int(), reason: z.string() }),
+  // A revoked credential's sockets close on every node, also one Redis did not reach.
+  { durable: true },
+);
 /** "Close every socket" (development reset on another node). */
-export const closeAllMessage = defineBusMessage('close-all', z.object({ code: z.number().int(), reason: z.string() }));
+export const closeAllMessage = defineBusMessage('close-all', z.object({ code: z.number().int(), reason: z.string() }), { durable: true });
 
 export function createLiveSessions(router: RouterRef, directory: Pick<Directory, 'forget' | 'clear'>, bus: Bus): LiveSessions {
   const here: LiveSessions = {

@@ -8,7 +8,7 @@ import { defineBusMessage, type Bus } from '../delivery/bus.js';
 import type { Leadership } from '../delivery/leadership.js';
 
 /** "An authorization request was decided on this node": the leader's Butler acts on it. */
-export const decisionMessage = defineBusMessage('decided', z.object({ actionId: z.string() }));
+export const decisionMessage = defineBusMessage('decided', z.object({ actionId: z.string() }), { durable: true });
 
 /** Tells the leader that `actionId` was decided here. */
 export function forwardDecision(bus: Bus, actionId: string): void {

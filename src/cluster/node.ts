@@ -1,7 +1,8 @@
 // This hub process as one node of a cluster. PostgreSQL is the truth; Redis carries the signals:
 //   - committed batches, in the visibility order (batches/);
 //   - presence: which node holds which agent's sockets, dead nodes' agents going OFFLINE (presence/);
-//   - the bus port's messages, declared by the parts of the hub that own them (bus/redisBus.ts).
+//   - the bus port's messages, declared by the parts of the hub that own them (bus/redisBus.ts); the
+//     durable ones are kept in the store too and read from there by a node Redis did not reach (bus/journal.ts).
 // Without Redis a node keeps serving its own sockets, says so in readiness, and reads what the others
 // commit from the store on every tick instead; when Redis is back it registers again and re-asserts
 // what it holds. Every message on Redis is sealed (bus/busSeal.ts): one that is not is dropped.
@@ -13,6 +14,7 @@ import { createBatches, type BatchParts } from './batches/batches.js';
 import type { GateState } from './batches/gate.js';
 import type { BusSeal } from './bus/busSeal.js';
 import { createRedisLink } from './bus/redis.js';
+import { createBusJournal } from './bus/journal.js';
 import { createRedisBus } from './bus/redisBus.js';
 import { createRefusalLog } from './bus/refusals.js';
 import { createRedisLedger } from './ledger.js';
@@ -91,7 +93,8 @@ export async function createClusterNode(deps: ClusterNodeDeps) {
     graceMs: deps.graceMs,
     tickMs: deps.tickMs,
   });
-  const redisBus = createRedisBus({ nodeId, send: (text) => publish('control', channels.control, text), meter, logger: log });
+  const journal = createBusJournal({ nodeId, repo, deliver: (kind, body) => redisBus.hand(kind, body), log });
+  const redisBus = createRedisBus({ nodeId, send: (text) => publish('control', channels.control, text), meter, logger: log, journal });
 
   function onMessage(channel: string, sealed: string): void {
     if (seal.isOwn(sealed)) return;
@@ -126,10 +129,12 @@ export async function createClusterNode(deps: ClusterNodeDeps) {
     /** Wires the node to the core, then starts ordering, beating and polling. */
     async attach(parts: ClusterParts): Promise<void> {
       await presence.attach(parts);
+      await journal.start();
       await batches.start(parts);
       await presence.heartbeat();
       timers.push(setInterval(() => void presence.heartbeat(), beatMs).unref());
       timers.push(setInterval(() => void batches.poll(), deps.pollMs ?? 1000).unref());
+      timers.push(setInterval(() => void journal.poll(), deps.pollMs ?? 1000).unref());
       log.info({ name: config.name, nodes: presence.liveNodes.map((n) => n.nodeId) }, `joined the cluster "${config.name}" as ${nodeId}`);
     },
 

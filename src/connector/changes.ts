@@ -7,7 +7,7 @@ import { defineBusMessage, type Bus } from '../delivery/bus.js';
 import type { Leadership } from '../delivery/leadership.js';
 
 /** "A connector was changed through this node": the leader reloads it from the store. */
-export const connectorChangedMessage = defineBusMessage('connector-changed', z.object({}));
+export const connectorChangedMessage = defineBusMessage('connector-changed', z.object({}), { durable: true });
 
 export function announceChange(bus: Bus): void {
   bus.publish(connectorChangedMessage, {});

@@ -3,6 +3,10 @@
 // its body, so adding a message touches that part and nothing else. The bus reaches the OTHER nodes
 // only: a node never hears its own messages. A single node is alone on an in-process bus, so what it
 // publishes goes nowhere; cluster mode's Redis bus (src/cluster/bus/) carries the same messages.
+// Redis says a message once, to the nodes listening then. A message that must reach every node (a
+// revocation, a decision the leader acts on) is declared `durable`: cluster mode also keeps it in the
+// store, and a node that was cut off from Redis hears it from there within a second; it carries its
+// journal id, so a node that hears it both ways runs it once.
 import type { z } from 'zod';
 
 /** A message body: a plain object (it travels beside the envelope's `kind` and `node`). */
@@ -11,12 +15,19 @@ export type BusBody = Record<string, unknown>;
 export interface BusMessage<T extends BusBody> {
   readonly kind: string;
   readonly schema: z.ZodType<T>;
+  /** Every node must hear it, also one cut off from the bus when it was said (kept in the store). */
+  readonly durable: boolean;
+}
+
+export interface BusMessageOptions {
+  /** Every node must hear it, also one cut off from the bus when it was said (default false). */
+  durable?: boolean;
 }
 
 /** Declares one kind of bus message; `kind` is its name on the wire, unique across the hub. */
-export function defineBusMessage<T extends BusBody>(kind: string, schema: z.ZodType<T>): BusMessage<T> {
+export function defineBusMessage<T extends BusBody>(kind: string, schema: z.ZodType<T>, options: BusMessageOptions = {}): BusMessage<T> {
   if (kind === 'batch') throw new Error('"batch" is the committed batches\' kind on the bus');
-  return { kind, schema };
+  return { kind, schema, durable: options.durable ?? false };
 }
 
 export interface Bus {

@@ -25,9 +25,11 @@ export async function migrateStore(options: { store: Store; logger: Logger; migr
 }
 
 /** The read side of the expensive reads: reader threads on SQLite, a pool of its own on PostgreSQL. */
-export function openReads(options: { store: Store; db: DbConfig; reads: ReadsConfig }): Reads {
+export function openReads(options: { store: Store; db: DbConfig; reads: ReadsConfig; logger: Logger }): Reads {
   const settings = { poolSize: options.reads.poolSize, timeoutMs: options.reads.timeoutMs };
-  return options.db.driver === 'sqlite' ? openSqliteReads(options.db.path, settings, options.store.db) : openPostgresReads(options.db.url, settings);
+  return options.db.driver === 'sqlite'
+    ? openSqliteReads(options.db.path, settings, options.store.db)
+    : openPostgresReads(options.db.url, settings, options.logger);
 }
 
 /**

@@ -148,13 +148,16 @@ function openSqlite(path: string, synchronous: 'full' | 'normal'): Store {
     },
     connections: () => undefined,
     async truncateAll() {
-      const tables = raw.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'migrations'").all() as Array<{
+      const tables = raw
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT IN ('migrations', 'bus_journal')")
+        .all() as Array<{
         name: string;
       }>;
       raw.transaction(() => {
         raw.pragma('defer_foreign_keys = ON');
         for (const { name } of tables) raw.exec(`DELETE FROM "${name}"`);
-        if (raw.prepare("SELECT 1 FROM sqlite_master WHERE name = 'sqlite_sequence'").get()) raw.exec('DELETE FROM sqlite_sequence');
+        if (raw.prepare("SELECT 1 FROM sqlite_master WHERE name = 'sqlite_sequence'").get())
+          raw.exec("DELETE FROM sqlite_sequence WHERE name <> 'bus_journal'");
       })();
     },
     async close() {
@@ -243,7 +246,8 @@ function openPostgres(config: Extract<DbConfig, { driver: 'postgres' }>, options
     connections: () => pool.counts(),
     async truncateAll() {
       const result = await pool.query<{ tablename: string }>(
-        "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() AND tablename <> 'migrations'",
+        // The bus journal stays: nodes poll it by id, and its ids must not restart under them.
+        "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() AND tablename NOT IN ('migrations', 'bus_journal')",
       );
       if (result.rows.length === 0) return;
       const list = result.rows.map((r) => `"${r.tablename}"`).join(', ');

@@ -5,7 +5,10 @@
 // client here has a listener for its whole life, a client that failed is marked broken (what is
 // asked of it then fails at once) and is destroyed when released, never handed out again; every
 // connection-level failure reaches the caller as a StoreUnavailableError; and connecting,
-// statements and replies have time limits, so a store that went silent costs bounded waits.
+// statements and replies have time limits, so a store that went silent costs bounded waits. A
+// statement left without an answer for a second makes the pool try a new connection: when that
+// cannot reach the server within DB_CONNECT_TIMEOUT, every statement waiting since fails at once
+// instead of after DB_QUERY_TIMEOUT (a silent network would otherwise hold the writer that long).
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { DEFAULT_PG_TIMEOUTS, type PgTimeouts } from '../config.js';
@@ -19,6 +22,10 @@ export interface PgPoolConfig {
   /** Connections at most (default 10). */
   max?: number;
   timeouts?: Partial<PgTimeouts>;
+  /** pg_stat_activity's application_name (default PG_APPLICATION_NAME). */
+  applicationName?: string;
+  /** Session settings sent at connect (libpq's `options`, e.g. `-c name=value`). */
+  sessionOptions?: string;
 }
 
 /** Connections of the pool now: open ones, idle ones among them, and callers waiting for one. */
@@ -63,10 +70,15 @@ interface Clock {
   tick(): number;
 }
 
+/** A statement with no answer for this long makes the pool check that the server still answers (ms). */
+const SILENCE_MS = 1000;
+
 class PooledClient implements PgClient {
   private failure: Error | undefined;
   /** When the server last answered on this connection (its opening counts). */
   answeredAt: number;
+  /** When the statement in flight was sent (performance.now()), or undefined. */
+  sentAt: number | undefined;
 
   constructor(
     private readonly raw: pg.PoolClient,
@@ -91,6 +103,7 @@ class PooledClient implements PgClient {
 
   async query<R extends pg.QueryResultRow>(statement: PgStatement, values?: readonly unknown[]): Promise<pg.QueryResult<R>> {
     if (this.failure) throw new StoreUnavailableError(`the PostgreSQL connection failed: ${this.failure.message}`, { cause: this.failure });
+    this.sentAt = performance.now();
     try {
       const result = await this.raw.query<R>(statement, values as unknown[] | undefined);
       this.answeredAt = this.clock.tick();
@@ -101,7 +114,19 @@ class PooledClient implements PgClient {
       // A mistake in what was asked (a value pg cannot send) is not the store being away: no 503 for it.
       if (!isConnectionFailure(err)) throw err;
       throw new StoreUnavailableError(`PostgreSQL did not answer: ${messageOf(err)}`, { cause: err });
+    } finally {
+      this.sentAt = undefined;
     }
+  }
+
+  /** The server no longer answers: the statement in flight fails now (its socket is dropped). */
+  abandon(err: Error): void {
+    this.broke(err);
+    this.dropSocket();
+  }
+
+  private dropSocket(): void {
+    (this.raw as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
   }
 
   release(): void {
@@ -109,7 +134,7 @@ class PooledClient implements PgClient {
     // With an error pg's pool ends the client instead of keeping it.
     this.raw.release(failure);
     // Ending waits for the server's goodbye, which a silent server never sends: drop the socket.
-    if (failure) (this.raw as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+    if (failure) this.dropSocket();
   }
 }
 
@@ -119,7 +144,8 @@ export function createPgPool(config: PgPoolConfig, logger: Logger): PgPool {
   const pool = new pg.Pool({
     connectionString: config.url,
     max,
-    application_name: PG_APPLICATION_NAME,
+    application_name: config.applicationName ?? PG_APPLICATION_NAME,
+    ...(config.sessionOptions ? { options: config.sessionOptions } : {}),
     connectionTimeoutMillis: t.connectMs,
     statement_timeout: t.statementMs,
     query_timeout: t.queryMs,
@@ -129,7 +155,7 @@ export function createPgPool(config: PgPoolConfig, logger: Logger): PgPool {
     types: pgTypes,
   });
   const clients = new WeakMap<pg.PoolClient, PooledClient>();
-  const log = logger.child({ store: 'postgres' });
+  const log = logger.child({ store: 'postgres', ...(config.applicationName ? { pool: config.applicationName } : {}) });
   let ticks = 0;
   const clock: Clock = { tick: () => ++ticks };
   /** When a connection last failed: idle ones that had no answer since are suspect (see `connect`). */
@@ -140,11 +166,63 @@ export function createPgPool(config: PgPoolConfig, logger: Logger): PgPool {
   };
 
   // 'connect' fires once per new client, before its first checkout: from here to its end it has a listener.
+  /** Every open connection (for the silence check); a connection leaves when pg's pool removes it. */
+  const open = new Set<PooledClient>();
   pool.on('connect', (client) => {
     const pooled = new PooledClient(client, clock, onBroken);
     clients.set(client, pooled);
+    open.add(pooled);
     client.on('error', (err) => pooled.broke(err));
   });
+  pool.on('remove', (client) => {
+    const pooled = clients.get(client);
+    if (pooled) open.delete(pooled);
+  });
+
+  /** Whether a new connection reaches the server and gets an answer within DB_CONNECT_TIMEOUT. */
+  async function answers(): Promise<boolean> {
+    const probe = new pg.Client({
+      connectionString: config.url,
+      application_name: config.applicationName ?? PG_APPLICATION_NAME,
+      connectionTimeoutMillis: t.connectMs,
+      query_timeout: t.connectMs,
+    });
+    probe.on('error', () => undefined);
+    try {
+      await probe.connect();
+      await probe.query('SELECT 1');
+      return true;
+    } catch {
+      return false;
+    } finally {
+      (probe as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+    }
+  }
+
+  let probing = false;
+  let lastProbe = -Infinity;
+  /** A statement has waited SILENCE_MS: when the server does not answer a new connection either, the waiting ones fail now. */
+  async function checkSilence(): Promise<void> {
+    const now = performance.now();
+    if (probing || now - lastProbe < SILENCE_MS) return;
+    if (![...open].some((c) => c.sentAt !== undefined && now - c.sentAt >= SILENCE_MS)) return;
+    probing = true;
+    lastProbe = now;
+    try {
+      if (await answers()) return;
+      const waiting = [...open].filter((c) => c.sentAt !== undefined && c.sentAt <= now);
+      if (waiting.length === 0) return;
+      log.warn(
+        { statements: waiting.length, connectTimeoutMs: t.connectMs },
+        'PostgreSQL stopped answering (a new connection could not reach it either): the statements waiting for it fail now',
+      );
+      for (const c of waiting) c.abandon(new Error(`PostgreSQL stopped answering: a new connection got no answer within ${t.connectMs} ms`));
+    } finally {
+      probing = false;
+      lastProbe = performance.now();
+    }
+  }
+  const silence = setInterval(() => void checkSilence(), SILENCE_MS / 2).unref();
   // An idle client failed: pg's pool has already dropped it, and the listener above has logged it.
   pool.on('error', () => undefined);
 
@@ -179,6 +257,9 @@ export function createPgPool(config: PgPoolConfig, logger: Logger): PgPool {
       }
     },
     counts: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
-    end: () => pool.end(),
+    end: () => {
+      clearInterval(silence);
+      return pool.end();
+    },
   };
 }

@@ -1,42 +1,47 @@
 // PostgreSQL's read side: a small pool of its own (never the message writer's connections, which a
 // few parallel heavy reads used to take all of), whose sessions cancel a statement past the read
 // deadline and use no parallel workers (one heavy read keeps to one core of the database server).
-// A read that waits for a connection or runs past the deadline fails with `Errors.readTimedOut`.
-import { Kysely, PostgresDialect, type CompiledQuery, type DatabaseConnection, type Driver, type QueryResult, type TransactionSettings } from 'kysely';
-import pg from 'pg';
+// A read that waits for a connection or runs past the deadline fails with `Errors.readTimedOut`. The
+// pool is the hub's pool wrapper (pgPool.ts), so a dropped or silent connection is handled as on the
+// write side: never reused, and what waits on it fails with a 503 rather than hanging.
+import {
+  Kysely,
+  PostgresDialect,
+  type CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
+  type PostgresPool,
+  type QueryResult,
+  type TransactionSettings,
+} from 'kysely';
+import type { Logger } from 'pino';
 import { Errors } from '../errors.js';
-import { pgTypes } from './pgPool.js';
+import { StoreUnavailableError } from './errors.js';
+import { createPgPool, PG_APPLICATION_NAME, type PgPool } from './pgPool.js';
 import type { ReadSettings, Reads } from './reads.js';
 import type { Database } from './schema.js';
 
 /** The server cancels a statement at the deadline; the client gives up a little later if no answer comes. */
 const CLIENT_GRACE_MS = 2_000;
 
-/**
- * The read pool's connections. Every client has an `error` listener for its whole life (pg-pool's
- * own listener covers idle clients only): a connection dropped while a read holds it fails that read,
- * never the process.
- */
-export function createReadPool(url: string, settings: ReadSettings): pg.Pool {
-  const pool = new pg.Pool({
-    connectionString: url,
-    max: settings.poolSize,
-    application_name: 'agent-hub reads',
-    connectionTimeoutMillis: settings.timeoutMs,
-    statement_timeout: settings.timeoutMs,
-    query_timeout: settings.timeoutMs + CLIENT_GRACE_MS,
-    options: '-c max_parallel_workers_per_gather=0',
-    types: pgTypes,
-  });
-  // The read that held a dropped connection fails with its own error; the pool opens a new one next time.
-  pool.on('error', () => undefined);
-  pool.on('connect', (client) => client.on('error', () => undefined));
-  return pool;
+/** The read pool: its own connections, with the read deadline as every time limit. */
+export function createReadPool(url: string, settings: ReadSettings, logger: Logger): PgPool {
+  return createPgPool(
+    {
+      url,
+      max: settings.poolSize,
+      applicationName: `${PG_APPLICATION_NAME} reads`,
+      sessionOptions: '-c max_parallel_workers_per_gather=0',
+      timeouts: { connectMs: settings.timeoutMs, statementMs: settings.timeoutMs, queryMs: settings.timeoutMs + CLIENT_GRACE_MS },
+    },
+    logger,
+  );
 }
 
 /** pg's and PostgreSQL's ways of saying a read ran or waited too long. */
 function isTimeout(err: unknown): boolean {
-  const e = err as { code?: unknown; message?: unknown } | null;
+  // The pool wraps a connection-level failure; its cause says whether it was a time limit.
+  const e = (err instanceof StoreUnavailableError ? err.cause : err) as { code?: unknown; message?: unknown } | null;
   return e?.code === '57014' || e?.message === 'Query read timeout' || e?.message === 'timeout exceeded when trying to connect';
 }
 
@@ -88,18 +93,19 @@ class DeadlineDriver implements Driver {
 
 class DeadlineDialect extends PostgresDialect {
   constructor(
-    pool: pg.Pool,
+    pool: PgPool,
     private readonly timeoutMs: number,
   ) {
-    super({ pool });
+    // The wrapper has the parts of a pg pool Kysely uses (connect, query and release, end).
+    super({ pool: pool as unknown as PostgresPool });
   }
   override createDriver(): Driver {
     return new DeadlineDriver(super.createDriver(), this.timeoutMs);
   }
 }
 
-export function openPostgresReads(url: string, settings: ReadSettings): Reads {
-  const pool = createReadPool(url, settings);
+export function openPostgresReads(url: string, settings: ReadSettings, logger: Logger): Reads {
+  const pool = createReadPool(url, settings, logger);
   const db = new Kysely<Database>({ dialect: new DeadlineDialect(pool, settings.timeoutMs) });
   return { db, runsOn: `a pool of ${settings.poolSize} PostgreSQL connection(s) of its own`, close: () => db.destroy() };
 }

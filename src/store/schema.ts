@@ -160,6 +160,17 @@ export interface ClusterLeasesTable {
   acquired_at: string;
 }
 
+/** Cluster mode: a bus message every node must hear (delivery/bus.ts `durable`), kept for an hour. */
+export interface BusJournalTable {
+  id: Generated<number>;
+  node: string;
+  kind: string;
+  /** The message's body as JSON. */
+  body: string;
+  /** Milliseconds since the epoch, by the writing node's clock (for pruning). */
+  created_at: number;
+}
+
 export interface Database {
   users: UsersTable;
   human_credentials: HumanCredentialsTable;
@@ -174,6 +185,7 @@ export interface Database {
   migrations: MigrationsTable;
   cluster_commit_order: ClusterCommitOrderTable;
   cluster_leases: ClusterLeasesTable;
+  bus_journal: BusJournalTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

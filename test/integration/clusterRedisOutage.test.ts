@@ -3,10 +3,12 @@
 // store on every tick; its own senders' ACKs never wait for the bus), every acknowledged message
 // reaches its reader once and in order, and nothing is late once Redis is back. And what comes over
 // Redis must be sealed by a node: a forged batch or control message, or a replayed one, is dropped.
+// A revocation decided on one node while Redis is away still closes the sockets on the others (the
+// bus journal in the store), and the token is refused there at once.
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startCluster, startRedis, type ClusterNode, type PrivateRedis, type TestCluster } from '../helpers/cluster.js';
-import { wsClientPool, type Frame } from '../helpers/wsClient.js';
+import { refusedUpgrade, wsClientPool, type Frame } from '../helpers/wsClient.js';
 
 /** Each agent sends one CHAT every this many ms (three agents: 150 messages a second). */
 const SEND_EVERY_MS = 20;
@@ -190,4 +192,35 @@ describe.skipIf(!inject('pgUrl'))('a cluster while Redis is away, and forged mes
     // Nothing was left behind: no node is behind the commits now.
     for (const node of nodes) expect((await node.api.get('/api/ready')).body).toEqual({ status: 'ready' });
   }, 120_000);
+
+  it('closes a rotated agent and a demoted member on the other nodes while Redis is stopped, within 3 s', async () => {
+    const [n1, n2, n3] = cluster.nodes as [ClusterNode, ClusterNode, ClusterNode];
+    const agent = await cluster.createAgent();
+    const member = await cluster.createMember({ role: 'ADMIN' });
+    const agentSocket = await connect(n2, agent.api_token);
+    const memberTab = await connect(n3, member.token);
+    const since = cluster.nodes.map((n) => n.logs.length);
+    await redis.stop('SIGKILL');
+    try {
+      await Promise.all(
+        cluster.nodes.map((n, i) => n.waitForLog((l) => String(l['msg']).startsWith('redis is unreachable'), { since: since[i], description: 'the outage' })),
+      );
+      const rotatedAt = performance.now();
+      const rotated = await n1.api.patch<{ api_token: string }>(`/api/users/agents/${agent.id}/token`, {}, { token: cluster.adminToken });
+      expect(rotated.status).toBe(200);
+      const demoted = await n1.api.patch(`/api/users/${member.id}`, { role: 'MEMBER' }, { token: cluster.adminToken });
+      expect(demoted.status).toBe(200);
+      // Before the journal these sockets stayed open for good: the close was said on Redis only.
+      expect(await agentSocket.closed(3000)).toEqual({ code: 4001, reason: 'api_token rotated' });
+      expect((await memberTab.closed(3000)).code).toBe(4005);
+      expect(performance.now() - rotatedAt).toBeLessThan(3000);
+      // The node that was told from the store refuses the old token and takes the new one.
+      expect((await refusedUpgrade(n2.url, agent.api_token)).status).toBe(401);
+      const again = await connect(n2, rotated.body.api_token);
+      again.send({ type: 'CHAT', payload: 'back with a new token', target_id: member.id, local_id: 'new-token' });
+      await again.nextWhere((f) => f.type === 'ACK' && f.local_id === 'new-token', 'the ACK on the new token');
+    } finally {
+      if (!redis.running) await redis.restart();
+    }
+  }, 60_000);
 });

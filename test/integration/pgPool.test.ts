@@ -1,7 +1,9 @@
 // The PostgreSQL pool wrapper on a real server: a connection the server ends while it is checked
 // out (between two queries) raises no uncaught error, fails what is asked of it at once, and is
 // discarded on release; a server that went silent costs bounded waits (connect, reply), and a
-// connection that timed out is never handed out again. Counts follow.
+// connection that timed out is never handed out again. Counts follow. A statement waiting on a server
+// that stopped answering fails once a new connection cannot reach it either, long before the reply
+// limit; a slow statement on a server that answers is left to finish.
 import { Writable } from 'node:stream';
 import pg from 'pg';
 import { pino } from 'pino';
@@ -142,6 +144,30 @@ describe.skipIf(!inject('pgUrl'))('PostgreSQL pool', () => {
     const started = performance.now();
     await expect(pool.query('SELECT 1')).rejects.toThrow(/could not get a PostgreSQL connection/);
     expect(performance.now() - started).toBeLessThan(1_500);
+    expect(pool.counts()).toEqual({ total: 0, idle: 0, waiting: 0 });
+
+    await proxy.restore();
+    expect((await pool.query<{ one: number }>('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+  });
+
+  it('fails a statement waiting on a server that stopped answering once a new connection gets no answer either, long before the reply limit', async () => {
+    const upstream = new URL(inject('pgUrl')!);
+    proxy = await startTcpProxy({ host: upstream.hostname, port: Number(upstream.port || 5432) });
+    const log = capturingLogger();
+    pool = createPgPool({ url: proxy.via(database.env['DATABASE_URL']!), timeouts: { connectMs: 500, statementMs: 15_000, queryMs: 20_000 } }, log.logger);
+    await pool.query('SELECT 1');
+
+    // A slow statement on a server that answers: the check's new connection gets its answer, the statement finishes.
+    expect((await pool.query<{ done: string }>('SELECT pg_sleep(2.2)::text AS done')).rows).toHaveLength(1);
+    expect(log.lines.filter((l) => String(l['msg']).startsWith('PostgreSQL stopped answering'))).toEqual([]);
+
+    proxy.blackhole();
+    const started = performance.now();
+    const stopped = log.next('PostgreSQL stopped answering (a new connection could not reach it either): the statements waiting for it fail now');
+    await expect(pool.query('SELECT 1')).rejects.toBeInstanceOf(StoreUnavailableError);
+    // Silence noticed after 1 s, the new connection refused after 0.5 s: before this, 20 s (the reply limit).
+    expect(performance.now() - started).toBeLessThan(4_000);
+    expect(await stopped).toMatchObject({ statements: 1 });
     expect(pool.counts()).toEqual({ total: 0, idle: 0, waiting: 0 });
 
     await proxy.restore();

@@ -1,8 +1,16 @@
 // What cluster mode reads from the store: the commit order, the rows committed after the last one a
 // node handed over (what the bus did not bring), and the agents the store shows online (the leader
-// checks each is still held by a live node).
+// checks each is still held by a live node), and the bus journal (the bus messages every node must hear).
 import type { Kysely } from 'kysely';
 import type { Database, MessageRow } from '../schema.js';
+
+/** A bus message as the journal keeps it. */
+export interface JournalRow {
+  id: number;
+  node: string;
+  kind: string;
+  body: string;
+}
 
 export function createClusterRepo(db: Kysely<Database>) {
   return {
@@ -29,6 +37,33 @@ export function createClusterRepo(db: Kysely<Database>) {
         .where('presence_seq', '<', olderThanSeq)
         .execute();
       return rows.map((r) => r.id);
+    },
+    /** Keeps a bus message; returns its id (ids grow in the order rows are written). */
+    async journal(entry: { node: string; kind: string; body: string; at: number }): Promise<number> {
+      const row = await db
+        .insertInto('bus_journal')
+        .values({ node: entry.node, kind: entry.kind, body: entry.body, created_at: entry.at })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      return Number(row.id);
+    },
+    /** Journal rows with an id above `afterId`, oldest first, at most `limit`. */
+    async journalAfter(afterId: number, limit: number): Promise<JournalRow[]> {
+      const rows = await db.selectFrom('bus_journal').select(['id', 'node', 'kind', 'body']).where('id', '>', afterId).orderBy('id').limit(limit).execute();
+      return rows.map((r) => ({ ...r, id: Number(r.id) }));
+    },
+    /** The newest journal id (0 when it is empty): a node starting up hears what comes after it. */
+    async journalNewest(): Promise<number> {
+      const row = await db
+        .selectFrom('bus_journal')
+        .select((eb) => eb.fn.max('id').as('id'))
+        .executeTakeFirst();
+      return Number(row?.id ?? 0);
+    },
+    /** Drops journal rows written before `before` (ms since the epoch); returns how many. */
+    async pruneJournal(before: number): Promise<number> {
+      const result = await db.deleteFrom('bus_journal').where('created_at', '<', before).executeTakeFirst();
+      return Number(result.numDeletedRows);
     },
   };
 }
