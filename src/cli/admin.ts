@@ -1,8 +1,9 @@
-// The REST commands of `hub-agent`: agents, users and approvals. Lists print one line per item
-// (or JSON with --json) on stdout; what was done goes to stderr, what a script needs (a token) to stdout.
-import type { RestClient } from '../client/rest.js';
+// The REST commands of `hub-agent`: agents, users and approvals. Lists print a header row and one
+// tab-separated line per item (or JSON with --json) on stdout; what was done goes to stderr, what a
+// script needs (a token, an id) to stdout.
+import type { AuthorizationView, RestClient } from '../client/rest.js';
 import type { Run } from './options.js';
-import { findAgent } from './users.js';
+import { findAgent, findPerson, nameOfUser } from './users.js';
 
 type AdminRun = Extract<Run, { command: `agents ${string}` | `users ${string}` | `approvals ${string}` }>;
 
@@ -14,16 +15,27 @@ export interface Output {
 const column = (values: Array<string | number | null | undefined>) =>
   values.map((v) => (v === null || v === undefined || v === '' ? '-' : String(v))).join('\t');
 
-function printList<T>(out: Output, json: boolean, items: T[], line: (item: T) => string): void {
-  if (json) out.stdout(JSON.stringify(items));
-  else for (const item of items) out.stdout(line(item));
+function printList<T>(out: Output, json: boolean, items: T[], header: string[], line: (item: T) => string): void {
+  if (json) return out.stdout(JSON.stringify(items));
+  out.stdout(header.join('\t'));
+  for (const item of items) out.stdout(line(item));
+}
+
+export const APPROVALS_HEADER = ['ACTION_ID', 'STATUS', 'AGENT', 'COMMAND', 'REASON', 'DECIDED_BY', 'DECIDED_AT', 'EXPIRES_AT'];
+
+/** One request as a line: who decided and when once it is decided (an expiry is decided by no one), its expiry while pending. */
+async function approvalLine(r: AuthorizationView, nameOf: (id: number) => Promise<string>): Promise<string> {
+  const decidedBy = r.decided_by === null ? null : await nameOf(r.decided_by);
+  return column([r.action_id, r.status, r.target_agent_name, r.command, r.reason, decidedBy, r.decided_at, r.status === 'PENDING' ? r.expires_at : null]);
 }
 
 export async function runAdmin(run: AdminRun, rest: RestClient, out: Output): Promise<number> {
   switch (run.command) {
     case 'agents list': {
       const { items } = await rest.agents.list({ limit: 1000 });
-      printList(out, run.json, items, (a) => column([a.id, a.username, a.role, a.status, a.agent_kind, a.token_hint]));
+      printList(out, run.json, items, ['ID', 'NAME', 'ROLE', 'STATUS', 'KIND', 'TOKEN_HINT'], (a) =>
+        column([a.id, a.username, a.role, a.status, a.agent_kind, a.token_hint]),
+      );
       return 0;
     }
     case 'agents register': {
@@ -47,18 +59,31 @@ export async function runAdmin(run: AdminRun, rest: RestClient, out: Output): Pr
     }
     case 'users list': {
       const { items } = await rest.users.list({ role: run.role, limit: 1000 });
-      printList(out, run.json, items, (u) => column([u.id, u.username, u.role, u.status]));
+      printList(out, run.json, items, ['ID', 'NAME', 'ROLE', 'STATUS'], (u) => column([u.id, u.username, u.role, u.status]));
       return 0;
     }
     case 'users create': {
       const user = await rest.users.create({ username: run.username, role: run.role, password: run.password });
-      out.progress(`created ${user.role} ${user.username}${run.password ? '' : ' without a password (set one before they can log in)'}`);
+      out.progress(`created ${user.role} ${user.username} (id ${user.id})`);
       out.stdout(String(user.id));
+      return 0;
+    }
+    case 'users password': {
+      const person = await findPerson(rest, run.user);
+      await rest.users.update(person.id, { password: run.password });
+      out.progress(`set the password of ${person.username} (id ${person.id})`);
       return 0;
     }
     case 'approvals list': {
       const items = await rest.chat.authRequests(run.status ? { status: run.status as 'PENDING' } : {});
-      printList(out, run.json, items, (r) => column([r.action_id, r.status, r.target_agent_name, r.command, r.reason, r.expires_at]));
+      if (run.json) {
+        out.stdout(JSON.stringify(items));
+        return 0;
+      }
+      const names = new Map<number, Promise<string>>();
+      const nameOf = (id: number) => names.get(id) ?? names.set(id, nameOfUser(rest, id)).get(id)!;
+      const lines = await Promise.all(items.map((r) => approvalLine(r, nameOf)));
+      printList(out, false, lines, APPROVALS_HEADER, (line) => line);
       return 0;
     }
     case 'approvals approve':

@@ -14,13 +14,14 @@ export type UserRef = number | string;
 
 export type Invocation =
   | { command: AgentKind; since?: number }
-  | { command: 'send'; to?: UserRef; type: 'CHAT' | 'SYSTEM_LOG'; level: LogLevel; text: string }
+  | { command: 'send'; to?: UserRef; type: 'CHAT' | 'SYSTEM_LOG'; level: LogLevel; text: string; wait?: number }
   | { command: 'tail'; since?: number; json: boolean }
   | { command: 'agents list'; json: boolean }
   | { command: 'agents register'; name: string; kind?: string; description?: string }
   | { command: 'agents rotate' | 'agents delete'; agent: UserRef }
   | { command: 'users list'; role?: string; json: boolean }
-  | { command: 'users create'; username: string; role: (typeof HumanRoles)[number]; password?: string }
+  | { command: 'users create'; username: string; role: (typeof HumanRoles)[number]; password: string }
+  | { command: 'users password'; user: UserRef; password: string }
   | { command: 'approvals list'; status?: string; json: boolean }
   | { command: 'approvals approve' | 'approvals reject'; actionId: string };
 
@@ -50,7 +51,19 @@ export function userRef(value: string): UserRef {
   return value;
 }
 
-const jsonOption = () => new Option('--json', 'print JSON instead of one line per item');
+function seconds(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < 1 || n > 3600) throw new InvalidArgumentError('must be a number of seconds from 1 to 3600');
+  return n;
+}
+
+const jsonOption = () => new Option('--json', 'print JSON instead of a header row and one line per item');
+const passwordOption = () =>
+  new Option('--password <password>', 'the password, 8 characters or more (prefer $HUB_USER_PASSWORD: arguments show in ps)').env('HUB_USER_PASSWORD');
+const NO_PASSWORD = 'a password is required: set HUB_USER_PASSWORD (or pass --password)';
+
+/** How long `send --wait` waits for the reply unless told: Butler's longest answer (BUTLER_TIMEOUT's default). */
+export const DEFAULT_WAIT_S = 120;
 
 const AGENT_SETTINGS = `
 Settings come from the environment (or a .env file in the working directory):
@@ -88,11 +101,24 @@ export function createProgram(version: string, chosen: (invocation: Invocation) 
     .command('send')
     .description('send one message; prints its stored id once the hub confirms it (15 s at most)')
     .argument('<text...>', 'the message')
-    .option('--to <name|id>', 'the recipient, by user name or id (default: the dashboards)', userRef)
-    .addOption(new Option('--type <type>', 'frame type').choices(['CHAT', 'SYSTEM_LOG']).default('CHAT'))
+    .option('--to <name|id>', 'the recipient, by user name or id', userRef)
+    .addOption(new Option('--broadcast', 'a CHAT without --to: to every connection, dashboards and agents').conflicts('to'))
+    .addOption(new Option('--type <type>', 'frame type (a SYSTEM_LOG without --to goes to the dashboards)').choices(['CHAT', 'SYSTEM_LOG']).default('CHAT'))
     .addOption(new Option('--level <level>', 'SYSTEM_LOG level').choices(LogLevels).default('INFO'))
-    .action((text: string[], o: { to?: UserRef; type: 'CHAT' | 'SYSTEM_LOG'; level: LogLevel }) =>
-      chosen({ command: 'send', to: o.to, type: o.type, level: o.level, text: text.join(' ') }),
+    .option('--wait', "then wait for the recipient's reply and print it")
+    .option('--timeout <seconds>', `with --wait: how long to wait for the reply (default ${DEFAULT_WAIT_S})`, seconds)
+    .action(
+      (
+        text: string[],
+        o: { to?: UserRef; broadcast?: boolean; type: 'CHAT' | 'SYSTEM_LOG'; level: LogLevel; wait?: boolean; timeout?: number },
+        command: Command,
+      ) => {
+        // A chat without a recipient reaches every agent too: only on purpose.
+        if (o.type === 'CHAT' && o.to === undefined && !o.broadcast) command.error('say who gets it: --to <name|id>, or --broadcast for every connection');
+        if (o.wait && o.to === undefined) command.error('--wait needs --to: only a recipient replies');
+        if (o.timeout !== undefined && !o.wait) command.error('--timeout goes with --wait');
+        chosen({ command: 'send', to: o.to, type: o.type, level: o.level, text: text.join(' '), wait: o.wait ? (o.timeout ?? DEFAULT_WAIT_S) : undefined });
+      },
     );
 
   program
@@ -128,7 +154,7 @@ export function createProgram(version: string, chosen: (invocation: Invocation) 
     .argument('<name|id>', 'the agent', userRef)
     .action((agent: UserRef) => chosen({ command: 'agents delete', agent }));
 
-  const users = program.command('users').description('list or create users (admin)');
+  const users = program.command('users').description("list or create users, set a user's password (admin)");
   users
     .command('list')
     .description('users, agents included')
@@ -137,18 +163,28 @@ export function createProgram(version: string, chosen: (invocation: Invocation) 
     .action((o: { role?: string; json?: boolean }) => chosen({ command: 'users list', role: o.role, json: o.json === true }));
   users
     .command('create')
-    .description('create a person; the password comes from $HUB_USER_PASSWORD (or --password)')
+    .description('create a person who can log in; the password comes from $HUB_USER_PASSWORD (or --password)')
     .argument('<username>', 'the user name')
     .addOption(new Option('--role <role>', 'role').choices(HumanRoles).default('MEMBER'))
-    .addOption(new Option('--password <password>', 'password (prefer $HUB_USER_PASSWORD: arguments show in ps)').env('HUB_USER_PASSWORD'))
-    .action((username: string, o: { role: (typeof HumanRoles)[number]; password?: string }) =>
-      chosen({ command: 'users create', username, role: o.role, password: o.password || undefined }),
-    );
+    .addOption(passwordOption())
+    .action((username: string, o: { role: (typeof HumanRoles)[number]; password?: string }, command: Command) => {
+      if (!o.password) command.error(NO_PASSWORD);
+      chosen({ command: 'users create', username, role: o.role, password: o.password });
+    });
+  users
+    .command('password')
+    .description("set a person's password from $HUB_USER_PASSWORD (or --password)")
+    .argument('<name|id>', 'the person', userRef)
+    .addOption(passwordOption())
+    .action((user: UserRef, o: { password?: string }, command: Command) => {
+      if (!o.password) command.error(NO_PASSWORD);
+      chosen({ command: 'users password', user, password: o.password });
+    });
 
   const approvals = program.command('approvals').description("list and answer Butler's authorization requests");
   approvals
     .command('list')
-    .description('requests you asked for or may answer, newest first')
+    .description('requests you asked for or may answer, newest first: who decided and when, or when a pending one expires')
     .addOption(new Option('--status <status>', 'only this status').choices(AuthorizationStatuses))
     .addOption(jsonOption())
     .action((o: { status?: string; json?: boolean }) => chosen({ command: 'approvals list', status: o.status, json: o.json === true }));

@@ -18,6 +18,30 @@ export async function findAgent(rest: RestClient, ref: UserRef): Promise<UserVie
   return found;
 }
 
+/** The person (admin or member) with this name or id; admins only, as `GET /api/users` is. */
+export async function findPerson(rest: RestClient, ref: UserRef): Promise<UserView> {
+  if (typeof ref === 'number') {
+    const user = await rest.users.get(ref);
+    if (user.role !== 'ADMIN' && user.role !== 'MEMBER')
+      throw new NotFoundError(`user ${ref} is ${user.role === 'AGENT' ? 'an agent' : 'Butler'}, not a person`);
+    return user;
+  }
+  const { items } = await rest.users.list({ q: ref, limit: 1000 });
+  const found = items.find((u) => u.username === ref && (u.role === 'ADMIN' || u.role === 'MEMBER'));
+  if (!found) throw new NotFoundError(`no person named "${ref}"`);
+  return found;
+}
+
+/** A user's name for a listing, or `user #<id>` when the caller may not see them (a member sees no other people). */
+export async function nameOfUser(rest: RestClient, id: number): Promise<string> {
+  try {
+    return (await rest.users.get(id)).username;
+  } catch (err) {
+    if (err instanceof HubRequestError && err.status === 404) return `user #${id}`;
+    throw err;
+  }
+}
+
 /** The id of the user this names: an id as given; a name looked up among agents, then people. */
 export async function userIdOf(rest: RestClient, ref: UserRef): Promise<number> {
   if (typeof ref === 'number') return ref;

@@ -36,6 +36,46 @@ async function tableOf(page: Page, testId: string): Promise<Record<string, numbe
 
 const sum = (values: readonly number[] | undefined) => (values ?? []).reduce((a, b) => a + b, 0);
 
+/** The y-axis ticks a chart drew (uPlot paints them on its canvas; the chart says them on its box). */
+async function yTicksOf(page: Page, testId: string): Promise<number[]> {
+  const canvas = page.getByTestId(testId).locator('.chart-canvas[data-y-ticks]');
+  await canvas.waitFor();
+  return (await canvas.getAttribute('data-y-ticks'))!.split(',').map(Number);
+}
+
+/** A chart's legend before any hover: each series' label and value, as shown. */
+async function legendOf(page: Page, testId: string): Promise<string[]> {
+  return page
+    .getByTestId(testId)
+    .locator('.u-legend .u-series')
+    .evaluateAll((rows) => rows.map((r) => `${r.querySelector('.u-label')?.textContent ?? ''}=${r.querySelector('.u-value')?.textContent ?? ''}`));
+}
+
+/** A scale a person can read: at least two ticks, rising, the top one above 0. */
+function expectReadableAxis(ticks: number[], atLeast: number) {
+  expect(ticks.length).toBeGreaterThanOrEqual(2);
+  expect(ticks).toEqual([...ticks].sort((a, b) => a - b));
+  expect(ticks.at(-1)!).toBeGreaterThanOrEqual(atLeast);
+  expect(ticks.at(-1)!).toBeGreaterThan(0);
+}
+
+/** Whether any label of the connector diagram lies over a state's box (on screen, as drawn). */
+async function labelsOverBoxes(page: Page): Promise<string[]> {
+  return page.getByTestId('connector-diagram').evaluate((figure) => {
+    const boxes = [...figure.querySelectorAll('.cx-node')].map((n) => ({
+      state: n.getAttribute('data-state'),
+      r: n.querySelector('rect')!.getBoundingClientRect(),
+    }));
+    const hits: string[] = [];
+    for (const text of figure.querySelectorAll('.cx-edge text')) {
+      const t = text.getBoundingClientRect();
+      for (const b of boxes)
+        if (t.left < b.r.right && b.r.left < t.right && t.top < b.r.bottom && b.r.top < t.bottom) hits.push(`${text.textContent} over ${b.state}`);
+    }
+    return hits;
+  });
+}
+
 /** Screenshots of the page at both widths (light and dark each). */
 async function shootBoth(d: Dashboard, path: string, name: string, ready: (page: Page) => Promise<void>) {
   for (const [viewport, suffix] of [
@@ -122,13 +162,33 @@ describe('dashboard charts', { timeout: E2E_TIMEOUT * 2 }, () => {
     expect(await tally('tally-verdicts')).toEqual({ approve: 1, request_changes: 1 });
     expect(await tally('tally-severities')).toEqual({ high: 1 });
 
+    // The line says what it counts: logs and reports (chat is not counted).
+    expect(await row('code-reviewer').getByTestId('agent-rate-label').textContent()).toBe('Last hour: 5 reports');
+    expect(await row('security-scanner').getByTestId('agent-rate-label').textContent()).toBe('Last hour: 1 report');
+
     // A new report moves the sparkline without a reload.
     await agents[0]!.send({ type: 'WEATHER_UPDATE', payload: { location: 'Bergen', temperature_c: 5 } });
     await row('weather-station').locator('[data-testid="agent-rate"][data-total="4"]').waitFor();
+    expect(await row('weather-station').getByTestId('agent-rate-label').textContent()).toBe('Last hour: 4 reports');
+
+    // The Agents page counts as the Overview does: Butler (online, listed there) is not among the online agents.
+    const online = Number(await page.getByTestId('count-online').textContent());
+    const registered = Number(await page.getByTestId('count-total').textContent());
+    expect(online).toBe(3);
+    await page.getByRole('link', { name: 'Agents', exact: true }).first().click();
+    const count = page.getByTestId('agents-count');
+    await count.waitFor();
+    expect(await count.textContent()).toBe(`${registered} registered · ${online} online (Butler not counted)`);
     expect(errors).toEqual([]);
     await context.close();
     await shootBoth(d, '/', 'charts-overview', async (p) => {
       await p.locator('[data-testid="agent-row"][data-agent="weather-station"] [data-testid="agent-rate"][data-total="4"]').waitFor();
+    });
+    await shootBoth(d, '/agents', 'charts-agents', async (p) => {
+      await p
+        .getByTestId('agents-count')
+        .filter({ hasText: `${registered} registered · ${online} online (Butler not counted)` })
+        .waitFor();
     });
   });
 
@@ -138,7 +198,18 @@ describe('dashboard charts', { timeout: E2E_TIMEOUT * 2 }, () => {
     await d.signIn(page);
     const rateTotal = page.getByTestId('rate-total');
     await rateTotal.filter({ hasText: /^10 in the hour/ }).waitFor();
-    expect(sum((await tableOf(page, 'rate-chart'))['messages'])).toBe(10);
+    const counts = (await tableOf(page, 'rate-chart'))['messages']!;
+    expect(sum(counts)).toBe(10);
+    // A scale up to at least the busiest minute, not a lone 0; the legend shows the latest minute before any hover.
+    expectReadableAxis(await yTicksOf(page, 'rate-chart'), Math.max(...counts));
+    const legend = await legendOf(page, 'rate-chart');
+    expect(legend).toHaveLength(2);
+    expect(legend[0]).toMatch(/^Time=\d\d:\d\d(?: [AP]M)? \(latest\)$/);
+    expect(legend[1]).toMatch(/^messages=\d+$/);
+    // The review's verdict badge is whole ("changes requested", not cut at its column's edge).
+    const badge = page.locator('.feed-main .badge', { hasText: 'changes requested' });
+    await badge.waitFor();
+    expect(await badge.evaluate((b) => b.scrollWidth <= b.clientWidth)).toBe(true);
 
     await page.getByLabel('Sender').selectOption('code-reviewer');
     await rateTotal.filter({ hasText: '5 in the hour · filtered' }).waitFor();
@@ -157,6 +228,11 @@ describe('dashboard charts', { timeout: E2E_TIMEOUT * 2 }, () => {
       .filter({ has: page.locator('th', { hasText: 'Oslo' }) })
       .waitFor();
     expect(await tableOf(page, 'readings-chart')).toEqual({ Oslo: [-3.4567, -2], Bergen: [4.25, 5] });
+    // Readings get a scale around them, below zero included; the legend names the latest values.
+    const readingTicks = await yTicksOf(page, 'readings-chart');
+    expect(readingTicks[0]!).toBeLessThanOrEqual(-3.4567);
+    expect(readingTicks.at(-1)!).toBeGreaterThanOrEqual(5);
+    expect(await legendOf(page, 'readings-chart')).not.toContainEqual(expect.stringMatching(/=–$/));
     // The legend and the table say readings to two decimals at most.
     expect(await page.getByTestId('readings-chart').locator('td[data-value="-3.4567"]').textContent()).toBe('-3.46 °C');
     await page.getByTestId('readings-field').selectOption('humidity_pct');
@@ -166,6 +242,14 @@ describe('dashboard charts', { timeout: E2E_TIMEOUT * 2 }, () => {
     await shootBoth(d, '/feed?agent=weather-station', 'charts-feed', async (p) => {
       await p.getByTestId('readings-chart').locator('td[data-series="Bergen"][data-value="5"]').waitFor();
       await p.getByTestId('rate-chart').locator('canvas').first().waitFor();
+      expectReadableAxis(await yTicksOf(p, 'rate-chart'), 1);
+    });
+    // Every sender, so the review with its "changes requested" badge is on the picture, whole at both widths.
+    await shootBoth(d, '/feed', 'charts-feed-all', async (p) => {
+      expectReadableAxis(await yTicksOf(p, 'rate-chart'), 1);
+      const whole = p.locator('.feed-main .badge', { hasText: 'changes requested' });
+      await whole.waitFor();
+      expect(await whole.evaluate((b) => b.scrollWidth <= b.clientWidth)).toBe(true);
     });
   });
 
@@ -207,10 +291,15 @@ describe('dashboard charts', { timeout: E2E_TIMEOUT * 2 }, () => {
     const labels = await page.getByTestId('connector-diagram').locator('.cx-edge text').allTextContents();
     expect(labels.join(' ')).toContain('verify');
     expect(labels.join(' ')).not.toMatch(/VERIFIED|TEST_MESSAGE|ENABLE\b/);
+    expect(await labelsOverBoxes(page)).toEqual([]);
     expect(errors).toEqual([]);
     await context.close();
     await shootBoth(d, '/connector', 'charts-connector', async (p) => {
       await p.getByTestId('outcome-totals').filter({ hasText: '2 sent' }).waitFor();
+      // On a phone as on a laptop, no transition's label lies over a state's box.
+      await p.locator('[data-testid="connector-diagram"][data-current="enabled"]').waitFor();
+      expect(await labelsOverBoxes(p)).toEqual([]);
+      expectReadableAxis(await yTicksOf(p, 'outcomes-chart'), 1);
     });
   });
 
@@ -228,6 +317,19 @@ describe('dashboard charts', { timeout: E2E_TIMEOUT * 2 }, () => {
     const table = await tableOf(page, 'runtime-chart-sockets');
     expect(table['Open sockets']!.at(-1)).toBe(live);
     await page.getByTestId('runtime-chart-loop_lag_ms').locator('canvas').first().waitFor();
+    // The event-loop lag from 0 to a round number above the worst delay, and the legend's latest value in ms.
+    // (Read again until the table and the canvas show the same sample: the page reads the hub every 3 s.)
+    await vi.waitFor(
+      async () => {
+        const lag = (await tableOf(page, 'runtime-chart-loop_lag_ms'))['Event-loop lag']!;
+        const lagTicks = await yTicksOf(page, 'runtime-chart-loop_lag_ms');
+        expect(lagTicks[0]).toBe(0);
+        expectReadableAxis(lagTicks, Math.max(...lag));
+      },
+      { timeout: 10_000, interval: 200 },
+    );
+    expect((await legendOf(page, 'runtime-chart-loop_lag_ms'))[1]).toMatch(/^Event-loop lag=[\d.,]+ ms$/);
+    expectReadableAxis(await yTicksOf(page, 'runtime-chart-sockets'), 1);
     expect(await page.getByTestId('actors-node').count()).toBe(0);
     expect(errors).toEqual([]);
     await context.close();

@@ -1,5 +1,8 @@
 // `hub-agent` as a person runs it: a real child process against a real hub. Data on stdout,
 // progress on stderr, Ctrl-C (SIGINT) stops cleanly with exit code 0, refusals exit 1 with one line.
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestHub, uniqueName, type TestHub } from '../helpers/hub.js';
 import { closedPort } from '../helpers/ports.js';
@@ -7,6 +10,7 @@ import { hubClientPool, isChatFrom } from '../helpers/hubClients.js';
 import { startProcess, type ProcessRun } from '../helpers/processRun.js';
 
 const running: ProcessRun[] = [];
+const BUTLER_ID = 2;
 /** For tests that start several processes one after another: each is a Node start, slow on a busy machine. */
 const SEVERAL_PROCESSES_MS = 60_000;
 
@@ -50,6 +54,58 @@ describe('hub-agent CLI', () => {
     const chat = await a.waitFor(isChatFrom(member.id), 'the chat');
     expect(chat).toMatchObject({ payload: 'by name', target_id: agent.id });
     expect(run.stdout).toEqual([String(chat.id)]);
+  });
+
+  it('send without --to refuses to broadcast a chat; --broadcast sends it to every connection, agents included', async () => {
+    const agent = await t.createAgent();
+    const member = await t.createMember();
+    const a = await clients.open(agent.api_token);
+    const refused = hubAgent(['send', 'to whom?'], { HUB_URL: t.url, HUB_TOKEN: member.token });
+    expect(await refused.exit()).toBe(2);
+    expect(refused.stderr).toEqual(['hub-agent: say who gets it: --to <name|id>, or --broadcast for every connection']);
+
+    const run = hubAgent(['send', '--broadcast', 'to everyone'], { HUB_URL: t.url, HUB_TOKEN: member.token });
+    expect(await run.exit()).toBe(0);
+    const chat = await a.waitFor(isChatFrom(member.id), 'the broadcast');
+    expect(chat.payload).toBe('to everyone');
+    expect(chat.target_id).toBeUndefined();
+    expect(run.stdout).toEqual([String(chat.id)]);
+    // The refused command stored nothing: the broadcast is the member's only chat.
+    const history = await t.api.get(`/api/messages?agent_id=${member.username}`, { token: t.adminToken });
+    expect(history.body.map((m: { payload: unknown }) => m.payload)).not.toContain('to whom?');
+  });
+
+  it("send --wait: prints the stored id, then the agent's reply", async () => {
+    const agent = await t.createAgent();
+    const member = await t.createMember();
+    const a = await clients.open(agent.api_token);
+    a.client.onChat((chat) => a.client.reply(chat, `pong: ${chat.payload}`));
+    const run = hubAgent(['send', '--to', agent.username, '--wait', 'ping'], { HUB_URL: t.url, HUB_TOKEN: member.token });
+    expect(await run.exit()).toBe(0);
+    const asked = await a.waitFor(isChatFrom(member.id), 'the question');
+    expect(run.stdout).toEqual([String(asked.id), 'pong: ping']);
+    expect(run.stderr).toContain('hub-agent: waiting up to 120 s for the reply');
+  });
+
+  it("send --to Butler --wait: prints Butler's whole answer (its final CHAT, not the stream's chunks)", async () => {
+    const member = await t.createMember();
+    const m = await clients.open(member.token);
+    const run = hubAgent(['send', '--to', String(BUTLER_ID), '--wait', 'agents'], { HUB_URL: t.url, HUB_TOKEN: member.token });
+    expect(await run.exit()).toBe(0);
+    const answer = await m.waitFor(isChatFrom(BUTLER_ID), "Butler's answer");
+    expect(answer.payload.length).toBeGreaterThan(0);
+    expect(run.stdout.slice(1).join('\n')).toBe(answer.payload);
+  });
+
+  it('send --wait gives up after --timeout with exit 1, the id already printed', async () => {
+    const agent = await t.createAgent();
+    const member = await t.createMember();
+    await clients.open(agent.api_token);
+    const run = hubAgent(['send', '--to', String(agent.id), '--wait', '--timeout', '1', 'anyone?'], { HUB_URL: t.url, HUB_TOKEN: member.token });
+    expect(await run.exit()).toBe(1);
+    expect(run.stdout).toHaveLength(1);
+    expect(run.stdout[0]).toMatch(/^\d+$/);
+    expect(run.stderr).toContain('hub-agent: no reply within 1 s');
   });
 
   it('send --to <unknown name>: says so in one line and exits 1 without connecting', async () => {
@@ -122,6 +178,89 @@ describe('hub-agent CLI', () => {
   );
 
   it(
+    'users create refuses without a password; users password sets one (admin)',
+    async () => {
+      const env = { HUB_URL: t.url, HUB_TOKEN: t.adminToken };
+      const name = uniqueName('cli-nopass');
+      const refused = hubAgent(['users', 'create', name], { ...env, HUB_USER_PASSWORD: '' });
+      expect(await refused.exit()).toBe(2);
+      expect(refused.stderr).toEqual(['hub-agent: a password is required: set HUB_USER_PASSWORD (or pass --password)']);
+      const users = await t.api.get(`/api/users?q=${name}`, { token: t.adminToken });
+      expect(users.body).toEqual([]);
+
+      const member = await t.createMember();
+      const login = (password: string) =>
+        fetch(`${t.url}/api/auth/login`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ username: member.username, password }),
+        }).then((r) => r.status);
+      const noPassword = hubAgent(['users', 'password', member.username], { ...env, HUB_USER_PASSWORD: '' });
+      expect(await noPassword.exit()).toBe(2);
+      const set = hubAgent(['users', 'password', member.username], { ...env, HUB_USER_PASSWORD: 'a-new-long-password' });
+      expect(await set.exit()).toBe(0);
+      expect(set.stderr).toEqual([`hub-agent: set the password of ${member.username} (id ${member.id})`]);
+      expect(await login('a-new-long-password')).toBe(200);
+      expect(await login('member-password')).toBe(401);
+
+      // An agent is not a person: no password to set.
+      const agent = await t.createAgent();
+      const onAgent = hubAgent(['users', 'password', String(agent.id), '--password', 'a-new-long-password'], env);
+      expect(await onAgent.exit()).toBe(1);
+      expect(onAgent.stderr).toEqual([`hub-agent: user ${agent.id} is an agent, not a person`]);
+    },
+    SEVERAL_PROCESSES_MS,
+  );
+
+  it(
+    'approvals list: a header row, who decided and when, and the expiry only while pending',
+    async () => {
+      const agent = await t.createAgent();
+      const member = await t.createMember();
+      // Butler asks to command an agent only while it is online.
+      await clients.open(agent.api_token);
+      const m = await clients.open(member.token);
+      const ask = async (command: string) => {
+        const seen = m.frames.length;
+        await m.client.send({ type: 'CHAT', target_id: BUTLER_ID, payload: `@${agent.username} ${command}` });
+        const request = await m.waitFor((f) => f.type === 'AUTH_REQUEST' && m.frames.indexOf(f) >= seen && f.payload.command === command, command);
+        return (request as Extract<typeof request, { type: 'AUTH_REQUEST' }>).payload.action_id;
+      };
+      const decided = await ask('reindex');
+      const pending = await ask('rotate logs');
+      await m.client.rest.chat.authRespond(decided, false);
+
+      const run = hubAgent(['approvals', 'list'], { HUB_URL: t.url, HUB_TOKEN: member.token });
+      await run.exit();
+      // Nothing left pending for the other tests, which list an admin's pending requests (every one).
+      await m.client.rest.chat.authRespond(pending, false);
+      expect(run.child.exitCode).toBe(0);
+      expect(run.stdout[0]).toBe('ACTION_ID\tSTATUS\tAGENT\tCOMMAND\tREASON\tDECIDED_BY\tDECIDED_AT\tEXPIRES_AT');
+      const rows = new Map(run.stdout.slice(1).map((line) => [line.split('\t')[0], line.split('\t')]));
+      const stored = await m.client.rest.chat.authRequests();
+      const view = (id: string) => stored.find((r) => r.action_id === id)!;
+      expect(rows.get(decided)).toEqual([decided, 'REJECTED', agent.username, 'reindex', view(decided).reason, member.username, view(decided).decided_at, '-']);
+      expect(rows.get(pending)).toEqual([pending, 'PENDING', agent.username, 'rotate logs', view(pending).reason, '-', '-', view(pending).expires_at]);
+    },
+    SEVERAL_PROCESSES_MS,
+  );
+
+  it('outside a build, the command names the one build step it needs', async () => {
+    // The package's bin without its dist/ beside it, as in a fresh clone.
+    const dir = mkdtempSync(join(tmpdir(), 'hub-agent-bin-'));
+    try {
+      mkdirSync(join(dir, 'bin'));
+      copyFileSync('packages/client/bin/hub-agent.js', join(dir, 'bin/hub-agent.js'));
+      const run = startProcess(process.execPath, [join(dir, 'bin/hub-agent.js'), '--version']);
+      running.push(run);
+      expect(await run.exit()).toBe(1);
+      expect(run.stderr).toEqual(["hub-agent: not built yet: run `npm run build:client` in the hub's folder (or run `npx tsx src/cli/main.ts`)"]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it(
     'approvals list and an answer to an unknown request',
     async () => {
       const env = { HUB_URL: t.url, HUB_TOKEN: t.adminToken };
@@ -182,6 +321,8 @@ describe('hub-agent CLI', () => {
     [['--version'], {}, 0, /^\d+\.\d+\.\d+/],
     [[], {}, 2, /^Usage: hub-agent/],
     [['tail'], {}, 2, /^hub-agent: no token: pass --token or set HUB_TOKEN$/],
+    [['send', 'hi', '--token', 'x'], {}, 2, /^hub-agent: say who gets it: --to <name\|id>, or --broadcast for every connection$/],
+    [['send', '--broadcast', '--wait', 'hi', '--token', 'x'], {}, 2, /^hub-agent: --wait needs --to: only a recipient replies$/],
     [['send', '--to', '0', 'hi'], {}, 2, /^hub-agent: option '--to <name\|id>' argument '0' is invalid\. must be a user name or an id from 1$/],
     [['shout', '--token', 'x'], {}, 2, /^hub-agent: unknown command 'shout'$/],
     [['tail', '--url', 'ftp://hub', '--token', 'x'], {}, 2, /^hub-agent: --url must be an http\(s\):\/\/ or ws\(s\):\/\/ URL/],

@@ -113,6 +113,26 @@ describe('@agent-hub/client from its tarball', () => {
     expect(await agentRun.exit()).toBe(0);
   });
 
+  it('loads with require() from CommonJS as well (Node requires the ES module), and works', async () => {
+    const agent = await t.createAgent();
+    const admin = await clients.open(t.adminToken);
+    writeFileSync(
+      join(project, 'agent.cjs'),
+      `const { HubClient, isChatType } = require('@agent-hub/client');
+const hub = new HubClient({ url: process.env.HUB_URL, token: process.env.HUB_TOKEN, reconnect: false });
+hub.connect()
+  .then(() => hub.log('INFO', 'from require: ' + isChatType('CHAT')))
+  .then((receipt) => { console.log('logged ' + receipt.id); return hub.close(); });
+`,
+    );
+    const run = start(process.execPath, ['agent.cjs'], { HUB_URL: t.url, HUB_TOKEN: agent.api_token });
+    expect(await run.exit()).toBe(0);
+    const log = await admin.waitFor((f) => f.type === 'SYSTEM_LOG' && f.sender_id === agent.id, 'the log');
+    expect(log.payload).toMatchObject({ level: 'INFO', content: 'from require: true' });
+    expect(run.stdout).toEqual([`logged ${log.id}`]);
+    expect(run.stderr).toEqual([]);
+  });
+
   it('runs the packed hub-agent: --version, send --to <name>, agents list', async () => {
     const version = hubAgent(['--version'], {});
     expect(await version.exit()).toBe(0);

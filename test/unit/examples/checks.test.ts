@@ -117,6 +117,15 @@ describe('hub-agent command line', () => {
       run: { command: 'send', url: 'http://localhost:8080', token: 't', to: 5, type: 'CHAT', level: 'INFO', text: 'hi there' },
     });
     expect(parseCommandLine(['send', '--to', 'weather-bot', 'hi'], { HUB_TOKEN: 't' })).toMatchObject({ ok: true, run: { to: 'weather-bot' } });
+    expect(parseCommandLine(['send', '--to', '5', '--wait', 'hi'], { HUB_TOKEN: 't' })).toMatchObject({ ok: true, run: { to: 5, wait: 120 } });
+    expect(parseCommandLine(['send', '--to', '5', '--wait', '--timeout', '30', 'hi'], { HUB_TOKEN: 't' })).toMatchObject({ ok: true, run: { wait: 30 } });
+    expect(parseCommandLine(['send', '--broadcast', 'hi'], { HUB_TOKEN: 't' })).toMatchObject({ ok: true, run: { text: 'hi' } });
+    // A log goes to the dashboards without a recipient, as every log does.
+    expect(parseCommandLine(['send', '--type', 'SYSTEM_LOG', 'disk at 90%'], { HUB_TOKEN: 't' })).toMatchObject({ ok: true, run: { type: 'SYSTEM_LOG' } });
+    expect(parseCommandLine(['users', 'password', 'bob', '--password', 'long-enough'], { HUB_TOKEN: 't' })).toMatchObject({
+      ok: true,
+      run: { command: 'users password', user: 'bob', password: 'long-enough' },
+    });
     expect(parseCommandLine(['tail', '--since', '40', '--url', 'ws://hub:1'], { HUB_TOKEN: 't', HUB_URL: 'http://other' })).toEqual({
       ok: true,
       run: { command: 'tail', url: 'ws://hub:1', token: 't', since: 40, json: false },
@@ -130,6 +139,11 @@ describe('hub-agent command line', () => {
 
   it.each<[string[], Record<string, string>, string]>([
     [['send'], { HUB_TOKEN: 't' }, "hub-agent: missing required argument 'text'\n"],
+    [['send', 'hi'], { HUB_TOKEN: 't' }, 'hub-agent: say who gets it: --to <name|id>, or --broadcast for every connection\n'],
+    [['send', '--to', 'a', '--broadcast', 'hi'], { HUB_TOKEN: 't' }, "hub-agent: option '--broadcast' cannot be used with option '--to <name|id>'\n"],
+    [['send', '--to', 'a', '--timeout', '5', 'hi'], { HUB_TOKEN: 't' }, 'hub-agent: --timeout goes with --wait\n'],
+    [['users', 'create', 'bob'], { HUB_TOKEN: 't' }, 'hub-agent: a password is required: set HUB_USER_PASSWORD (or pass --password)\n'],
+    [['users', 'password', 'bob'], { HUB_TOKEN: 't' }, 'hub-agent: a password is required: set HUB_USER_PASSWORD (or pass --password)\n'],
     [
       ['send', '--type', 'SHOUT', 'x'],
       { HUB_TOKEN: 't' },

@@ -2,6 +2,7 @@
 // text, report readings rounded, connection markers as words, pasted diffs and code fenced, the
 // node line of the Actors page, and an approval's title.
 import { describe, expect, it } from 'vitest';
+import { latestIndex, niceScale, ticksFor } from '../../../web/src/components/charts/scale.js';
 import { formatValue } from '../../../web/src/components/charts/types.js';
 import { fencePasted, looksLikeCode, looksLikeDiff } from '../../../web/src/lib/pastedCode.js';
 import { isMarker, reading, reportText, roundReadings } from '../../../web/src/lib/reportText.js';
@@ -15,6 +16,58 @@ describe('chart values', () => {
     expect(formatValue(0.1)).toBe('0.1');
     expect(formatValue(237.84, 'ms')).toBe('238 ms');
     expect(formatValue(null)).toBe('–');
+  });
+});
+
+describe('chart y axes', () => {
+  const counts = { zero: true, whole: true };
+  const durations = { zero: true, whole: false };
+  const readings = { zero: false, whole: false };
+
+  it('gives counts a round top with a tick at both ends, never a lone 0', () => {
+    expect(niceScale(0, 4, 3, counts)).toEqual({ range: [0, 4], ticks: [0, 2, 4] });
+    expect(niceScale(0, 7, 3, counts)).toEqual({ range: [0, 10], ticks: [0, 5, 10] });
+    expect(niceScale(0, 350, 5, counts)).toEqual({ range: [0, 400], ticks: [0, 100, 200, 300, 400] });
+    // Nothing counted yet, or no data at all: still a scale up to 1, in whole steps.
+    expect(niceScale(0, 0, 3, counts)).toEqual({ range: [0, 1], ticks: [0, 1] });
+    expect(niceScale(null, null, 3, counts)).toEqual({ range: [0, 1], ticks: [0, 1] });
+  });
+
+  it('gives durations round steps from 0, fractions included', () => {
+    expect(niceScale(1.2, 228, 3, durations)).toEqual({ range: [0, 400], ticks: [0, 200, 400] });
+    expect(niceScale(0.3, 0.9, 3, durations)).toEqual({ range: [0, 1], ticks: [0, 0.5, 1] });
+    expect(niceScale(0, 0.04, 3, durations).ticks).toEqual([0, 0.02, 0.04]);
+  });
+
+  it('gives readings a range around their values, below zero included', () => {
+    expect(niceScale(-3.4567, 5, 3, readings)).toEqual({ range: [-5, 5], ticks: [-5, 0, 5] });
+    expect(niceScale(20, 25, 5, readings)).toEqual({ range: [20, 26], ticks: [20, 22, 24, 26] });
+    expect(niceScale(80, 80, 3, readings).ticks).toEqual([70, 80, 90]);
+  });
+
+  it('never gives more ticks than fit, and at least the two ends', () => {
+    for (const max of [1, 3, 9, 11, 99, 101, 12_345])
+      for (const n of [2, 3, 4, 6]) {
+        const { range, ticks } = niceScale(0, max, n, counts);
+        expect(ticks.length, `${max} in ${n}`).toBeLessThanOrEqual(n);
+        expect(ticks.length).toBeGreaterThanOrEqual(2);
+        expect(range[1]).toBeGreaterThanOrEqual(max);
+        expect(ticks).toEqual([...ticks].sort((a, b) => a - b));
+      }
+    expect(ticksFor(60)).toBe(3);
+    expect(ticksFor(10)).toBe(2);
+    expect(ticksFor(1000)).toBe(6);
+  });
+
+  it('shows the latest point in the legend until the pointer is over the chart', () => {
+    expect(latestIndex([[1, 0, 0]])).toBe(2);
+    expect(
+      latestIndex([
+        [1, null, null],
+        [null, 2, null],
+      ]),
+    ).toBe(1);
+    expect(latestIndex([[null, null]])).toBeNull();
   });
 });
 

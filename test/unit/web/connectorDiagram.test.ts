@@ -7,9 +7,11 @@ import {
   describeOutcome,
   highlightFor,
   humanize,
+  labelBox,
   layoutMachine,
   outcomesFrom,
   ranks,
+  wrapWords,
   type DiagramLayout,
   type NodeBox,
 } from '../../../web/src/pages/connector/diagram.js';
@@ -113,6 +115,20 @@ describe('lifecycle layout', () => {
         expect(inside(layout, e.label.x, e.label.y), e.key).toBe(true);
       }
     }
+  });
+
+  it('puts no label over a box: on a phone a label between two boxes wraps to the gap between them', () => {
+    for (const options of [{}, { columns: 2, compact: true }]) {
+      const layout = layoutMachine(machine, options);
+      for (const e of layout.edges) {
+        const box = labelBox(e.label, layout.lineHeight, layout.charWidth);
+        for (const n of layout.nodes) expect(overlaps(n, { ...n, ...box }), `${e.key} label over ${n.state}`).toBe(false);
+      }
+    }
+    const compact = layoutMachine(machine, { columns: 2, compact: true });
+    expect(compact.edges.find((e) => e.key === 'verified->draft')!.label.lines).toEqual(['update', 'settings*']);
+    expect(compact.edges.find((e) => e.key === 'draft->verified')!.label.lines).toEqual(['verify']);
+    expect(wrapWords(['update settings', 'if changes credentials'], 11)).toEqual(['update', 'settings', 'if changes', 'credentials']);
   });
 
   it('ends straight edges at the boxes, not inside them', () => {

@@ -1,7 +1,7 @@
 // The overview's reading of the data: the order and counts of agents, and the agent search (which
 // message waits for an answer is the hub's query now: test/integration/stats.test.ts).
 import { describe, expect, it } from 'vitest';
-import { countPresence, matchesAgent, sortAgents } from '../../../web/src/pages/overview/agents.js';
+import { countPresence, matchesAgent, reportCount, sortAgents } from '../../../web/src/pages/overview/agents.js';
 
 describe('agents on the overview', () => {
   const agent = (username: string, online: boolean, last_seen_at: string | null = null, status = online ? 'ONLINE' : 'OFFLINE') => ({
@@ -31,6 +31,12 @@ describe('agents on the overview', () => {
         ['ONLINE', 1],
       ],
     });
+  });
+
+  it("says what an agent's per-hour line counts: its logs and reports", () => {
+    expect(reportCount(1)).toBe('1 report');
+    expect(reportCount(0)).toBe('0 reports');
+    expect(reportCount(1350)).toBe('1,350 reports');
   });
 
   it('searches every word in name, kind, status and report', () => {

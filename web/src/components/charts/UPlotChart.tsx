@@ -1,9 +1,11 @@
 // The uPlot canvas behind <Chart>: sized to its container, coloured from the theme, rebuilt when the
 // theme or the set of series changes and fed new data in place otherwise (uPlot's setData is cheap).
+// The y axis has round ticks at both ends (scale.ts); the legend shows the latest point until hovered.
 import { useEffect, useMemo, useRef, useState } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { PALETTE, resolveColor, useThemeKey } from './colors';
+import { latestIndex, niceScale, ticksFor, type Scale } from './scale';
 import { formatValue, type ChartProps } from './types';
 
 function useWidth(ref: React.RefObject<HTMLDivElement | null>): number {
@@ -19,9 +21,8 @@ function useWidth(ref: React.RefObject<HTMLDivElement | null>): number {
 }
 
 const bars = uPlot.paths.bars!({ size: [0.7, 40], gap: 1 });
-/** Counts have whole-number ticks, and a flat zero still gets an axis up to 1. */
-const WHOLE_STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000, 1_000_000];
-const fromZero: uPlot.Scale.Range = (_u, _min, max) => [0, Math.max(1, max)];
+/** uPlot's default height of the time axis under the plot. */
+const X_AXIS_PX = 50;
 const steps = uPlot.paths.stepped!({ align: 1 });
 /** Readings seconds apart still get a time axis of minutes (uPlot would label fractions of a second). */
 const MIN_SPAN_S = 600;
@@ -32,12 +33,14 @@ function colorOf(color: number | string | undefined, index: number): string {
   return resolveColor(variable);
 }
 
+const clock = (seconds: number) => new Date(seconds * 1000).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+
 function withAlpha(rgb: string, alpha: number): string {
   const m = /rgba?\((\d+),\s*(\d+),\s*(\d+)/.exec(rgb);
   return m ? `rgba(${m[1]}, ${m[2]}, ${m[3]}, ${alpha})` : rgb;
 }
 
-export default function UPlotChart({ times, series, kind = 'line', height = 160, unit }: ChartProps) {
+export default function UPlotChart({ times, series, kind = 'line', height = 160, unit, zero }: ChartProps) {
   const box = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
   const width = useWidth(box);
@@ -51,15 +54,31 @@ export default function UPlotChart({ times, series, kind = 'line', height = 160,
     const text = resolveColor('--muted');
     const grid = resolveColor('--border');
     const axis: uPlot.Axis = { stroke: text, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid, width: 1 }, font: '11px system-ui, sans-serif' };
+    // Counts and durations from 0 in whole or round steps; readings (temperatures) around their values.
+    const yOptions = { zero: zero ?? kind !== 'line', whole: kind !== 'line' };
+    const maxTicks = ticksFor(height - X_AXIS_PX);
+    let y: Scale = niceScale(0, 1, maxTicks, yOptions);
     const opts: uPlot.Options = {
       width,
       height,
-      scales: { x: { time: true, range: atLeastMinutes }, ...(kind === 'line' ? {} : { y: { range: fromZero } }) },
-      axes: [axis, { ...axis, size: 48, values: (_u, ticks) => ticks.map((v) => formatValue(v)), ...(kind === 'line' ? {} : { incrs: WHOLE_STEPS }) }],
+      scales: {
+        x: { time: true, range: atLeastMinutes },
+        y: { range: (_u, min, max) => (y = niceScale(min, max, maxTicks, yOptions)).range },
+      },
+      axes: [axis, { ...axis, size: 48, splits: () => y.ticks, values: (_u, ticks) => ticks.map((v) => formatValue(v)) }],
       cursor: { drag: { x: false, y: false }, points: { size: 6 } },
       legend: { live: true },
+      // The ticks drawn, said on the box: the canvas has no text to read back (tests and tools read this).
+      hooks: { draw: [() => el.setAttribute('data-y-ticks', y.ticks.join(','))] },
       series: [
-        { value: (_u, v) => (v == null ? '–' : new Date(v * 1000).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })) },
+        {
+          // Not hovered: the time of the latest point with a value.
+          value: (u, v, _s, idx) => {
+            if (idx != null) return v == null ? '–' : clock(v);
+            const at = latestIndex(u.data.slice(1) as Array<Array<number | null | undefined>>);
+            return at === null ? '–' : `${clock(u.data[0][at]!)} (latest)`;
+          },
+        },
         ...series.map((s, i): uPlot.Series => {
           const stroke = colorOf(s.color, i);
           return {
@@ -70,7 +89,13 @@ export default function UPlotChart({ times, series, kind = 'line', height = 160,
             paths: kind === 'bars' ? bars : kind === 'step' ? steps : undefined,
             points: { show: kind === 'line' && s.values.filter((v) => v !== null).length < 40 },
             spanGaps: kind === 'line',
-            value: (_u, v) => formatValue(v, unit),
+            // Not hovered: this series' own latest value (locations report at different times).
+            value: (u, v, sidx, idx) => {
+              if (idx != null) return formatValue(v, unit);
+              const own = u.data[sidx] as Array<number | null | undefined>;
+              const at = latestIndex([own]);
+              return formatValue(at === null ? null : own[at], unit);
+            },
           };
         }),
       ],
@@ -82,7 +107,7 @@ export default function UPlotChart({ times, series, kind = 'line', height = 160,
     };
     // Rebuilt only when the picture's frame changes; new numbers go through setData below.
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [width, height, theme, shape, kind, unit]);
+  }, [width, height, theme, shape, kind, unit, zero]);
 
   useEffect(() => {
     plot.current?.setData(data);

@@ -18,6 +18,8 @@ export interface ChartProps {
   height?: number;
   /** After each value in the legend and the table (`ms`, `°C`). */
   unit?: string;
+  /** The y axis starts at 0: yes for bars and steps (counts); lines (readings) only when asked (durations). */
+  zero?: boolean;
   testId?: string;
 }
 

@@ -43,6 +43,7 @@ export function RuntimeCharts({ paused, everyMs }: { paused: boolean; everyMs: n
                   series={[{ label: p.title, values, color: p.color }]}
                   kind={p.kind}
                   unit={p.unit}
+                  zero
                   height={110}
                   testId={`runtime-chart-${p.key}`}
                 />

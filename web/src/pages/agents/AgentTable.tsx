@@ -6,6 +6,7 @@ import { useId, useMemo, useState } from 'react';
 import { Link } from 'wouter';
 import { Badge, Button, Card, Empty, Time } from '../../components/ui';
 import { isButler } from '../../state/agents';
+import { countPresence } from '../overview/agents';
 
 interface Props {
   agents: readonly UserView[];
@@ -29,15 +30,18 @@ export function AgentTable({ agents, onRegister, onRotate, onDelete }: Props) {
   const [query, setQuery] = useState('');
   const search = useId();
   const shown = useMemo(() => agents.filter((a) => matches(a, query.trim())).sort(order), [agents, query]);
-  const online = agents.filter((a) => a.online).length;
-  // Butler is always listed; "no agents" means none besides it.
-  const registered = agents.filter((a) => !isButler(a)).length;
+  // Counted as the Overview counts them: registered agents, Butler (listed, always online) not among them.
+  const counts = useMemo(() => countPresence(agents.filter((a) => !isButler(a))), [agents]);
+  const registered = counts.total;
 
   return (
     <Card
       title={
         <>
-          Registered agents <span className="muted ag-count">{`${agents.length} · ${online} online`}</span>
+          Registered agents{' '}
+          <span className="muted ag-count" data-testid="agents-count" data-online={counts.online} data-total={counts.total}>
+            {`${counts.total} registered · ${counts.online} online (Butler not counted)`}
+          </span>
         </>
       }
       actions={

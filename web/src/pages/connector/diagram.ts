@@ -52,6 +52,8 @@ export interface DiagramLayout {
   viewBox: { x: number; y: number; width: number; height: number };
   /** In compact layouts guards are marked on the labels and explained here. */
   notes: Array<{ mark: string; text: string }>;
+  /** An estimate of a label character's width (the bounds and the overlap check use it). */
+  charWidth: number;
   /** Line spacing of labels and loop lists. */
   lineHeight: number;
   /** Baseline of a box's state name, then of its first loop line, from the box's top. */
@@ -263,6 +265,7 @@ export function layoutMachine(machine: MachineInput, options: LayoutOptions = {}
   return {
     viewBox: bounds(nodes, edges, start, metrics),
     notes,
+    charWidth: metrics.charW,
     lineHeight: metrics.lineH,
     nameBaseline: 21,
     listBaseline: NAME_H + metrics.lineH,
@@ -295,6 +298,8 @@ function straightEdge(
   const q = { x: b.x + n.x * offset, y: b.y + n.y * offset };
   const head = exitPoint(from, p, d);
   const end = exitPoint(to, q, { x: -d.x, y: -d.y });
+  // Between two boxes of a row the label sits in the gap: its words wrap to the gap's width.
+  const text = d.y === 0 ? wrapWords(lines, Math.floor((Math.abs(b.x - a.x) - from.width - 2) / metrics.charW)) : lines;
   // Stop just short of the box, so the arrowhead is not hidden under its border.
   const tail = { x: end.x - d.x * 2, y: end.y - d.y * 2 };
   const m = { x: (head.x + tail.x) / 2, y: (head.y + tail.y) / 2 };
@@ -308,8 +313,30 @@ function straightEdge(
     events,
     kind: 'straight',
     path: `M ${fmt(head)} L ${fmt(tail)}`,
-    label: placeLabel(m, side, lines, metrics.lineH),
+    label: placeLabel(m, side, text, metrics.lineH),
   };
+}
+
+/** Lines broken between words so that none is longer than `max` characters (a longer word stays whole). */
+export function wrapWords(lines: readonly string[], max: number): string[] {
+  return lines.flatMap((line) => {
+    if (line.length <= max) return [line];
+    const out: string[] = [];
+    for (const word of line.split(' ')) {
+      const last = out.length - 1;
+      if (last >= 0 && out[last]!.length + 1 + word.length <= max) out[last] += ` ${word}`;
+      else out.push(word);
+    }
+    return out;
+  });
+}
+
+/** Where a label's text lies (estimated from its characters), in the layout's coordinates. */
+export function labelBox(label: EdgeLabel, lineH: number, charW: number): { x: number; y: number; width: number; height: number } {
+  const width = Math.max(0, ...label.lines.map((l) => l.length)) * charW;
+  const x = label.anchor === 'start' ? label.x : label.anchor === 'end' ? label.x - width : label.x - width / 2;
+  const y = label.y - lineH + 2;
+  return { x, y, width, height: label.y + (label.lines.length - 1) * lineH + 4 - y };
 }
 
 /** A label beside point `m`, pushed out along `side` (a unit vector), anchored so it grows away. */
@@ -412,9 +439,8 @@ function bounds(nodes: NodeBox[], edges: DiagramEdge[], start: Point & { r: numb
   for (const e of edges) {
     const nums = e.path.match(/-?\d+(\.\d+)?/g)!.map(Number);
     for (let i = 0; i + 1 < nums.length; i += 2) grow(nums[i]!, nums[i + 1]!, nums[i]!, nums[i + 1]!);
-    const w = Math.max(0, ...e.label.lines.map((l) => l.length)) * metrics.charW;
-    const x0 = e.label.anchor === 'start' ? e.label.x : e.label.anchor === 'end' ? e.label.x - w : e.label.x - w / 2;
-    grow(x0, e.label.y - metrics.lineH + 2, x0 + w, e.label.y + (e.label.lines.length - 1) * metrics.lineH + 4);
+    const box = labelBox(e.label, metrics.lineH, metrics.charW);
+    grow(box.x, box.y, box.x + box.width, box.y + box.height);
   }
   return { x: round(minX - MARGIN), y: round(minY - MARGIN), width: round(maxX - minX + 2 * MARGIN), height: round(maxY - minY + 2 * MARGIN) };
 }

@@ -9,7 +9,7 @@ import { PresenceStrip, Sparkline } from '../../components/charts/Small';
 import { AsOf, useStaleSince } from '../../components/Freshness';
 import { Badge, Card, Empty, Time } from '../../components/ui';
 import { isMarker, reportText } from '../../lib/reportText';
-import { matchesAgent, sortAgents } from './agents';
+import { matchesAgent, reportCount, sortAgents } from './agents';
 import { RATE_MINUTES, STRIP_HOURS, type Strip } from './useActivity';
 
 /** More agents than this get a search box. */
@@ -89,10 +89,17 @@ function AgentRow({ agent, rate, strip, stale }: { agent: UserView; rate?: reado
         {extraStatus ? <Badge tone="info">{extraStatus}</Badge> : null}
       </div>
       <div className="agent-charts">
-        <span className="overview-label">
-          Last hour: {total} message{total === 1 ? '' : 's'}
+        {/* Logs and reports, which every user sees; chat is counted nowhere a user could see another's. */}
+        <span className="overview-label" data-testid="agent-rate-label" title="Logs and reports per minute (chat is not counted)">
+          Last hour: {reportCount(total)}
         </span>
-        <Sparkline values={rate ?? NO_MESSAGES} label={`${agent.username}: ${total} messages in the last hour`} testId="agent-rate" width={140} height={24} />
+        <Sparkline
+          values={rate ?? NO_MESSAGES}
+          label={`${agent.username}: ${reportCount(total)} in the last hour`}
+          testId="agent-rate"
+          width={140}
+          height={24}
+        />
         {strip ? <PresenceStrip {...strip} label={`${agent.username}: online spans over the last ${STRIP_HOURS} hours`} testId="agent-strip" /> : null}
       </div>
       <div className="agent-report" title={agent.last_report ?? undefined}>

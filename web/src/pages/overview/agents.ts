@@ -45,3 +45,6 @@ export function matchesAgent(agent: AgentLike, query: string): boolean {
     .toLowerCase();
   return words.every((w) => text.includes(w));
 }
+
+/** `1 report`, `350 reports`: an agent's logs and reports, the telemetry every user sees (chat is not counted). */
+export const reportCount = (n: number) => `${n.toLocaleString('en-US')} report${n === 1 ? '' : 's'}`;
