@@ -164,6 +164,7 @@ export function createServices(options: ServicesOptions) {
     messages: createMessagesService({ messages: heavy.messages, users, pipeline: core.pipeline }),
     devMock: createDevMockService({
       store,
+      clock,
       users,
       pipeline: core.pipeline,
       sessions: core.sessions,
