@@ -29,8 +29,8 @@ export function createOpsInventoryRepo(db: Kysely<Database>) {
     },
 
     /**
-     * Deletes the key unless a node uses it, in one transaction: 'deleted', 'missing', or the name
-     * of a node that still uses it.
+     * Deletes the key unless a node uses it, in one transaction: `deleted`, or not with the name of a
+     * node that still uses it (`usedBy`), or not because there is no such key.
      */
     deleteKeyUnlessUsed(id: number): Promise<{ deleted: true } | { deleted: false; usedBy?: string }> {
       return db.transaction().execute(async (trx) => {
