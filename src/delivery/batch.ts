@@ -99,8 +99,10 @@ export async function buildBatch(items: readonly Item[], deps: BatchDeps): Promi
       // Every report an agent sends to everyone says it is alive and what it did last, not only
       // SYSTEM_LOG. A report sent to one person changes nothing: presence goes to every human, and
       // last_report to every caller of the agent lists, so it would leak what only that person may read.
+      // A report posted on the agent's behalf says what it did, not that it was there.
       if (isTelemetryType(item.input.type) && item.sender.role === 'AGENT' && message.target_id === null) {
-        mergePresence(item.sender.id, { last_report: reportLine(item.input.type, item.input.payload, MAX_REPORT), last_seen_at: item.at }, item.at);
+        const last_report = reportLine(item.input.type, item.input.payload, MAX_REPORT);
+        mergePresence(item.sender.id, item.input.onBehalf ? { last_report } : { last_report, last_seen_at: item.at }, item.at);
       }
     }
     ready.push(entry);

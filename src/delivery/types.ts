@@ -24,6 +24,12 @@ export interface MessageInput {
   stream_id?: string;
   /** A record only (dev mock inserts): delivered to sockets, but Butler does not act on it. */
   recordOnly?: boolean;
+  /**
+   * Posted by someone else in the sender's name (an admin's `POST /api/messages` with `agent_id`):
+   * the report still becomes the agent's last_report, but the agent was not seen, so its
+   * last_seen_at (the last time it was connected) stays as it was.
+   */
+  onBehalf?: boolean;
 }
 
 /**

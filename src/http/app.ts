@@ -49,6 +49,7 @@ export interface AppDeps {
     authorizations: ApiDeps['authorizations'];
     connector: ApiDeps['connector'];
     stats: ApiDeps['stats'];
+    ops: ApiDeps['ops'];
   };
   /** Probes, metrics, inspection, and the table every route registers through. */
   operations: {

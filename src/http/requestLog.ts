@@ -34,7 +34,7 @@ export function requestLog(logger: Logger, options: RequestLogOptions = {}): Han
       const status = res.statusCode;
       const line = { method: req.method, path: redactUrl(req.originalUrl ?? req.url), status, ms: Math.round(seconds * 1e4) / 10 };
       if (quiet.has(req.path) || (res.locals as { logAtDebug?: boolean }).logAtDebug) log.debug(line, 'request');
-      // 501 is an answer, not a failure: what this hub does not offer (the older dashboards' ops pages).
+      // 501 is an answer, not a failure: what this hub does not offer.
       else if (status >= 500 && status !== 501) log.error(line, 'request failed');
       else log.info(line, 'request');
     });

@@ -106,20 +106,6 @@ export const rotatedToken = z
   .object({ ok: z.literal(true), message: z.string(), agent_id: id, api_token: z.string(), token_hint: z.string() })
   .meta({ id: 'RotatedToken' });
 
-/** `GET /api/users/ops/status` as the older dashboards read it: this hub has no managed ops executor. */
-export const opsStatusBody = z
-  .object({
-    enabled: z.literal(false),
-    worker_reachable: z.literal(false),
-    worker_mode: z.literal(''),
-    service_url: z.literal(''),
-    managed_agent_id: z.literal(0),
-    managed_agent_name: z.literal(''),
-    node_count: z.literal(0),
-    ssh_key_count: z.literal(0),
-  })
-  .meta({ id: 'OpsStatus' });
-
 export const rawAgentToken = z.object({ username: z.string(), role: z.string(), api_token: z.string() }).meta({ id: 'RawAgentToken' });
 
 export const authOptionsBody = z

@@ -1,9 +1,11 @@
 // The auth stage: password hashing, agent-token vault, JWTs, and the services that check
-// credentials (auth) and change them (users: a changed credential ends the user's sessions).
+// credentials (auth) and change them (users: a changed credential ends the user's sessions); and the
+// box that keeps the ops inventory's SSH private keys encrypted.
 import { createTokenVault } from '../auth/agentTokens.js';
 import { createJwtIssuer } from '../auth/jwt.js';
 import { createLoginThrottle } from '../auth/loginThrottle.js';
 import { createPasswordHasher } from '../auth/passwords.js';
+import { createSecretBox } from '../auth/secrets.js';
 import { createAuthService } from '../auth/service.js';
 import type { LiveSessions } from '../actors/liveSessions.js';
 import type { Clock } from '../clock.js';
@@ -30,7 +32,8 @@ export function createAuth(options: AuthOptions) {
   const { config, repos, clock, sessions, jwtSecret } = options;
   const { users, credentials } = repos;
   const passwords = createPasswordHasher({ cost: options.passwordCost });
-  const vault = createTokenVault(config.auth.tokenSecret ?? jwtSecret);
+  const secret = config.auth.tokenSecret ?? jwtSecret;
+  const vault = createTokenVault(secret);
   const usersService = createUsersService({ db: options.store.db, users, credentials, passwords, clock, sessions });
   const service = createAuthService({
     users,
@@ -50,6 +53,8 @@ export function createAuth(options: AuthOptions) {
     allowSelfRegistration: config.auth.allowSelfRegistration,
     agentReplyTimeoutSeconds: Math.round(config.butler.agentReplyTimeoutMs / 1000),
   });
-  return { passwords, vault, users: usersService, service };
+  // Its own purpose key, as the connector's secrets have theirs (see auth/secrets.ts).
+  const sshKeyBox = createSecretBox(secret, 'ssh-key-encryption');
+  return { passwords, vault, sshKeyBox, users: usersService, service };
 }
 export type Auth = ReturnType<typeof createAuth>;

@@ -19,6 +19,7 @@ import { bootstrap } from '../services/bootstrap.js';
 import { createChatService } from '../services/chat.js';
 import { createDevMockService } from '../services/devMock.js';
 import { createMessagesService } from '../services/messages.js';
+import { createOpsInventoryService } from '../services/opsInventory.js';
 import { createStatsService } from '../services/stats.js';
 import { createRuntimeSampler } from '../services/statsRuntime.js';
 import type { Store } from '../store/db.js';
@@ -164,6 +165,7 @@ export function createServices(options: ServicesOptions) {
     messages: createMessagesService({ messages: heavy.messages, users, pipeline: core.pipeline }),
     devMock: createDevMockService({
       store,
+      clock,
       users,
       pipeline: core.pipeline,
       sessions: core.sessions,
@@ -173,6 +175,7 @@ export function createServices(options: ServicesOptions) {
     chat: createChatService({ users, threads, chat, clock }),
     connector: connector.service,
     stats: createStatsService({ stats: heavy.stats, users, presence: core.presenceLog, runtime, clock }),
+    ops: createOpsInventoryService({ repo: repos.opsInventory, box: auth.sshKeyBox, clock }),
   };
 }
 export type Services = ReturnType<typeof createServices>;

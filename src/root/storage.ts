@@ -12,6 +12,7 @@ import { createChatRepo } from '../store/repositories/chat.js';
 import { createClusterRepo } from '../store/repositories/cluster.js';
 import { createCredentialsRepo } from '../store/repositories/credentials.js';
 import { createMessagesRepo } from '../store/repositories/messages.js';
+import { createOpsInventoryRepo } from '../store/repositories/opsInventory.js';
 import { createStatsRepo } from '../store/repositories/stats.js';
 import { createThreadsRepo } from '../store/repositories/threads.js';
 import { createUsersRepo } from '../store/repositories/users.js';
@@ -47,6 +48,7 @@ export function createRepos(options: { store: Store; reads: Reads }) {
     chat: createChatRepo(db),
     authorizations: createAuthorizationsRepo(db),
     cluster: createClusterRepo(db),
+    opsInventory: createOpsInventoryRepo(db),
   };
 }
 export type Repos = ReturnType<typeof createRepos>;

@@ -45,7 +45,7 @@ export function createMessagesService(deps: { messages: MessagesRepo; users: Use
     /** Stores the message and delivers it live like the same frame over the WebSocket. */
     async ingest(caller: UserRow, input: IngestInput): Promise<MessageView> {
       const sender = await resolveSender(caller, input.agent_id);
-      const weighed = { type: input.type, payload: input.payload, target_id: input.target_id };
+      const weighed = { type: input.type, payload: input.payload, target_id: input.target_id, onBehalf: sender.id !== caller.id };
       if (!pipeline.admit(estimateBytes(weighed))) throw Errors.writeQueueFull();
       const { frame, message, stored } = await pipeline.post(toPrincipal(sender), weighed);
       // Telemetry is always stored; the answer shows the payload as delivered (with the hub's fields).

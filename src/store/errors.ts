@@ -8,6 +8,14 @@ export function isUniqueViolation(err: unknown): boolean {
   return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === '23505';
 }
 
+/** A row names another that does not exist, or a delete would leave rows naming it (RESTRICT). */
+export function isForeignKeyViolation(err: unknown): boolean {
+  const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown };
+  if (code === 'SQLITE_CONSTRAINT_FOREIGNKEY' || code === '23503') return true;
+  // SQLite reports an ON DELETE RESTRICT refusal under the trigger code, with the foreign key named.
+  return code === 'SQLITE_CONSTRAINT_TRIGGER' && /FOREIGN KEY constraint failed/.test(String(message));
+}
+
 /** The store could not be reached or did not answer in time; what was asked of it did not happen (or was rolled back). */
 export class StoreUnavailableError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {

@@ -127,6 +127,44 @@ export interface ConnectorLogsTable {
   created_at: string;
 }
 
+/** An SSH key of the older dashboards' ops inventory; the private key is kept only encrypted. */
+export interface SshKeysTable {
+  id: Generated<number>;
+  name: string;
+  public_key: string;
+  /** `SHA256:…` of the public key, as `ssh-keygen -l` prints it. */
+  fingerprint: string;
+  /** AES-256-GCM of the private key under the hub's SSH-key encryption key. */
+  private_key_cipher: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface InfraNodesTable {
+  id: Generated<number>;
+  name: string;
+  host: string;
+  port: number;
+  ssh_user: string;
+  ssh_key_id: number;
+  description: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface OpsTasksTable {
+  id: Generated<number>;
+  task: string;
+  reasoning: string;
+  success: number;
+  summary: string;
+  error: string;
+  worker_mode: string;
+  duration_ms: number;
+  started_at: string;
+  finished_at: string;
+}
+
 export interface PlatformIdentitiesTable {
   user_id: number;
   platform_user_id: string;
@@ -182,6 +220,9 @@ export interface Database {
   connector_logs: ConnectorLogsTable;
   platform_identities: PlatformIdentitiesTable;
   platform_threads: PlatformThreadsTable;
+  ssh_keys: SshKeysTable;
+  infra_nodes: InfraNodesTable;
+  ops_tasks: OpsTasksTable;
   migrations: MigrationsTable;
   cluster_commit_order: ClusterCommitOrderTable;
   cluster_leases: ClusterLeasesTable;
@@ -201,3 +242,6 @@ export type NewAuthorization = Insertable<AuthorizationRequestsTable>;
 export type ConnectorRow = Selectable<ConnectorsTable>;
 export type NewConnector = Insertable<ConnectorsTable>;
 export type ConnectorLogRow = Selectable<ConnectorLogsTable>;
+export type SshKeyRow = Selectable<SshKeysTable>;
+export type InfraNodeRow = Selectable<InfraNodesTable>;
+export type OpsTaskRow = Selectable<OpsTasksTable>;

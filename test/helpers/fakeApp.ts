@@ -84,6 +84,20 @@ const DEFAULT_REPLIES = {
     runtime: { samples: [] },
     unanswered: { oldest: null },
   },
+  ops: {
+    status: { enabled: false },
+    listKeys: [],
+    createKey: { id: 1 },
+    updateKey: { id: 1 },
+    deleteKey: undefined,
+    listNodes: [],
+    createNode: { id: 1 },
+    updateNode: { id: 1 },
+    deleteNode: undefined,
+    testNode: { ok: false },
+    listTasks: [],
+    recordTask: undefined,
+  },
 } satisfies { [S in Exclude<ServiceName, 'auth'>]: Record<keyof Services[S], unknown> } & { auth: Partial<Record<keyof Services['auth'], unknown>> };
 
 /** Methods the routes call without awaiting: their fakes answer at once. */

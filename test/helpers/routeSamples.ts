@@ -11,6 +11,11 @@ export const SAMPLE_BODIES: Record<string, unknown> = {
   'POST /api/chat/auth/response': { action_id: 'act-1', approved: true },
   'POST /api/dev/mock/chat': { sender_username: 'admin', receiver_username: 'agent-1', content: 'hello' },
   'POST /api/dev/mock/feishu-log': { level: 'info', action: 'seed', detail: 'a seeded entry' },
+  'POST /api/dev/mock/ops-task': { task: 'inspect_service_status' },
+  'POST /api/users/ops/ssh-keys': { name: 'bastion', private_key: 'key material (the service reads it)' },
+  'PATCH /api/users/ops/ssh-keys/:id': { name: 'bastion' },
+  'POST /api/users/ops/nodes': { name: 'web-01', host: '10.0.0.1', ssh_user: 'ubuntu', ssh_key_id: 1 },
+  'PATCH /api/users/ops/nodes/:id': { name: 'web-01', host: '10.0.0.1', ssh_user: 'ubuntu', ssh_key_id: 1 },
   'PATCH /api/integrations/chatplatform/:id/enable': { enabled: true },
   'PATCH /api/integrations/feishu/:id/enable': { enabled: true },
 };
@@ -23,11 +28,4 @@ export const SAMPLE_QUERIES: Record<string, string> = {
 /** What an admin gets from a route when let in with a valid request, where it is not a 2xx. */
 export const NON_SUCCESS_ANSWERS: Record<string, number> = {
   'GET /api/ws': 426,
-  'POST /api/users/ops/ssh-keys': 501,
-  'PATCH /api/users/ops/ssh-keys/:id': 501,
-  'DELETE /api/users/ops/ssh-keys/:id': 501,
-  'POST /api/users/ops/nodes': 501,
-  'PATCH /api/users/ops/nodes/:id': 501,
-  'DELETE /api/users/ops/nodes/:id': 501,
-  'POST /api/users/ops/nodes/:id/test': 501,
 };

@@ -42,6 +42,7 @@ export const ROUTES: readonly RouteSpec[] = [
   { method: 'POST', path: '/api/dev/mock/reset', access: 'admin-non-production' },
   { method: 'POST', path: '/api/dev/mock/chat', access: 'admin-non-production' },
   { method: 'POST', path: '/api/dev/mock/feishu-log', access: 'admin-non-production' },
+  { method: 'POST', path: '/api/dev/mock/ops-task', access: 'admin-non-production' },
   { method: 'GET', path: '/api/dev/mock/agent-token/:username', access: 'admin-non-production' },
 ];
 
@@ -88,9 +89,9 @@ export const CONNECTOR_ROUTES: readonly RouteSpec[] = ['/api/integrations/chatpl
 ]);
 
 /**
- * The older dashboards' ops pages (admin only; this hub answers them without an executor). They read
- * no input, so the hostile-input walk over ROUTES skips them; test/integration/olderDashboards.test.ts
- * walks their access levels.
+ * The older dashboards' ops panels (admin only): the SSH-key and node inventory, task records, and
+ * the status saying no executor runs here. test/integration/olderDashboards.test.ts walks their
+ * access levels over a whole hub, and test/unit/http/access.test.ts over fake services.
  */
 export const OPS_ROUTES: readonly RouteSpec[] = [
   { method: 'GET', path: '/api/users/ops/status', access: 'admin' },

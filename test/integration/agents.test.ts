@@ -130,6 +130,28 @@ describeEachDriver('agents', (driver) => {
     });
   });
 
+  it("keeps last_seen_at null for an agent that never connected when an admin posts a log in its name; the agent's own report sets it", async () => {
+    const agent = await t.createAgent();
+    const listed = async () => {
+      const all = (await t.api.get('/api/users/agents/status', { token: t.adminToken })).body as Array<{ id: number }>;
+      return all.find((a) => a.id === agent.id);
+    };
+    const onBehalf = await t.api.post('/api/messages', { agent_id: agent.username, level: 'INFO', content: 'seeded by an admin' }, { token: t.adminToken });
+    expect(onBehalf).toMatchObject({ status: 201, body: { sender_id: agent.id } });
+    // The log is still the agent's latest report; the agent itself was never seen.
+    expect(await listed()).toMatchObject({ online: false, last_report: 'seeded by an admin', last_seen_at: null });
+    const profile = await t.api.get(`/api/users/${agent.id}`, { token: t.adminToken });
+    expect(profile.body).toMatchObject({ last_seen_at: null, last_report: 'seeded by an admin' });
+
+    const own = await t.api.post('/api/messages', { level: 'INFO', content: 'reported by the agent' }, { token: agent.api_token });
+    expect(own.status).toBe(201);
+    expect(await listed()).toMatchObject({ last_report: 'reported by the agent', last_seen_at: own.body.timestamp });
+
+    // A later log in its name changes the report, never the time it was last seen.
+    await t.api.post('/api/messages', { agent_id: agent.username, level: 'WARNING', content: 'seeded again' }, { token: t.adminToken });
+    expect(await listed()).toMatchObject({ last_report: 'seeded again', last_seen_at: own.body.timestamp });
+  });
+
   it('shows Butler as id 2 and ONLINE while the hub runs', async () => {
     const member = await t.createMember();
     const res = await t.api.get('/api/users/butler', { token: member.token });

@@ -1,13 +1,16 @@
 // Developer mock endpoints: reset to the bootstrap state, chat inserts, raw agent tokens.
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { describeEachDriver } from '../helpers/db.js';
 import { startTestHub, uniqueName, type TestHub } from '../helpers/hub.js';
+import { wsClientPool } from '../helpers/wsClient.js';
 
 describeEachDriver('dev mock', (driver) => {
   let t: TestHub;
+  const clients = wsClientPool(() => t.url);
   beforeAll(async () => {
     t = await startTestHub(driver);
   });
+  afterEach(() => clients.closeAll());
   afterAll(() => t.stop());
 
   it('returns the raw token of an agent, which the hub accepts; Butler has none', async () => {
@@ -53,6 +56,50 @@ describeEachDriver('dev mock', (driver) => {
       expect(bad.status, error).toBe(status);
       expect(bad.body).toEqual({ error });
     }
+  });
+
+  it("files a row that names no conversation in the pair's default thread, as the older hub did; an agent's live reply still follows the human's latest message", async () => {
+    const agent = await t.createAgent();
+    const mock = async (sender: string, receiver: string, content: string, extra: Record<string, unknown> = {}) => {
+      const res = await t.api.post('/api/dev/mock/chat', { sender_username: sender, receiver_username: receiver, content, ...extra }, { token: t.adminToken });
+      expect(res.status, content).toBe(201);
+      return res.body.id as number;
+    };
+    const conversationOf = async (id: number) =>
+      (await t.hub.store.db.selectFrom('messages').select('conversation_id').where('id', '=', id).executeTakeFirstOrThrow()).conversation_id;
+
+    // The admin's latest message to the agent is in a thread of their own, not the default one.
+    const side = await t.api.post('/api/chat/threads', { peer_id: agent.id, channel_kind: 'agent_direct', title: 'Side desk' }, { token: t.adminToken });
+    expect(side.status).toBe(201);
+    expect(await conversationOf(await mock('admin', agent.username, 'over here', { conversation_id: side.body.id }))).toBe(side.body.id);
+
+    // A seeded row from the agent without a conversation_id goes to the default thread all the same.
+    const seededReply = await conversationOf(await mock(agent.username, 'admin', 'Initial link established.'));
+    const defaults = await t.api.get(`/api/chat/threads?peer_id=${agent.id}`, { token: t.adminToken });
+    const defaultThread = (defaults.body as Array<{ id: number; is_default: boolean }>).find((th) => th.is_default)!;
+    expect(seededReply).toBe(defaultThread.id);
+    expect(seededReply).not.toBe(side.body.id);
+
+    // The live rule is unchanged: the agent's own CHAT without a conversation_id answers where the admin last wrote.
+    const socket = await clients.connect(agent.api_token);
+    socket.send({ type: 'CHAT', payload: 'live answer', target_id: 1, local_id: 'live-1' });
+    const ack = await socket.next('ACK');
+    expect(await conversationOf(ack.id as number)).toBe(side.body.id);
+
+    // The older seed script's three rows per agent all land in one thread, the pair's default one.
+    const seeded = [
+      await mock(agent.username, 'admin', 'Initial link established with the agent.'),
+      await mock('admin', agent.username, 'Acknowledged. Report current status.'),
+      await mock(agent.username, 'admin', 'Status nominal. Task queue is clear.'),
+    ];
+    expect(await Promise.all(seeded.map(conversationOf))).toEqual([defaultThread.id, defaultThread.id, defaultThread.id]);
+    const listed = await t.api.get(`/api/chat/threads/${defaultThread.id}/messages`, { token: t.adminToken });
+    expect((listed.body as Array<{ payload: string }>).map((m) => m.payload)).toEqual([
+      'Initial link established.',
+      'Initial link established with the agent.',
+      'Acknowledged. Report current status.',
+      'Status nominal. Task queue is clear.',
+    ]);
   });
 
   it('resets to exactly the bootstrap state: admin id 1, Butler id 2', async () => {

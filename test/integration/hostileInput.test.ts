@@ -1,10 +1,11 @@
 // No input makes the hub answer 500 or fall over: every route gets hostile bodies, queries and
 // path parameters, and must answer with a client error (or success) every time.
+import sshpk from 'sshpk';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachDriver } from '../helpers/db.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { eachLimited } from '../helpers/limited.js';
-import { ROUTES } from '../helpers/routes.js';
+import { OPS_ROUTES, ROUTES } from '../helpers/routes.js';
 
 const NUL = '\u0000';
 const HOSTILE_VALUES: unknown[] = [
@@ -27,6 +28,8 @@ const HOSTILE_VALUES: unknown[] = [
   {},
   { nested: { deeper: [1, { x: NUL }] } },
 ];
+/** A real key (made here, OpenSSH format), so the other fields of an SSH-key body are valid. */
+const FUZZ_KEY = sshpk.generatePrivateKey('ed25519').toString('openssh');
 const FIELDS = [
   'username',
   'password',
@@ -46,6 +49,27 @@ const FIELDS = [
   'local_id',
   'enabled',
 ];
+/** The fields of the ops panels' bodies, walked on the routes that read them (the walk is long enough as it is). */
+const OPS_FIELDS = [
+  'name',
+  'public_key',
+  'private_key',
+  'host',
+  'port',
+  'ssh_user',
+  'ssh_key_id',
+  'description',
+  'task',
+  'reasoning',
+  'summary',
+  'success',
+  'duration_ms',
+];
+/** The ops routes that read a body, with the seed script's task record among them. */
+const OPS_BODY_ROUTES = [
+  ...OPS_ROUTES.filter((r) => (r.method === 'POST' || r.method === 'PATCH') && !r.path.endsWith('/test')),
+  ...ROUTES.filter((r) => r.path.endsWith('/ops-task')),
+];
 const PATH_VALUES = ['0', '-5', 'abc', '1e3', '99999999999999999999', '%00', '%F0%9F%98%80', 'Butler%00'];
 const QUERY_KEYS = ['limit', 'page', 'offset', 'before_id', 'q', 'role', 'level', 'type', 'agent_id', 'exclude_role'];
 
@@ -59,7 +83,7 @@ describeEachDriver('hostile input', (driver) => {
   it('never answers 500 to any body on any route', async () => {
     const failures: string[] = [];
     const cases: Array<{ method: string; path: string; body?: unknown; rawBody?: string; label: string }> = [];
-    for (const route of ROUTES.filter((r) => r.method !== 'GET' && !r.path.endsWith('/reset'))) {
+    for (const route of ROUTES.filter((r) => r.method !== 'GET' && !r.path.endsWith('/reset') && !r.path.endsWith('/ops-task'))) {
       const path = route.path.replace(':id', '3').replace(':username', 'Butler');
       for (const field of FIELDS) {
         for (const value of HOSTILE_VALUES)
@@ -97,6 +121,33 @@ describeEachDriver('hostile input', (driver) => {
     expect(failures).toEqual([]);
   });
 
+  it("never answers 500 to any body, path parameter or query on the ops panels' routes", async () => {
+    const failures: string[] = [];
+    const cases: Array<{ method: string; url: string; body?: unknown; rawBody?: string; label: string }> = [];
+    for (const route of OPS_BODY_ROUTES) {
+      const url = route.path.replace(':id', '3');
+      for (const field of OPS_FIELDS) {
+        for (const value of HOSTILE_VALUES)
+          cases.push({ method: route.method, url, body: { [field]: value }, label: `{${field}: ${JSON.stringify(value)?.slice(0, 40)}}` });
+      }
+      for (const raw of ['{', '[', 'nul\u0000', '{"__proto__":{"admin":true}}'])
+        cases.push({ method: route.method, url, rawBody: raw, label: `raw ${JSON.stringify(raw)}` });
+    }
+    // They read an id and one query key (the task list's limit).
+    for (const route of OPS_ROUTES) {
+      const paths = route.path.includes(':') ? PATH_VALUES.map((v) => route.path.replace(':id', v)) : [route.path];
+      for (const path of paths) {
+        for (const value of ['-1', 'abc', '%00', '1e400', '', '9'.repeat(30)])
+          cases.push({ method: route.method, url: `${path}?limit=${value}&limit=2`, body: {}, label: '' });
+      }
+    }
+    await eachLimited(cases, 8, async (c) => {
+      const res = await t.api.request(c.method, c.url, { token: t.adminToken, body: c.method === 'GET' ? undefined : c.body, rawBody: c.rawBody });
+      if (res.status >= 500) failures.push(`${c.method} ${c.url} ${c.label} → ${res.status}`);
+    });
+    expect(failures).toEqual([]);
+  });
+
   it('never answers 500 when the other fields are valid and one is hostile', async () => {
     const valid: Record<string, Record<string, unknown>> = {
       '/api/auth/login': { username: 'admin', password: 'admin-password' },
@@ -105,6 +156,9 @@ describeEachDriver('hostile input', (driver) => {
       '/api/messages': { level: 'INFO', content: 'fuzz' },
       '/api/dev/mock/chat': { sender_username: 'admin', receiver_username: 'Butler', content: 'fuzz' },
       '/api/users/agents/test-connection': { api_token: 'not-a-token-at-all' },
+      '/api/users/ops/ssh-keys': { name: 'fuzz-key', public_key: '', private_key: FUZZ_KEY },
+      '/api/users/ops/nodes': { name: 'fuzz-node', host: '10.0.0.9', port: 22, ssh_user: 'fuzz', ssh_key_id: 1, description: 'fuzz' },
+      '/api/dev/mock/ops-task': { task: 'fuzz', reasoning: 'fuzz', summary: 'fuzz', success: true, duration_ms: 5 },
     };
     const failures: string[] = [];
     for (const [path, body] of Object.entries(valid)) {

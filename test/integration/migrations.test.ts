@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { DbConfig } from '../../src/config.js';
 import { openStore, type Store } from '../../src/store/db.js';
+import { isForeignKeyViolation } from '../../src/store/errors.js';
 import { DEFAULT_MIGRATIONS_DIR, migrate, MigrationError } from '../../src/store/migrate.js';
 import { createTestDatabase, describeEachDriver, type Driver, type TestDatabase } from '../helpers/db.js';
 
@@ -213,6 +214,56 @@ describeEachDriver('migrations', (driver) => {
       [6, 'Weather in Oslo: -3.5 °C, light snow'],
       [7, 'Security alert: plain alert'],
     ]);
+  });
+
+  it('0010 adds the ops inventory: unique names, and no key deleted while a node names it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hub-migrations-'));
+    dirs.push(dir);
+    cpSync(DEFAULT_MIGRATIONS_DIR, dir, { recursive: true, filter: (path) => !path.includes('0010_') });
+    await migrate(store, { dir });
+    expect(await tableNames(store)).not.toContain('ssh_keys');
+    expect(await migrate(store)).toEqual(['0010_ops_inventory']);
+    expect(await tableNames(store)).toEqual(expect.arrayContaining(['ssh_keys', 'infra_nodes', 'ops_tasks']));
+
+    const at = new Date().toISOString();
+    const key = (name: string) => ({
+      name,
+      public_key: 'ssh-ed25519 AAAA',
+      fingerprint: 'SHA256:x',
+      private_key_cipher: 'v1.x',
+      created_at: at,
+      updated_at: at,
+    });
+    const { id: keyId } = await store.db.insertInto('ssh_keys').values(key('bastion')).returning('id').executeTakeFirstOrThrow();
+    const failure = (p: Promise<unknown>) =>
+      p.then(
+        () => undefined,
+        (err: unknown) => err as { code?: string },
+      );
+    expect(await failure(store.db.insertInto('ssh_keys').values(key('bastion')).execute())).toMatchObject({
+      code: expect.stringMatching(/^(SQLITE_CONSTRAINT_UNIQUE|23505)$/),
+    });
+    const node = { name: 'web-01', host: '10.0.0.1', port: 22, ssh_user: 'ubuntu', description: '', created_at: at, updated_at: at };
+    await store.db
+      .insertInto('infra_nodes')
+      .values({ ...node, ssh_key_id: keyId })
+      .execute();
+    expect(
+      await failure(
+        store.db
+          .insertInto('infra_nodes')
+          .values({ ...node, name: 'web-02', ssh_key_id: 999 })
+          .execute(),
+      ),
+    ).toMatchObject({
+      code: expect.stringMatching(/^(SQLITE_CONSTRAINT_FOREIGNKEY|23503)$/),
+    });
+    // SQLite names a RESTRICT refusal with the trigger code; store/errors.ts reads both as a foreign-key violation.
+    const restricted = await failure(store.db.deleteFrom('ssh_keys').where('id', '=', keyId).execute());
+    expect(isForeignKeyViolation(restricted)).toBe(true);
+    await store.db.deleteFrom('infra_nodes').execute();
+    await store.db.deleteFrom('ssh_keys').where('id', '=', keyId).execute();
+    expect(await store.db.selectFrom('ssh_keys').selectAll().execute()).toEqual([]);
   });
 
   it('leaves the schema as it was when the process is killed in the middle of a migration', async () => {

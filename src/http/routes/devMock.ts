@@ -1,14 +1,17 @@
 // Developer mock endpoints: admin only, and refused in production.
 import { z } from 'zod';
 import { mockChatBody, mockConnectorLogBody, usernameParams } from '../../protocol/http.js';
+import { mockOpsTaskBody } from '../../protocol/ops.js';
 import { okBody, rawAgentToken } from '../../protocol/responses.js';
 import type { AgentsService } from '../../services/agents.js';
 import type { DevMockService } from '../../services/devMock.js';
+import type { OpsInventoryService } from '../../services/opsInventory.js';
 import { routeGroup } from '../route.js';
 
 export interface DevMockDeps {
   devMock: Pick<DevMockService, 'reset' | 'insertChat' | 'appendConnectorLog'>;
   agents: Pick<AgentsService, 'rawToken'>;
+  ops: Pick<OpsInventoryService, 'recordTask'>;
 }
 
 const rowId = z.object({ id: z.number().int() });
@@ -57,6 +60,19 @@ export const devMockRoutes = [
     errors: { 404: 'no connector yet' },
     handler: async ({ body }, { devMock }) => {
       await devMock.appendConnectorLog(body);
+      return { ok: true };
+    },
+  }),
+  route({
+    method: 'POST',
+    path: '/api/dev/mock/ops-task',
+    access: 'admin-non-production',
+    summary: "Record an ops task for the older ops console (the older seed script's call); listed by GET /api/users/ops/tasks",
+    description: 'The record says it finished now, after `duration_ms`; `success` is true unless sent false. Nothing runs it.',
+    body: mockOpsTaskBody,
+    responses: { 201: { description: 'recorded', schema: okBody } },
+    handler: async ({ body }, { ops }) => {
+      await ops.recordTask(body);
       return { ok: true };
     },
   }),

@@ -6,7 +6,7 @@ import { chatRoutes, type ChatDeps } from './chat.js';
 import { connectorRoutes, type ConnectorDeps } from './connector.js';
 import { devMockRoutes, type DevMockDeps } from './devMock.js';
 import { messageRoutes, type MessageDeps } from './messages.js';
-import { opsRoutes } from './ops.js';
+import { opsRoutes, type OpsDeps } from './ops.js';
 import { statsRoutes, type StatsDeps } from './stats.js';
 import { systemRoutes, type SystemDeps } from './system.js';
 import { actorRoutes, type ActorDeps } from './systemActors.js';
@@ -14,7 +14,18 @@ import { metricsRoutes, type MetricsDeps } from './systemMetrics.js';
 import { userRoutes, type UserDeps } from './users.js';
 
 /** What the handlers are given: the service methods they call, and the operations parts. */
-export type ApiDeps = SystemDeps & MetricsDeps & AuthDeps & AgentDeps & UserDeps & MessageDeps & ChatDeps & ConnectorDeps & ActorDeps & DevMockDeps & StatsDeps;
+export type ApiDeps = SystemDeps &
+  MetricsDeps &
+  AuthDeps &
+  AgentDeps &
+  UserDeps &
+  MessageDeps &
+  ChatDeps &
+  ConnectorDeps &
+  ActorDeps &
+  DevMockDeps &
+  StatsDeps &
+  OpsDeps;
 
 export const API_ROUTES: readonly Route<ApiDeps>[] = [
   ...systemRoutes,
