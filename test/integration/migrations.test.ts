@@ -216,13 +216,13 @@ describeEachDriver('migrations', (driver) => {
     ]);
   });
 
-  it('0010 adds the ops inventory: unique names, and no key deleted while a node names it', async () => {
+  it('0011 adds the ops inventory: unique names, and no key deleted while a node names it', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'hub-migrations-'));
     dirs.push(dir);
-    cpSync(DEFAULT_MIGRATIONS_DIR, dir, { recursive: true, filter: (path) => !path.includes('0010_') });
+    cpSync(DEFAULT_MIGRATIONS_DIR, dir, { recursive: true, filter: (path) => !path.includes('0011_') });
     await migrate(store, { dir });
     expect(await tableNames(store)).not.toContain('ssh_keys');
-    expect(await migrate(store)).toEqual(['0010_ops_inventory']);
+    expect(await migrate(store)).toEqual(['0011_ops_inventory']);
     expect(await tableNames(store)).toEqual(expect.arrayContaining(['ssh_keys', 'infra_nodes', 'ops_tasks']));
 
     const at = new Date().toISOString();
