@@ -55,8 +55,13 @@ export function createUsersRepo(db: Kysely<Database>) {
   // The shapes every authenticated request or dashboard poll runs, compiled once.
   const byId = prepare(db, 1, (id: number) => db.selectFrom('users').selectAll().where('id', '=', id));
   const byUsername = prepare(db, 1, (username: string) => db.selectFrom('users').selectAll().where('username', '=', username));
+  // A subquery, not a join: SQLite ran the join form of this lookup about ten times slower (55 µs
+  // against 4 µs here), and every agent request and connect runs it.
   const byTokenLookup = prepare(db, 1, (lookup: string) =>
-    db.selectFrom('machine_credentials').innerJoin('users', 'users.id', 'machine_credentials.user_id').selectAll('users').where('token_lookup', '=', lookup),
+    db
+      .selectFrom('users')
+      .selectAll()
+      .where('id', '=', (eb) => eb.selectFrom('machine_credentials').select('user_id').where('token_lookup', '=', lookup)),
   );
   const machinePage = prepare(db, 2, (limit: number, offset: number) => machines({}).limit(limit).offset(offset));
   const machinePageExcluding = prepare(db, 3, (excludeRole: string, limit: number, offset: number) => machines({ excludeRole }).limit(limit).offset(offset));
