@@ -2,9 +2,9 @@
 // presence, ledger: root/node.ts, the one place that knows whether other nodes exist) → core
 // (directory, pipeline, router) → auth → bootstrap → features (connector, Butler, services) → edges
 // (WebSocket, HTTP) → the ports attached to the core → leadership (Butler and the platform connection
-// start where this node leads) → listen. Each part adds its shutdown steps as it is built; the steps
-// run in SHUTDOWN_ORDER (root/shutdownOrder.ts), on stop and when a start fails midway. main.ts runs
-// the hub for real; tests run it in-process on port 0.
+// start where this node leads) → MCP (/mcp, which the HTTP app mounts) → listen. Each part adds its
+// shutdown steps as it is built; the steps run in SHUTDOWN_ORDER (root/shutdownOrder.ts), on stop and
+// when a start fails midway. main.ts runs the hub for real; tests run it in-process on port 0.
 import type { Logger } from 'pino';
 import uWS from 'uWebSockets.js';
 import type { ConnectionActor } from './actors/connection.js';
@@ -25,6 +25,7 @@ import type { RouterActor } from './actors/router.js';
 import { createAuth } from './root/auth.js';
 import { createCore } from './root/core.js';
 import { createHttpEdge, createHubInspection, createWsEdge } from './root/edges.js';
+import { createMcpEdge } from './root/mcp.js';
 import { createBootstrap, createButlerFeature, createConnectorFeature, createServices, followLeadership } from './root/features.js';
 import { attachNode, createNodePorts, ordersCommitsAcrossNodes, restartedIds } from './root/node.js';
 import { DRAIN_TIMEOUT_MS, SHUTDOWN_ORDER, SOCKET_CLOSE_WAIT_MS } from './root/shutdownOrder.js';
@@ -143,6 +144,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       auth,
       connector,
       clock,
+      bus: ports.bus,
       reinitialise: async () => {
         await bootstrap.initialise();
         // The ids restarted: every node's visibility order starts over.
@@ -167,6 +169,8 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     await attachNode(ports, { core, inspection });
     // Butler and the platform connection run from here where this node leads (a single node does).
     await ports.leadership.start();
+    const mcp = createMcpEdge({ config, logger, repos, core, services, butler, metrics });
+    shutdown.add('end MCP requests', () => mcp.endpoint.stop());
     const http = createHttpEdge({
       uwsApp,
       config,
@@ -184,6 +188,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       }),
       inspection,
       startedAt,
+      protocols: [mcp.protocol],
     });
     shutdown.add('finish requests in flight', async () => {
       if (!(await http.gate.close(options.drainTimeoutMs ?? DRAIN_TIMEOUT_MS))) {

@@ -16,10 +16,21 @@ import { createReadGate } from './readGate.js';
 import { requestIds } from './requestId.js';
 import { requestLog } from './requestLog.js';
 import { mount } from './route.js';
-import type { RouteTable } from './routeTable.js';
+import { tagRoute, type RouteTable } from './routeTable.js';
+import type { Handler } from './context.js';
 import { API_ROUTES, type ApiDeps } from './routes/index.js';
 import { webApp } from './webApp.js';
 import type { WebBuild } from './webFiles.js';
+
+/**
+ * An endpoint that speaks its own protocol over HTTP (MCP): it checks its caller's credential and
+ * reads its own body, so it is mounted before the JSON body parser and is not a documented route.
+ */
+export interface ProtocolEndpoint {
+  path: string;
+  methods: ReadonlyArray<'get' | 'post' | 'delete'>;
+  handler: Handler;
+}
 
 export interface AppDeps {
   uwsApp: uWS.TemplatedApp;
@@ -38,6 +49,8 @@ export interface AppDeps {
   /** The built dashboard, served at `/` beside the API, and its pages' Content-Security-Policy. */
   web: WebBuild;
   webCsp: string;
+  /** Protocol endpoints (MCP), mounted beside the API. */
+  protocols?: readonly ProtocolEndpoint[];
   /** The service methods the routes call (the hub passes its whole services). */
   services: {
     auth: ApiDeps['auth'] & AccessDeps['auth'];
@@ -49,6 +62,7 @@ export interface AppDeps {
     authorizations: ApiDeps['authorizations'];
     connector: ApiDeps['connector'];
     stats: ApiDeps['stats'];
+    accessTokens: ApiDeps['accessTokens'];
   };
   /** Probes, metrics, inspection, and the table every route registers through. */
   operations: {
@@ -87,6 +101,14 @@ export function createApp(deps: AppDeps) {
       exposedHeaders: ['X-Total-Count', 'X-Total-Count-Capped', 'Retry-After'],
     }),
   );
+  for (const endpoint of deps.protocols ?? []) {
+    operations.routeTable.label(endpoint.path);
+    const tag: Handler = (_req, res, next) => {
+      tagRoute(res, endpoint.path);
+      next();
+    };
+    for (const method of endpoint.methods) app[method](endpoint.path, tag, endpoint.handler);
+  }
   app.use(jsonBody(deps.bodyLimitBytes));
 
   const access = createAccess({ auth: services.auth, isProduction: deps.isProduction, metricsToken: operations.metricsToken });

@@ -1,5 +1,6 @@
 // The auth stage: password hashing, agent-token vault, JWTs, and the services that check
 // credentials (auth) and change them (users: a changed credential ends the user's sessions).
+import { createAccessTokenVault } from '../auth/accessTokens.js';
 import { createTokenVault } from '../auth/agentTokens.js';
 import { createJwtIssuer } from '../auth/jwt.js';
 import { createLoginThrottle } from '../auth/loginThrottle.js';
@@ -31,6 +32,7 @@ export function createAuth(options: AuthOptions) {
   const { users, credentials } = repos;
   const passwords = createPasswordHasher({ cost: options.passwordCost });
   const vault = createTokenVault(config.auth.tokenSecret ?? jwtSecret);
+  const accessTokenVault = createAccessTokenVault(config.auth.tokenSecret ?? jwtSecret);
   const usersService = createUsersService({ db: options.store.db, users, credentials, passwords, clock, sessions });
   const service = createAuthService({
     users,
@@ -50,6 +52,6 @@ export function createAuth(options: AuthOptions) {
     allowSelfRegistration: config.auth.allowSelfRegistration,
     agentReplyTimeoutSeconds: Math.round(config.butler.agentReplyTimeoutMs / 1000),
   });
-  return { passwords, vault, users: usersService, service };
+  return { passwords, vault, accessTokenVault, users: usersService, service };
 }
 export type Auth = ReturnType<typeof createAuth>;

@@ -7,7 +7,7 @@ import { butlerSource } from '../butler/inspection.js';
 import type { Config } from '../config.js';
 import type { Connector } from '../connector/index.js';
 import { connectorSource } from '../connector/inspection.js';
-import { createApp } from '../http/app.js';
+import { createApp, type ProtocolEndpoint } from '../http/app.js';
 import { createRequestGate } from '../http/requestGate.js';
 import { createRouteTable } from '../http/routeTable.js';
 import type { WebBuild } from '../http/webFiles.js';
@@ -75,6 +75,8 @@ export interface HttpEdgeOptions {
   inspection: ReturnType<typeof createHubInspection>;
   /** performance.now() when the hub started. */
   startedAt: number;
+  /** Protocol endpoints served beside the API (MCP). */
+  protocols?: readonly ProtocolEndpoint[];
 }
 
 /** The HTTP app, the gate that counts its requests in flight, and the table of its routes. */
@@ -94,6 +96,7 @@ export function createHttpEdge(options: HttpEdgeOptions) {
     bodyLimitBytes: config.http.bodyLimitBytes,
     web: options.web,
     webCsp: config.webCsp,
+    protocols: options.protocols,
     services: { ...options.services, authorizations: options.butler.authorizations },
     operations: {
       routeTable,

@@ -1,5 +1,6 @@
 // Every API route, in the order they are mounted (agents before /api/users/:id) and documented.
 import type { Route } from '../route.js';
+import { accessTokenRoutes, type AccessTokenDeps } from './accessTokens.js';
 import { agentRoutes, type AgentDeps } from './agents.js';
 import { authRoutes, type AuthDeps } from './auth.js';
 import { chatRoutes, type ChatDeps } from './chat.js';
@@ -14,12 +15,24 @@ import { metricsRoutes, type MetricsDeps } from './systemMetrics.js';
 import { userRoutes, type UserDeps } from './users.js';
 
 /** What the handlers are given: the service methods they call, and the operations parts. */
-export type ApiDeps = SystemDeps & MetricsDeps & AuthDeps & AgentDeps & UserDeps & MessageDeps & ChatDeps & ConnectorDeps & ActorDeps & DevMockDeps & StatsDeps;
+export type ApiDeps = SystemDeps &
+  MetricsDeps &
+  AuthDeps &
+  AgentDeps &
+  UserDeps &
+  MessageDeps &
+  ChatDeps &
+  ConnectorDeps &
+  ActorDeps &
+  DevMockDeps &
+  StatsDeps &
+  AccessTokenDeps;
 
 export const API_ROUTES: readonly Route<ApiDeps>[] = [
   ...systemRoutes,
   ...metricsRoutes,
   ...authRoutes,
+  ...accessTokenRoutes,
   ...agentRoutes,
   ...opsRoutes,
   ...userRoutes,
