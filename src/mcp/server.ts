@@ -18,8 +18,16 @@ const INSTRUCTIONS = [
   'decide_approval answers the authorization requests list_approvals shows.',
 ].join(' ');
 
-export function createMcpServerFor(deps: McpDeps, scope: McpRequestScope): McpServer {
-  const server = new McpServer({ name: MCP_SERVER_NAME, version: MCP_SERVER_VERSION }, { instructions: INSTRUCTIONS, maxToolInputElements: 1000 });
+/**
+ * `era`: the 2026-07-28 revision gets resource subscriptions (subscriptions/listen: a thread's resource
+ * says when it changes, changes.ts); the 2025 ones are served statelessly, with no stream that outlives
+ * its request to deliver a change on, so they are not offered there.
+ */
+export function createMcpServerFor(deps: McpDeps, scope: McpRequestScope, era: 'legacy' | 'modern'): McpServer {
+  const server = new McpServer(
+    { name: MCP_SERVER_NAME, version: MCP_SERVER_VERSION },
+    { instructions: INSTRUCTIONS, maxToolInputElements: 1000, ...(era === 'modern' ? { capabilities: { resources: { subscribe: true } } } : {}) },
+  );
   registerAgentTools(server, deps, scope);
   registerMessageTools(server, deps, scope);
   registerApprovalTools(server, deps, scope);

@@ -2,8 +2,12 @@
 // credential: what an LLM app or a coding agent does.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 
-export async function connectMcp(baseUrl: string, token: string): Promise<Client> {
-  const client = new Client({ name: 'hub-test', version: '1.0.0' });
+/** The protocol era a client speaks: the 2025 revisions (the SDK's default), or the 2026-07-28 one. */
+export type Era = 'legacy' | 'modern';
+export const ERAS: readonly Era[] = ['legacy', 'modern'];
+
+export async function connectMcp(baseUrl: string, token: string, era: Era = 'legacy'): Promise<Client> {
+  const client = new Client({ name: 'hub-test', version: '1.0.0' }, era === 'modern' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {});
   const transport = new StreamableHTTPClientTransport(new URL('/mcp', baseUrl), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
   await client.connect(transport);
   return client;

@@ -5,6 +5,7 @@ import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
+import { ERAS, type Era } from '../helpers/mcpClient.js';
 import { wsClientPool } from '../helpers/wsClient.js';
 
 describe('hub-agent mcp (stdio bridge)', () => {
@@ -23,7 +24,7 @@ describe('hub-agent mcp (stdio bridge)', () => {
   });
   afterAll(() => t?.stop());
 
-  async function launch(token: string): Promise<{ client: Client; stderr: () => string }> {
+  async function launch(token: string, era: Era = 'legacy'): Promise<{ client: Client; stderr: () => string }> {
     const transport = new StdioClientTransport({
       command: process.execPath,
       args: ['--import', 'tsx', 'src/cli/main.ts', 'mcp'],
@@ -32,17 +33,18 @@ describe('hub-agent mcp (stdio bridge)', () => {
     });
     let stderr = '';
     transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    const client = new Client({ name: 'desktop-app', version: '1.0.0' });
+    const client = new Client({ name: 'desktop-app', version: '1.0.0' }, era === 'modern' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {});
     clients.push(client);
     await client.connect(transport);
     return { client, stderr: () => stderr };
   }
 
-  it('serves the tools over stdio with a personal access token, and a reply from an agent comes back through it', async () => {
+  it.each(ERAS)('serves the tools over stdio with a personal access token, and a reply from an agent comes back through it (%s era)', async (era) => {
     const minted = await t.api.post('/api/auth/access-tokens', { name: 'desktop app' }, { token: member.token });
     const agent = await t.createAgent();
     const agentWs = await sockets.connect(agent.api_token);
-    const { client, stderr } = await launch(minted.body.token);
+    const { client, stderr } = await launch(minted.body.token, era);
+    expect(client.getNegotiatedProtocolVersion()).toBe(era === 'modern' ? '2026-07-28' : '2025-11-25');
 
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name)).toContain('send_message');
