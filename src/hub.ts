@@ -15,6 +15,7 @@ import type { Config } from './config.js';
 import type { Connector } from './connector/index.js';
 import type { Pipeline } from './delivery/pipeline.js';
 import { listen } from './http/listen.js';
+import { createReadGate } from './http/readGate.js';
 import type { ServedRoute } from './http/routeTable.js';
 import { loadWebFiles } from './http/webFiles.js';
 import { createMetrics, type Metrics } from './metrics/registry.js';
@@ -169,7 +170,9 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     await attachNode(ports, { core, inspection });
     // Butler and the platform connection run from here where this node leads (a single node does).
     await ports.leadership.start();
-    const mcp = createMcpEdge({ config, logger, repos, core, services, butler, metrics });
+    // One per-caller bound on expensive reads for the HTTP routes and the MCP tools together.
+    const readGate = createReadGate(config.reads.perCaller);
+    const mcp = createMcpEdge({ config, logger, repos, core, services, butler, metrics, readGate });
     shutdown.add('end MCP requests', () => mcp.endpoint.stop());
     const http = createHttpEdge({
       uwsApp,
@@ -189,6 +192,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       inspection,
       startedAt,
       protocols: [mcp.protocol],
+      readGate,
     });
     shutdown.add('finish requests in flight', async () => {
       if (!(await http.gate.close(options.drainTimeoutMs ?? DRAIN_TIMEOUT_MS))) {

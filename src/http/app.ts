@@ -12,7 +12,7 @@ import { jsonBody } from './body.js';
 import { createErrorHandler } from './errorHandler.js';
 import { buildOpenApiDocument } from './openapi.js';
 import type { RequestGate } from './requestGate.js';
-import { createReadGate } from './readGate.js';
+import { createReadGate, type ReadGate } from './readGate.js';
 import { requestIds } from './requestId.js';
 import { requestLog } from './requestLog.js';
 import { mount } from './route.js';
@@ -40,6 +40,8 @@ export interface AppDeps {
   corsOrigins: readonly string[];
   /** Expensive reads (routes marked heavyRead) one caller may have in progress: READS_PER_CALLER. */
   readsPerCaller: number;
+  /** The gate of those reads, when other edges share it (MCP); else one of the app's own. */
+  readGate?: ReadGate;
   /**
    * Proxies whose X-Forwarded-For is believed (TRUST_PROXY): addresses, CIDR ranges or
    * loopback/linklocal/uniquelocal, or a number of hops; unset: the socket's address is the client's.
@@ -122,7 +124,7 @@ export function createApp(deps: AppDeps) {
     startedAt: operations.startedAt,
   };
   // Routes register through the table: it records them and tags requests with their pattern.
-  mount(operations.routeTable.wrap(app), API_ROUTES, handlerDeps, access, createReadGate(deps.readsPerCaller));
+  mount(operations.routeTable.wrap(app), API_ROUTES, handlerDeps, access, deps.readGate ?? createReadGate(deps.readsPerCaller));
   // After every API route: it answers what they did not, outside /api and /metrics.
   app.use(webApp(deps.web, deps.webCsp));
 

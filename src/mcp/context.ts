@@ -9,6 +9,7 @@ import type { AgentsService } from '../services/agents.js';
 import type { ChatService } from '../services/chat.js';
 import type { MessagesService } from '../services/messages.js';
 import type { UsersRepo } from '../store/repositories/users.js';
+import type { ReadGate } from '../http/readGate.js';
 import type { McpCaller } from './bearer.js';
 import type { McpMeter } from './metrics.js';
 
@@ -20,6 +21,8 @@ export interface McpDeps {
   authorizations: Pick<Authorizations, 'list' | 'respond'>;
   pipeline: Pick<Pipeline, 'post' | 'admit'>;
   router: { send(event: RouterEvent): void };
+  /** The per-caller bound on expensive reads (READS_PER_CALLER), shared with the HTTP routes. */
+  readGate: Pick<ReadGate, 'enter' | 'refusal'>;
   /** How long ask_butler waits for Butler's answer (BUTLER_TIMEOUT and a little more). */
   butlerAnswerMs: number;
   meter: McpMeter;

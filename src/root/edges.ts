@@ -10,6 +10,7 @@ import { connectorSource } from '../connector/inspection.js';
 import { createApp, type ProtocolEndpoint } from '../http/app.js';
 import { createRequestGate } from '../http/requestGate.js';
 import { createRouteTable } from '../http/routeTable.js';
+import type { ReadGate } from '../http/readGate.js';
 import type { WebBuild } from '../http/webFiles.js';
 import type { Metrics } from '../metrics/registry.js';
 import { createInspection } from '../ops/inspection.js';
@@ -77,6 +78,8 @@ export interface HttpEdgeOptions {
   startedAt: number;
   /** Protocol endpoints served beside the API (MCP). */
   protocols?: readonly ProtocolEndpoint[];
+  /** The per-caller gate of expensive reads, shared with the protocol endpoints. */
+  readGate?: ReadGate;
 }
 
 /** The HTTP app, the gate that counts its requests in flight, and the table of its routes. */
@@ -97,6 +100,7 @@ export function createHttpEdge(options: HttpEdgeOptions) {
     web: options.web,
     webCsp: config.webCsp,
     protocols: options.protocols,
+    readGate: options.readGate,
     services: { ...options.services, authorizations: options.butler.authorizations },
     operations: {
       routeTable,

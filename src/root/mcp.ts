@@ -7,6 +7,7 @@ import { createBearerCheck } from '../mcp/bearer.js';
 import { createMcpEndpoint, MCP_PATH } from '../mcp/endpoint.js';
 import { createMcpMeter } from '../mcp/metrics.js';
 import type { ProtocolEndpoint } from '../http/app.js';
+import type { ReadGate } from '../http/readGate.js';
 import type { Metrics } from '../metrics/registry.js';
 import type { Core } from './core.js';
 import type { Services } from './features.js';
@@ -20,6 +21,8 @@ export interface McpOptions {
   services: Services;
   butler: Butler;
   metrics: Metrics;
+  /** The per-caller gate of expensive reads the HTTP routes use too (READS_PER_CALLER). */
+  readGate: ReadGate;
 }
 
 /** A little past Butler's own limit for one answer, so Butler's own "took too long" answer arrives first. */
@@ -40,6 +43,7 @@ export function createMcpEdge(options: McpOptions) {
       authorizations: options.butler.authorizations,
       pipeline: options.core.pipeline,
       router: options.core.router,
+      readGate: options.readGate,
       butlerAnswerMs: config.butler.turnTimeoutMs + BUTLER_WAIT_SLACK_MS,
       meter: createMcpMeter(options.metrics.factory),
       logger: options.logger,

@@ -62,6 +62,17 @@ export async function listAgents(deps: Pick<McpDeps, 'agents'>, input: z.output<
 
 const report = z.object({ id: z.number().int(), type: z.string(), level: z.string().nullable(), content: z.string(), timestamp: z.string() });
 
+/** An expensive read (the message search) within one of the caller's READS_PER_CALLER slots, as over HTTP. */
+async function gatedRead<T>(deps: Pick<McpDeps, 'readGate'>, callerId: number, read: () => Promise<T>): Promise<T> {
+  const release = deps.readGate.enter(callerId);
+  if (release === false) return deps.readGate.refusal();
+  try {
+    return await read();
+  } finally {
+    release();
+  }
+}
+
 export function registerAgentTools(server: McpServer, deps: McpDeps, scope: McpRequestScope): void {
   server.registerTool(
     'list_agents',
@@ -97,7 +108,11 @@ export function registerAgentTools(server: McpServer, deps: McpDeps, scope: McpR
         const reports =
           input.reports === 0 || user.role === 'BUTLER'
             ? []
-            : (await deps.messages.list(scope.caller.user, { agent_id: user.username, offset: 0, limit: input.reports })).items.map((m) => ({
+            : (
+                await gatedRead(deps, scope.caller.user.id, () =>
+                  deps.messages.list(scope.caller.user, { agent_id: user.username, offset: 0, limit: input.reports }),
+                )
+              ).items.map((m) => ({
                 id: m.id,
                 type: m.type,
                 level: m.level,
