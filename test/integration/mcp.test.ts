@@ -89,6 +89,20 @@ describeEachDriver('MCP server', (driver) =>
       await expect(connectMcp(t.url, 'nonsense', era)).rejects.toThrow();
     });
 
+    it('answers a body over HTTP_BODY_LIMIT_BYTES with 413 once the caller is known, and GET (no session streams here) with 405', async () => {
+      const big = JSON.stringify({ ...INITIALIZE, params: { ...INITIALIZE.params, padding: 'x'.repeat(1_100_000) } });
+      const anonymous = await post(t, big);
+      expect(anonymous.status).toBe(401);
+      const tooLarge = await post(t, big, { Authorization: `Bearer ${member.token}` });
+      expect(tooLarge.status).toBe(413);
+      expect(await tooLarge.json()).toEqual({ error: 'request body is larger than 1048576 bytes' });
+      const get = await fetch(`${t.url}/mcp`, { headers: { Authorization: `Bearer ${member.token}`, Accept: 'text/event-stream' } });
+      expect(get.status).toBe(405);
+      const notJson = await post(t, '{"jsonrpc": "2.0", "id": 1, "method": ', { Authorization: `Bearer ${member.token}` });
+      expect(notJson.status).toBe(400);
+      expect(await notJson.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32700 } });
+    });
+
     it("refuses an agent's api_token with 403: MCP acts as a person", async () => {
       const agent = await t.createAgent();
       const res = await post(t, JSON.stringify(INITIALIZE), { Authorization: `Bearer ${agent.api_token}` });
