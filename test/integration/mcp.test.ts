@@ -371,3 +371,28 @@ describeEachDriver('MCP server', (driver) =>
     });
   }),
 );
+
+describe('MCP while the hub stops', () => {
+  it('ends a call still waiting for a reply at once instead of holding the drain', async () => {
+    const t = await startTestHub('sqlite');
+    const member = await t.createMember();
+    const agent = await t.createAgent();
+    const sockets = wsClientPool(() => t.url);
+    const agentWs = await sockets.connect(agent.api_token);
+    const client = await connectMcp(t.url, member.token);
+    try {
+      const waiting = client.callTool({ name: 'send_message', arguments: { to: agent.username, text: 'still there?', wait_seconds: 120 } });
+      waiting.catch(() => undefined);
+      await agentWs.nextWhere((f) => f.type === 'CHAT' && f.payload === 'still there?', 'the message');
+      const started = Date.now();
+      await t.stop();
+      // Well inside the 10 s the drain would otherwise wait for requests in flight.
+      expect(Date.now() - started).toBeLessThan(5000);
+      await expect(waiting).rejects.toThrow();
+      expect(t.logs.some((l) => l['msg'] === 'requests still in flight after the drain timeout; closing anyway')).toBe(false);
+    } finally {
+      await client.close().catch(() => undefined);
+      await sockets.closeAll();
+    }
+  });
+});
