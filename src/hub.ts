@@ -2,9 +2,9 @@
 // presence, ledger: root/node.ts, the one place that knows whether other nodes exist) → core
 // (directory, pipeline, router) → auth → bootstrap → features (connector, Butler, services) → edges
 // (WebSocket, HTTP) → the ports attached to the core → leadership (Butler and the platform connection
-// start where this node leads) → listen. Each part adds its shutdown steps as it is built; the steps
-// run in SHUTDOWN_ORDER (root/shutdownOrder.ts), on stop and when a start fails midway. main.ts runs
-// the hub for real; tests run it in-process on port 0.
+// start where this node leads) → MCP (/mcp, which the HTTP app mounts) → listen. Each part adds its
+// shutdown steps as it is built; the steps run in SHUTDOWN_ORDER (root/shutdownOrder.ts), on stop and
+// when a start fails midway. main.ts runs the hub for real; tests run it in-process on port 0.
 import type { Logger } from 'pino';
 import uWS from 'uWebSockets.js';
 import type { ConnectionActor } from './actors/connection.js';
@@ -15,6 +15,7 @@ import type { Config } from './config.js';
 import type { Connector } from './connector/index.js';
 import type { Pipeline } from './delivery/pipeline.js';
 import { listen } from './http/listen.js';
+import { createReadGate } from './http/readGate.js';
 import type { ServedRoute } from './http/routeTable.js';
 import { loadWebFiles } from './http/webFiles.js';
 import { createMetrics, type Metrics } from './metrics/registry.js';
@@ -25,6 +26,7 @@ import type { RouterActor } from './actors/router.js';
 import { createAuth } from './root/auth.js';
 import { createCore } from './root/core.js';
 import { createHttpEdge, createHubInspection, createWsEdge } from './root/edges.js';
+import { createMcpEdge } from './root/mcp.js';
 import { createBootstrap, createButlerFeature, createConnectorFeature, createServices, followLeadership } from './root/features.js';
 import { attachNode, createNodePorts, ordersCommitsAcrossNodes, restartedIds } from './root/node.js';
 import { DRAIN_TIMEOUT_MS, SHUTDOWN_ORDER, SOCKET_CLOSE_WAIT_MS } from './root/shutdownOrder.js';
@@ -143,6 +145,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       auth,
       connector,
       clock,
+      bus: ports.bus,
       reinitialise: async () => {
         await bootstrap.initialise();
         // The ids restarted: every node's visibility order starts over.
@@ -167,6 +170,10 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     await attachNode(ports, { core, inspection });
     // Butler and the platform connection run from here where this node leads (a single node does).
     await ports.leadership.start();
+    // One per-caller bound on expensive reads for the HTTP routes and the MCP tools together.
+    const readGate = createReadGate(config.reads.perCaller);
+    const mcp = createMcpEdge({ config, logger, repos, core, services, butler, metrics, readGate });
+    shutdown.add('end MCP requests', () => mcp.endpoint.stop());
     const http = createHttpEdge({
       uwsApp,
       config,
@@ -184,6 +191,8 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       }),
       inspection,
       startedAt,
+      protocols: [mcp.protocol],
+      readGate,
     });
     shutdown.add('finish requests in flight', async () => {
       if (!(await http.gate.close(options.drainTimeoutMs ?? DRAIN_TIMEOUT_MS))) {

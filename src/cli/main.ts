@@ -8,6 +8,7 @@ import { HubClient } from '../client/index.js';
 import { errorMessage } from '../examples/agent.js';
 import { runAdmin, type Output } from './admin.js';
 import { runAgentCommand, sendCommand, tailCommand } from './live.js';
+import { runMcpBridge } from './mcpBridge.js';
 import { AgentKinds, parseCommandLine, type AgentKind, type Run } from './options.js';
 
 /** The version of the package this file ships in (dist/cli/main.js → the package's package.json). */
@@ -29,6 +30,10 @@ const out: Output = {
 const isAgentRun = (run: Run): run is Extract<Run, { command: AgentKind }> => (AgentKinds as readonly string[]).includes(run.command);
 
 async function execute(run: Run): Promise<number> {
+  // stdout carries MCP only: nothing else may write there.
+  if (run.command === 'mcp') {
+    return runMcpBridge({ url: run.url, token: run.token, stdin: process.stdin, stdout: process.stdout, progress: out.progress });
+  }
   const client = new HubClient({ url: run.url, token: run.token, since: 'since' in run ? run.since : undefined });
   try {
     if (run.command === 'send') return await sendCommand(run, client, out);

@@ -23,7 +23,8 @@ export type Invocation =
   | { command: 'users create'; username: string; role: (typeof HumanRoles)[number]; password: string }
   | { command: 'users password'; user: UserRef; password: string }
   | { command: 'approvals list'; status?: string; json: boolean }
-  | { command: 'approvals approve' | 'approvals reject'; actionId: string };
+  | { command: 'approvals approve' | 'approvals reject'; actionId: string }
+  | { command: 'mcp' };
 
 export type Run = Invocation & { url: string; token: string };
 
@@ -195,6 +196,10 @@ export function createProgram(version: string, chosen: (invocation: Invocation) 
       .argument('<action_id>', 'the request, as `approvals list` shows it')
       .action((actionId: string) => chosen({ command: `approvals ${verb}`, actionId }));
   }
+  program
+    .command('mcp')
+    .description("serve the hub's MCP tools on stdin/stdout, for MCP clients that launch local servers (token: a personal access token)")
+    .action(() => chosen({ command: 'mcp' }));
   return program;
 }
 

@@ -32,6 +32,7 @@ export type {
   StatsMessagesQuery,
   TokenRotated,
 } from './rest.js';
+export type { AccessTokenView } from '../protocol/accessTokens.js';
 export type { CountSeries, PresenceStrips, ReportFields, ReportTallies, RuntimeSamples, UnansweredSummary } from '../protocol/stats.js';
 export { StreamWriter } from './stream.js';
 export type { SocketConstructor, SocketLike } from './transport.js';

@@ -3,6 +3,7 @@
 // the status and the hub's `{"error"}` text, or, when something in front of the hub answered (a
 // balancer's HTML 503), a line saying so. Uses the standard fetch (browsers, Node 18+).
 import type * as z from 'zod';
+import type { AccessTokenView, mintedAccessToken } from '../protocol/accessTokens.js';
 import type { authorizationView, authResponseResult, AuthRequestsQuery } from '../protocol/butler.js';
 import type { createThreadBody, updateThreadBody } from '../protocol/chat.js';
 import type { ConnectorAction, connectorFieldsBody, ConnectorLogView, ConnectorView, MachineDescription, testMessageBody } from '../protocol/connector.js';
@@ -224,6 +225,13 @@ export function createRestClient(options: RestOptions) {
       connector: (minutes?: number) => json<CountSeries>('GET', '/api/stats/connector', { query: { minutes } }),
       runtime: () => json<RuntimeSamples>('GET', '/api/stats/runtime'),
       unanswered: () => json<UnansweredSummary>('GET', '/api/stats/unanswered'),
+    },
+    /** Personal access tokens (for MCP clients): yours; admins name `user_id` or ask for `all`. */
+    accessTokens: {
+      list: (query: { user_id?: number; all?: boolean } = {}) => json<AccessTokenView[]>('GET', '/api/auth/access-tokens', { query }),
+      /** The answer's `token` is shown this once. */
+      mint: (name: string, user_id?: number) => json<z.infer<typeof mintedAccessToken>>('POST', '/api/auth/access-tokens', { body: { name, user_id } }),
+      revoke: (id: number) => json<{ ok: true }>('DELETE', `/api/auth/access-tokens/${id}`),
     },
     admin: {
       actors: (query: { user_id?: number; limit?: number } = {}) => json<Record<string, unknown>>('GET', '/api/admin/actors', { query }),

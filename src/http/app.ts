@@ -12,14 +12,25 @@ import { jsonBody } from './body.js';
 import { createErrorHandler } from './errorHandler.js';
 import { buildOpenApiDocument } from './openapi.js';
 import type { RequestGate } from './requestGate.js';
-import { createReadGate } from './readGate.js';
+import { createReadGate, type ReadGate } from './readGate.js';
 import { requestIds } from './requestId.js';
 import { requestLog } from './requestLog.js';
 import { mount } from './route.js';
-import type { RouteTable } from './routeTable.js';
+import { tagRoute, type RouteTable } from './routeTable.js';
+import type { Handler } from './context.js';
 import { API_ROUTES, type ApiDeps } from './routes/index.js';
 import { webApp } from './webApp.js';
 import type { WebBuild } from './webFiles.js';
+
+/**
+ * An endpoint that speaks its own protocol over HTTP (MCP): it checks its caller's credential and
+ * reads its own body, so it is mounted before the JSON body parser and is not a documented route.
+ */
+export interface ProtocolEndpoint {
+  path: string;
+  methods: ReadonlyArray<'get' | 'post' | 'delete'>;
+  handler: Handler;
+}
 
 export interface AppDeps {
   uwsApp: uWS.TemplatedApp;
@@ -29,6 +40,8 @@ export interface AppDeps {
   corsOrigins: readonly string[];
   /** Expensive reads (routes marked heavyRead) one caller may have in progress: READS_PER_CALLER. */
   readsPerCaller: number;
+  /** The gate of those reads, when other edges share it (MCP); else one of the app's own. */
+  readGate?: ReadGate;
   /**
    * Proxies whose X-Forwarded-For is believed (TRUST_PROXY): addresses, CIDR ranges or
    * loopback/linklocal/uniquelocal, or a number of hops; unset: the socket's address is the client's.
@@ -38,6 +51,8 @@ export interface AppDeps {
   /** The built dashboard, served at `/` beside the API, and its pages' Content-Security-Policy. */
   web: WebBuild;
   webCsp: string;
+  /** Protocol endpoints (MCP), mounted beside the API. */
+  protocols?: readonly ProtocolEndpoint[];
   /** The service methods the routes call (the hub passes its whole services). */
   services: {
     auth: ApiDeps['auth'] & AccessDeps['auth'];
@@ -50,6 +65,7 @@ export interface AppDeps {
     connector: ApiDeps['connector'];
     stats: ApiDeps['stats'];
     ops: ApiDeps['ops'];
+    accessTokens: ApiDeps['accessTokens'];
   };
   /** Probes, metrics, inspection, and the table every route registers through. */
   operations: {
@@ -88,6 +104,14 @@ export function createApp(deps: AppDeps) {
       exposedHeaders: ['X-Total-Count', 'X-Total-Count-Capped', 'Retry-After'],
     }),
   );
+  for (const endpoint of deps.protocols ?? []) {
+    operations.routeTable.label(endpoint.path);
+    const tag: Handler = (_req, res, next) => {
+      tagRoute(res, endpoint.path);
+      next();
+    };
+    for (const method of endpoint.methods) app[method](endpoint.path, tag, endpoint.handler);
+  }
   app.use(jsonBody(deps.bodyLimitBytes));
 
   const access = createAccess({ auth: services.auth, isProduction: deps.isProduction, metricsToken: operations.metricsToken });
@@ -101,7 +125,7 @@ export function createApp(deps: AppDeps) {
     startedAt: operations.startedAt,
   };
   // Routes register through the table: it records them and tags requests with their pattern.
-  mount(operations.routeTable.wrap(app), API_ROUTES, handlerDeps, access, createReadGate(deps.readsPerCaller));
+  mount(operations.routeTable.wrap(app), API_ROUTES, handlerDeps, access, deps.readGate ?? createReadGate(deps.readsPerCaller));
   // After every API route: it answers what they did not, outside /api and /metrics.
   app.use(webApp(deps.web, deps.webCsp));
 

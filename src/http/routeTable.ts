@@ -28,6 +28,13 @@ export function createRouteTable() {
     served: served as readonly ServedRoute[],
     /** Their patterns: the label values of the HTTP metrics. */
     patterns: patterns as ReadonlySet<string>,
+    /**
+     * A path served outside the route objects (a protocol endpoint such as /mcp): a route label for
+     * metrics and logs, but not one of `served` (the documented API).
+     */
+    label(path: string): void {
+      patterns.add(path);
+    },
     /** The app's verb methods, recording what is registered through them. */
     wrap(app: Routes): Routes {
       const wrapped = {} as Record<(typeof VERBS)[number], unknown>;

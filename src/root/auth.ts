@@ -1,6 +1,7 @@
 // The auth stage: password hashing, agent-token vault, JWTs, and the services that check
 // credentials (auth) and change them (users: a changed credential ends the user's sessions); and the
 // box that keeps the ops inventory's SSH private keys encrypted.
+import { createAccessTokenVault } from '../auth/accessTokens.js';
 import { createTokenVault } from '../auth/agentTokens.js';
 import { createJwtIssuer } from '../auth/jwt.js';
 import { createLoginThrottle } from '../auth/loginThrottle.js';
@@ -34,6 +35,7 @@ export function createAuth(options: AuthOptions) {
   const passwords = createPasswordHasher({ cost: options.passwordCost });
   const secret = config.auth.tokenSecret ?? jwtSecret;
   const vault = createTokenVault(secret);
+  const accessTokenVault = createAccessTokenVault(secret);
   const usersService = createUsersService({ db: options.store.db, users, credentials, passwords, clock, sessions });
   const service = createAuthService({
     users,
@@ -55,6 +57,6 @@ export function createAuth(options: AuthOptions) {
   });
   // Its own purpose key, as the connector's secrets have theirs (see auth/secrets.ts).
   const sshKeyBox = createSecretBox(secret, 'ssh-key-encryption');
-  return { passwords, vault, sshKeyBox, users: usersService, service };
+  return { passwords, vault, accessTokenVault, sshKeyBox, users: usersService, service };
 }
 export type Auth = ReturnType<typeof createAuth>;

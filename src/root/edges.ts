@@ -7,9 +7,10 @@ import { butlerSource } from '../butler/inspection.js';
 import type { Config } from '../config.js';
 import type { Connector } from '../connector/index.js';
 import { connectorSource } from '../connector/inspection.js';
-import { createApp } from '../http/app.js';
+import { createApp, type ProtocolEndpoint } from '../http/app.js';
 import { createRequestGate } from '../http/requestGate.js';
 import { createRouteTable } from '../http/routeTable.js';
+import type { ReadGate } from '../http/readGate.js';
 import type { WebBuild } from '../http/webFiles.js';
 import type { Metrics } from '../metrics/registry.js';
 import { createInspection } from '../ops/inspection.js';
@@ -75,6 +76,10 @@ export interface HttpEdgeOptions {
   inspection: ReturnType<typeof createHubInspection>;
   /** performance.now() when the hub started. */
   startedAt: number;
+  /** Protocol endpoints served beside the API (MCP). */
+  protocols?: readonly ProtocolEndpoint[];
+  /** The per-caller gate of expensive reads, shared with the protocol endpoints. */
+  readGate?: ReadGate;
 }
 
 /** The HTTP app, the gate that counts its requests in flight, and the table of its routes. */
@@ -94,6 +99,8 @@ export function createHttpEdge(options: HttpEdgeOptions) {
     bodyLimitBytes: config.http.bodyLimitBytes,
     web: options.web,
     webCsp: config.webCsp,
+    protocols: options.protocols,
+    readGate: options.readGate,
     services: { ...options.services, authorizations: options.butler.authorizations },
     operations: {
       routeTable,

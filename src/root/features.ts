@@ -10,10 +10,12 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { createConnector, type Connector } from '../connector/index.js';
 import { createConnectorMeter } from '../connector/metrics.js';
+import type { Bus } from '../delivery/bus.js';
 import { toPrincipal } from '../delivery/directory.js';
 import { createPresenceService } from '../delivery/presence.js';
 import type { Metrics } from '../metrics/registry.js';
 import { BUTLER_USERNAME } from '../protocol/roles.js';
+import { createAccessTokensService } from '../services/accessTokens.js';
 import { createAgentsService } from '../services/agents.js';
 import { bootstrap } from '../services/bootstrap.js';
 import { createChatService } from '../services/chat.js';
@@ -144,6 +146,8 @@ export interface ServicesOptions {
   auth: Auth;
   connector: Connector;
   clock: Clock;
+  /** Where revoked access tokens are told to the other nodes. */
+  bus: Bus;
   /** After a dev reset wiped the tables: bootstrap again and restart what held the wiped rows. */
   reinitialise(): Promise<void>;
 }
@@ -176,6 +180,7 @@ export function createServices(options: ServicesOptions) {
     connector: connector.service,
     stats: createStatsService({ stats: heavy.stats, users, presence: core.presenceLog, runtime, clock }),
     ops: createOpsInventoryService({ repo: repos.opsInventory, box: auth.sshKeyBox, clock }),
+    accessTokens: createAccessTokensService({ tokens: repos.accessTokens, users, vault: auth.accessTokenVault, clock, bus: options.bus }),
   };
 }
 export type Services = ReturnType<typeof createServices>;

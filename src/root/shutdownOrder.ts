@@ -18,6 +18,8 @@ export const SHUTDOWN_ORDER = [
   'close sockets with 1001',
   // Answers in progress end their streams ("the hub is shutting down") before the last commit.
   "end Butler's answers",
+  // MCP requests still waiting (for a reply, on a subscription) end before the drain waits for them.
+  'end MCP requests',
   'finish requests in flight',
   // Cluster mode: the agents only this node held go OFFLINE, and the others stop counting it.
   'leave the cluster',

@@ -10,6 +10,7 @@ import { migrate } from '../store/migrate.js';
 import { createAuthorizationsRepo } from '../store/repositories/authorizations.js';
 import { createChatRepo } from '../store/repositories/chat.js';
 import { createClusterRepo } from '../store/repositories/cluster.js';
+import { createAccessTokensRepo } from '../store/repositories/accessTokens.js';
 import { createCredentialsRepo } from '../store/repositories/credentials.js';
 import { createMessagesRepo } from '../store/repositories/messages.js';
 import { createOpsInventoryRepo } from '../store/repositories/opsInventory.js';
@@ -43,6 +44,7 @@ export function createRepos(options: { store: Store; reads: Reads }) {
     heavy: { messages: createMessagesRepo(options.reads.db), stats: createStatsRepo(options.reads.db, options.store.driver) },
     users: createUsersRepo(db),
     credentials: createCredentialsRepo(db),
+    accessTokens: createAccessTokensRepo(db),
     messages: createMessagesRepo(db),
     threads: createThreadsRepo(db),
     chat: createChatRepo(db),

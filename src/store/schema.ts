@@ -209,10 +209,22 @@ export interface BusJournalTable {
   created_at: number;
 }
 
+/** A personal access token of a human (migration 0012): found by its HMAC, never stored itself. */
+export interface AccessTokensTable {
+  id: Generated<number>;
+  user_id: number;
+  name: string;
+  /** HMAC-SHA256 of the token under the hub's access-token lookup key. */
+  token_lookup: string;
+  token_hint: string;
+  created_at: string;
+}
+
 export interface Database {
   users: UsersTable;
   human_credentials: HumanCredentialsTable;
   machine_credentials: MachineCredentialsTable;
+  access_tokens: AccessTokensTable;
   messages: MessagesTable;
   conversation_threads: ConversationThreadsTable;
   authorization_requests: AuthorizationRequestsTable;
@@ -235,6 +247,7 @@ export type UserPatch = Updateable<UsersTable>;
 export type MessageRow = Selectable<MessagesTable>;
 export type NewMessage = Insertable<MessagesTable>;
 export type MachineCredentialRow = Selectable<MachineCredentialsTable>;
+export type AccessTokenRow = Selectable<AccessTokensTable>;
 export type ThreadRow = Selectable<ConversationThreadsTable>;
 export type NewThread = Insertable<ConversationThreadsTable>;
 export type AuthorizationRow = Selectable<AuthorizationRequestsTable>;

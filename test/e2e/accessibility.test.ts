@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { E2E_TIMEOUT, startDashboard, type Dashboard } from '../helpers/e2e/harness.js';
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const PAGES = ['/', '/feed', '/chat/2', '/approvals', '/monitor', '/agents', '/connector', '/actors', '/actors/router'];
+const PAGES = ['/', '/feed', '/chat/2', '/approvals', '/tokens', '/monitor', '/agents', '/connector', '/actors', '/actors/router'];
 
 interface Violation {
   id: string;

@@ -98,6 +98,7 @@ const DEFAULT_REPLIES = {
     listTasks: [],
     recordTask: undefined,
   },
+  accessTokens: { list: [], mint: { id: 1, token: 'hubpat_x' }, revoke: undefined },
 } satisfies { [S in Exclude<ServiceName, 'auth'>]: Record<keyof Services[S], unknown> } & { auth: Partial<Record<keyof Services['auth'], unknown>> };
 
 /** Methods the routes call without awaiting: their fakes answer at once. */

@@ -3,6 +3,7 @@
 export const SAMPLE_BODIES: Record<string, unknown> = {
   'POST /api/auth/login': { username: 'admin', password: 'admin-password' },
   'POST /api/auth/register': { username: 'someone', password: 'long-enough' },
+  'POST /api/auth/access-tokens': { name: 'access check' },
   'POST /api/messages': { level: 'INFO', content: 'access check' },
   'POST /api/users': { username: 'newbie' },
   'POST /api/users/agents': { username: 'bot-1' },

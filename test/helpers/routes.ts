@@ -62,6 +62,13 @@ export const CHAT_ACCESS_ROUTES: readonly RouteSpec[] = [
   { method: 'GET', path: '/api/chat/auth/requests', access: 'human', machineRefusal: 'only human users answer authorization requests' },
 ];
 
+/** Personal access tokens (for MCP clients); test/integration/accessTokens.test.ts walks what they do. */
+export const ACCESS_TOKEN_ROUTES: readonly RouteSpec[] = [
+  { method: 'GET', path: '/api/auth/access-tokens', access: 'human', machineRefusal: 'access tokens are for human users: agents have their api_token' },
+  { method: 'POST', path: '/api/auth/access-tokens', access: 'human', machineRefusal: 'access tokens are for human users: agents have their api_token' },
+  { method: 'DELETE', path: '/api/auth/access-tokens/:id', access: 'human', machineRefusal: 'access tokens are for human users: agents have their api_token' },
+];
+
 /**
  * A concrete path for a pattern; ids point at the bootstrap admin (1) and Butler (2), so refusals are
  * about access only. `agentId` and `agentName` stand in for `:agent_id` and `:username` where a real

@@ -7,6 +7,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { build } from 'esbuild';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
@@ -89,10 +91,24 @@ describe('@agent-hub/client from its tarball', () => {
     for (const path of paths)
       expect(path).toMatch(/^(?:package\.json|README\.md|bin\/hub-agent\.js|dist\/(?:client|cli|examples|protocol)\/[\w.]+\.(?:js|d\.ts))$/);
     expect(paths).toEqual(expect.arrayContaining(['README.md', 'dist/client/index.js', 'dist/client/index.d.ts', 'dist/cli/main.js', 'bin/hub-agent.js']));
-    // The installed project holds the client and its runtime dependencies only: no server, no native build.
-    const installed = readdirSync(join(project, 'node_modules')).filter((name) => !name.startsWith('.'));
-    expect(installed.sort()).toEqual(['@agent-hub', ...Object.keys(manifest.dependencies)].sort());
-    expect(readdirSync(join(project, 'node_modules/@agent-hub'))).toEqual(['client']);
+    // The installed project holds the client and its runtime dependencies (theirs included: the MCP
+    // SDK's) only: no server, no native build.
+    const installed = readdirSync(join(project, 'node_modules'))
+      .filter((name) => !name.startsWith('.'))
+      .flatMap((name) => (name.startsWith('@') ? readdirSync(join(project, 'node_modules', name)).map((inner) => `${name}/${inner}`) : [name]));
+    const needed = new Set<string>();
+    const walk = (name: string) => {
+      if (needed.has(name)) return;
+      needed.add(name);
+      const pkg = JSON.parse(readFileSync(join(project, 'node_modules', name, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
+      for (const dep of Object.keys(pkg.dependencies ?? {})) walk(dep);
+    };
+    walk('@agent-hub/client');
+    expect(installed.sort()).toEqual([...needed].sort());
+    expect(installed).toEqual(expect.arrayContaining(Object.keys(manifest.dependencies)));
+    for (const serverSide of ['better-sqlite3', 'uWebSockets.js', 'ultimate-express', 'kysely', 'pg', 'ioredis', 'pino', 'express', 'hono']) {
+      expect(installed).not.toContain(serverSide);
+    }
   });
 
   it('runs an agent written against the installed package: connect, report, receive a chat, answer, see the ACK', async () => {
@@ -154,6 +170,25 @@ hub.connect()
     const list = hubAgent(['agents', 'list'], { HUB_URL: t.url, HUB_TOKEN: member.token });
     expect(await list.exit()).toBe(0);
     expect(list.stdout).toContainEqual(expect.stringMatching(new RegExp(`^${agent.id}\\t${agent.username}\\tAGENT\\tONLINE\\t`)));
+  }, 60_000);
+
+  it('runs the packed `hub-agent mcp` for an MCP client that launches it over stdio', async () => {
+    const member = await t.createMember();
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [join(project, 'node_modules/@agent-hub/client/bin/hub-agent.js'), 'mcp'],
+      cwd: project,
+      env: { PATH: process.env['PATH'] ?? '', HUB_URL: t.url, HUB_TOKEN: member.token },
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'desktop-app', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(['list_agents', 'send_message', 'ask_butler']));
+    } finally {
+      await client.close();
+    }
   }, 60_000);
 
   it('bundles for a browser from the installed package, without Node built-ins, under 60 KB gzipped', async () => {

@@ -1,5 +1,6 @@
 // Every API route, in the order they are mounted (agents before /api/users/:id) and documented.
 import type { Route } from '../route.js';
+import { accessTokenRoutes, type AccessTokenDeps } from './accessTokens.js';
 import { agentRoutes, type AgentDeps } from './agents.js';
 import { authRoutes, type AuthDeps } from './auth.js';
 import { chatRoutes, type ChatDeps } from './chat.js';
@@ -25,12 +26,14 @@ export type ApiDeps = SystemDeps &
   ActorDeps &
   DevMockDeps &
   StatsDeps &
-  OpsDeps;
+  OpsDeps &
+  AccessTokenDeps;
 
 export const API_ROUTES: readonly Route<ApiDeps>[] = [
   ...systemRoutes,
   ...metricsRoutes,
   ...authRoutes,
+  ...accessTokenRoutes,
   ...agentRoutes,
   ...opsRoutes,
   ...userRoutes,

@@ -18,6 +18,7 @@ export const PAGES: readonly PageDef[] = [
   { path: '/feed', href: '/feed', label: 'Live feed', admin: false, component: lazyWithRetry(() => import('../pages/Feed')) },
   { path: '/chat/:peer?/:thread?', href: '/chat', label: 'Chat', admin: false, component: lazyWithRetry(() => import('../pages/Chat')) },
   { path: '/approvals', href: '/approvals', label: 'Approvals', admin: false, component: lazyWithRetry(() => import('../pages/Approvals')) },
+  { path: '/tokens', href: '/tokens', label: 'Access tokens', admin: false, component: lazyWithRetry(() => import('../pages/AccessTokens')) },
   { path: '/monitor/:agent?', href: '/monitor', label: 'Monitor', admin: true, component: lazyWithRetry(() => import('../pages/Monitor')) },
   { path: '/agents', href: '/agents', label: 'Agents', admin: true, component: lazyWithRetry(() => import('../pages/Agents')) },
   { path: '/connector', href: '/connector', label: 'Connector', admin: true, component: lazyWithRetry(() => import('../pages/Connector')) },
