@@ -134,6 +134,8 @@ const envSchema = z.object({
   METRICS_TOKEN: optionalString,
   // Not `unsetIfEmpty`: `WEB_DIR=` is how a hub is told to serve no dashboard.
   WEB_DIR: z.string().optional(),
+  // A2A (src/a2a/): agent cards readable without a credential.
+  A2A_PUBLIC_CARDS: boolean(false),
   // Cluster mode: set, it joins the other nodes on this Redis (PostgreSQL only).
   REDIS_URL: optionalString,
   NODE_ID: clusterLabel,
@@ -329,6 +331,8 @@ export interface Config {
   readonly webDir: string | undefined;
   /** Content-Security-Policy header of the dashboard's HTML pages. */
   readonly webCsp: string;
+  /** The A2A side: whether agent cards are served without a credential. */
+  readonly a2a: { readonly publicCards: boolean };
   /** Insecure defaults that were applied; the composition root logs each one as a warning. */
   readonly warnings: readonly string[];
 }
@@ -604,6 +608,7 @@ function build(s: Settings, cwd: string): Config {
           },
     webDir: s.WEB_DIR === undefined ? defaultWebDir(cwd) : s.WEB_DIR.trim() === '' ? undefined : resolve(cwd, s.WEB_DIR.trim()),
     webCsp: s.WEB_CSP ?? DEFAULT_WEB_CSP,
+    a2a: { publicCards: s.A2A_PUBLIC_CARDS },
     warnings: warningsOf(s),
   });
 }

@@ -35,6 +35,8 @@ export interface AppDeps {
    */
   trustProxy?: readonly string[] | number;
   bodyLimitBytes: number;
+  /** A2A_PUBLIC_CARDS: agent cards need no credential. */
+  publicCards: boolean;
   /** The built dashboard, served at `/` beside the API, and its pages' Content-Security-Policy. */
   web: WebBuild;
   webCsp: string;
@@ -49,6 +51,7 @@ export interface AppDeps {
     authorizations: ApiDeps['authorizations'];
     connector: ApiDeps['connector'];
     stats: ApiDeps['stats'];
+    a2aCards: ApiDeps['a2aCards'];
   };
   /** Probes, metrics, inspection, and the table every route registers through. */
   operations: {
@@ -89,7 +92,7 @@ export function createApp(deps: AppDeps) {
   );
   app.use(jsonBody(deps.bodyLimitBytes));
 
-  const access = createAccess({ auth: services.auth, isProduction: deps.isProduction, metricsToken: operations.metricsToken });
+  const access = createAccess({ auth: services.auth, isProduction: deps.isProduction, metricsToken: operations.metricsToken, publicCards: deps.publicCards });
   let openapi: object | undefined;
   const handlerDeps: ApiDeps = {
     ...services,

@@ -92,6 +92,7 @@ export function createHttpEdge(options: HttpEdgeOptions) {
     readsPerCaller: config.reads.perCaller,
     trustProxy: config.http.trustProxy,
     bodyLimitBytes: config.http.bodyLimitBytes,
+    publicCards: config.a2a.publicCards,
     web: options.web,
     webCsp: config.webCsp,
     services: { ...options.services, authorizations: options.butler.authorizations },

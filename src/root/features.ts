@@ -14,6 +14,7 @@ import { toPrincipal } from '../delivery/directory.js';
 import { createPresenceService } from '../delivery/presence.js';
 import type { Metrics } from '../metrics/registry.js';
 import { BUTLER_USERNAME } from '../protocol/roles.js';
+import { createCardService } from '../a2a/cardService.js';
 import { createAgentsService } from '../services/agents.js';
 import { bootstrap } from '../services/bootstrap.js';
 import { createChatService } from '../services/chat.js';
@@ -173,6 +174,7 @@ export function createServices(options: ServicesOptions) {
     chat: createChatService({ users, threads, chat, clock }),
     connector: connector.service,
     stats: createStatsService({ stats: heavy.stats, users, presence: core.presenceLog, runtime, clock }),
+    a2aCards: createCardService({ users, pushNotifications: false }),
   };
 }
 export type Services = ReturnType<typeof createServices>;

@@ -10,6 +10,8 @@ export interface UsersTable {
   agent_kind: string | null;
   runtime_kind: string | null;
   description: string | null;
+  /** JSON array of the agent's A2A skills (protocol/a2a.ts `agentSkill`); null when none were declared. */
+  skills: string | null;
   status: string;
   online: number;
   last_seen_at: string | null;

@@ -25,6 +25,7 @@ function userRow(id: number, username: string, role: string): UserRow {
     agent_kind: machine ? 'generic' : null,
     runtime_kind: machine ? 'websocket' : null,
     description: null,
+    skills: null,
     status: 'OFFLINE',
     online: 0,
     last_seen_at: null,
@@ -60,6 +61,7 @@ const DEFAULT_REPLIES = {
     rotateToken: { api_token: 'new' },
     delete: undefined,
     rawToken: { api_token: 'raw' },
+    updateCard: { id: 4, username: 'agent-1', description: null, skills: [] },
   },
   messages: { list: page, ingest: { id: 7 } },
   devMock: { reset: undefined, insertChat: { id: 9, duplicate: false }, appendConnectorLog: undefined },
@@ -84,6 +86,7 @@ const DEFAULT_REPLIES = {
     runtime: { samples: [] },
     unanswered: { oldest: null },
   },
+  a2aCards: { hubCard: { name: 'Butler' }, agentCard: { name: 'agent-1' }, catalogue: [] },
 } satisfies { [S in Exclude<ServiceName, 'auth'>]: Record<keyof Services[S], unknown> } & { auth: Partial<Record<keyof Services['auth'], unknown>> };
 
 /** Methods the routes call without awaiting: their fakes answer at once. */
@@ -102,6 +105,8 @@ export interface FakeAppOptions {
   bodyLimitBytes?: number;
   /** READS_PER_CALLER of the app (default 2). */
   readsPerCaller?: number;
+  /** A2A_PUBLIC_CARDS (default false). */
+  publicCards?: boolean;
 }
 
 export interface FakeApp {
@@ -155,6 +160,7 @@ export async function startFakeApp(options: FakeAppOptions = {}): Promise<FakeAp
     corsOrigins: ['http://localhost:5173'],
     readsPerCaller: options.readsPerCaller ?? 2,
     bodyLimitBytes: options.bodyLimitBytes ?? 64 * 1024,
+    publicCards: options.publicCards ?? false,
     web: { state: 'off' },
     webCsp: "default-src 'self'",
     services,

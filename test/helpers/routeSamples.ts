@@ -12,6 +12,7 @@ export const SAMPLE_BODIES: Record<string, unknown> = {
   'POST /api/dev/mock/chat': { sender_username: 'admin', receiver_username: 'agent-1', content: 'hello' },
   'POST /api/dev/mock/feishu-log': { level: 'info', action: 'seed', detail: 'a seeded entry' },
   'PATCH /api/integrations/chatplatform/:id/enable': { enabled: true },
+  'PATCH /api/users/agents/:id/card': { description: 'answers questions about the weather' },
   'PATCH /api/integrations/feishu/:id/enable': { enabled: true },
 };
 

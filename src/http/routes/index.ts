@@ -1,5 +1,6 @@
 // Every API route, in the order they are mounted (agents before /api/users/:id) and documented.
 import type { Route } from '../route.js';
+import { a2aCardRoutes, type A2aCardDeps } from './a2a.js';
 import { agentRoutes, type AgentDeps } from './agents.js';
 import { authRoutes, type AuthDeps } from './auth.js';
 import { chatRoutes, type ChatDeps } from './chat.js';
@@ -14,7 +15,18 @@ import { metricsRoutes, type MetricsDeps } from './systemMetrics.js';
 import { userRoutes, type UserDeps } from './users.js';
 
 /** What the handlers are given: the service methods they call, and the operations parts. */
-export type ApiDeps = SystemDeps & MetricsDeps & AuthDeps & AgentDeps & UserDeps & MessageDeps & ChatDeps & ConnectorDeps & ActorDeps & DevMockDeps & StatsDeps;
+export type ApiDeps = SystemDeps &
+  MetricsDeps &
+  AuthDeps &
+  AgentDeps &
+  UserDeps &
+  MessageDeps &
+  ChatDeps &
+  ConnectorDeps &
+  ActorDeps &
+  DevMockDeps &
+  StatsDeps &
+  A2aCardDeps;
 
 export const API_ROUTES: readonly Route<ApiDeps>[] = [
   ...systemRoutes,
@@ -29,4 +41,5 @@ export const API_ROUTES: readonly Route<ApiDeps>[] = [
   ...actorRoutes,
   ...devMockRoutes,
   ...statsRoutes,
+  ...a2aCardRoutes,
 ];

@@ -1,0 +1,26 @@
+// The official A2A SDK's client (@a2a-js/sdk) pointed at a test hub: a fetch that sends the caller's
+// bearer token, the card resolver, and a JSON-RPC client built from an agent's card (v1.0, or the
+// v0.3 compatibility transport).
+import { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk/client';
+
+/** fetch with `Authorization: Bearer <token>` on every request (none without a token). */
+export function bearerFetch(token: string | undefined): typeof fetch {
+  return (input, init) => {
+    const headers = new Headers(init?.headers);
+    if (token !== undefined) headers.set('Authorization', `Bearer ${token}`);
+    return fetch(input, { ...init, headers });
+  };
+}
+
+/** The card resolver of the SDK, with the caller's credential. */
+export const cardResolver = (token: string | undefined) => new DefaultAgentCardResolver({ fetchImpl: bearerFetch(token) });
+
+/** A client for the agent whose card is at `${baseUrl}/.well-known/agent-card.json` (hub URL + `/a2a/agents/<name>`, or the hub itself for Butler). */
+export function a2aClient(baseUrl: string, token: string | undefined, options: { legacy?: boolean } = {}): Promise<Client> {
+  const fetchImpl = bearerFetch(token);
+  const factory = new ClientFactory({
+    transports: [new JsonRpcTransportFactory({ fetchImpl, legacyCompat: { enabled: options.legacy === true } })],
+    cardResolver: new DefaultAgentCardResolver({ fetchImpl }),
+  });
+  return factory.createFromUrl(baseUrl);
+}
