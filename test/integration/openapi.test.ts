@@ -115,7 +115,10 @@ describe('OpenAPI document', () => {
 
   it('agrees with the route list the access matrix walks', () => {
     const walked = new Map(
-      [...ROUTES, ...CHAT_ACCESS_ROUTES, ...CONNECTOR_ROUTES, ...OPS_ROUTES, ...STATS_ROUTES, ...A2A_ROUTES].map((r) => [`${r.method} ${r.path}`, r.access as string]),
+      [...ROUTES, ...CHAT_ACCESS_ROUTES, ...CONNECTOR_ROUTES, ...OPS_ROUTES, ...STATS_ROUTES, ...A2A_ROUTES].map((r) => [
+        `${r.method} ${r.path}`,
+        r.access as string,
+      ]),
     );
     const documented = new Map(
       operations(doc)
