@@ -143,6 +143,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       auth,
       connector,
       clock,
+      logger,
       reinitialise: async () => {
         await bootstrap.initialise();
         // The ids restarted: every node's visibility order starts over.

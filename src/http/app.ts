@@ -52,6 +52,7 @@ export interface AppDeps {
     connector: ApiDeps['connector'];
     stats: ApiDeps['stats'];
     a2aCards: ApiDeps['a2aCards'];
+    a2aEndpoint: ApiDeps['a2aEndpoint'];
   };
   /** Probes, metrics, inspection, and the table every route registers through. */
   operations: {

@@ -14,7 +14,7 @@ import { toPrincipal } from '../delivery/directory.js';
 import { createPresenceService } from '../delivery/presence.js';
 import type { Metrics } from '../metrics/registry.js';
 import { BUTLER_USERNAME } from '../protocol/roles.js';
-import { createCardService } from '../a2a/cardService.js';
+import { createA2a } from '../a2a/index.js';
 import { createAgentsService } from '../services/agents.js';
 import { bootstrap } from '../services/bootstrap.js';
 import { createChatService } from '../services/chat.js';
@@ -144,6 +144,7 @@ export interface ServicesOptions {
   auth: Auth;
   connector: Connector;
   clock: Clock;
+  logger: Logger;
   /** After a dev reset wiped the tables: bootstrap again and restart what held the wiped rows. */
   reinitialise(): Promise<void>;
 }
@@ -152,6 +153,7 @@ export interface ServicesOptions {
 export function createServices(options: ServicesOptions) {
   const { store, repos, core, auth, connector, clock } = options;
   const { users, credentials, threads, chat, heavy } = repos;
+  const a2a = createA2a({ users, threads, tasks: repos.a2aTasks, pipeline: core.pipeline, router: core.router, clock, logger: options.logger });
   const runtime = createRuntimeSampler({
     clock,
     probes: { sockets: () => core.addresses.summary().endpoints, queueDepth: () => core.pipeline.depth },
@@ -174,7 +176,8 @@ export function createServices(options: ServicesOptions) {
     chat: createChatService({ users, threads, chat, clock }),
     connector: connector.service,
     stats: createStatsService({ stats: heavy.stats, users, presence: core.presenceLog, runtime, clock }),
-    a2aCards: createCardService({ users, pushNotifications: false }),
+    a2aCards: a2a.cards,
+    a2aEndpoint: a2a.endpoint,
   };
 }
 export type Services = ReturnType<typeof createServices>;

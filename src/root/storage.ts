@@ -7,6 +7,7 @@ import { openPostgresReads } from '../store/postgresReads.js';
 import type { Reads } from '../store/reads.js';
 import { openSqliteReads } from '../store/sqliteReaders.js';
 import { migrate } from '../store/migrate.js';
+import { createA2aTasksRepo } from '../store/repositories/a2aTasks.js';
 import { createAuthorizationsRepo } from '../store/repositories/authorizations.js';
 import { createChatRepo } from '../store/repositories/chat.js';
 import { createClusterRepo } from '../store/repositories/cluster.js';
@@ -42,6 +43,7 @@ export function createRepos(options: { store: Store; reads: Reads }) {
     credentials: createCredentialsRepo(db),
     messages: createMessagesRepo(db),
     threads: createThreadsRepo(db),
+    a2aTasks: createA2aTasksRepo(db),
     chat: createChatRepo(db),
     authorizations: createAuthorizationsRepo(db),
     cluster: createClusterRepo(db),

@@ -162,8 +162,25 @@ export interface ClusterLeasesTable {
   acquired_at: string;
 }
 
+/** An A2A task (src/a2a/): the SDK's task as JSON, and what it is looked up by. */
+export interface A2aTasksTable {
+  id: string;
+  owner_id: number;
+  agent_id: number;
+  context_id: string;
+  conversation_id: number | null;
+  /** The A2A TaskState name (TASK_STATE_WORKING...). */
+  state: string;
+  /** The task status' timestamp: the list's order and its cursor. */
+  status_at: string;
+  task: string;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface Database {
   users: UsersTable;
+  a2a_tasks: A2aTasksTable;
   human_credentials: HumanCredentialsTable;
   machine_credentials: MachineCredentialsTable;
   messages: MessagesTable;

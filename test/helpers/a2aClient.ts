@@ -15,12 +15,19 @@ export function bearerFetch(token: string | undefined): typeof fetch {
 /** The card resolver of the SDK, with the caller's credential. */
 export const cardResolver = (token: string | undefined) => new DefaultAgentCardResolver({ fetchImpl: bearerFetch(token) });
 
-/** A client for the agent whose card is at `${baseUrl}/.well-known/agent-card.json` (hub URL + `/a2a/agents/<name>`, or the hub itself for Butler). */
-export function a2aClient(baseUrl: string, token: string | undefined, options: { legacy?: boolean } = {}): Promise<Client> {
+/**
+ * A client for the agent whose card is at `${baseUrl}.well-known/agent-card.json` (hub URL +
+ * `/a2a/agents/<name>/`, or the hub itself for Butler). `legacy`: through the card's v0.3 interface,
+ * with the SDK's v0.3 transport (the wire a v0.3 client speaks).
+ */
+export async function a2aClient(baseUrl: string, token: string | undefined, options: { legacy?: boolean } = {}): Promise<Client> {
   const fetchImpl = bearerFetch(token);
+  const resolver = new DefaultAgentCardResolver({ fetchImpl });
   const factory = new ClientFactory({
     transports: [new JsonRpcTransportFactory({ fetchImpl, legacyCompat: { enabled: options.legacy === true } })],
-    cardResolver: new DefaultAgentCardResolver({ fetchImpl }),
+    cardResolver: resolver,
   });
-  return factory.createFromUrl(baseUrl);
+  if (!options.legacy) return factory.createFromUrl(baseUrl);
+  const card = await resolver.resolve(baseUrl);
+  return factory.createFromAgentCard({ ...card, supportedInterfaces: card.supportedInterfaces.filter((i) => i.protocolVersion === '0.3') });
 }

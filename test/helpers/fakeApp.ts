@@ -87,6 +87,7 @@ const DEFAULT_REPLIES = {
     unanswered: { oldest: null },
   },
   a2aCards: { hubCard: { name: 'Butler' }, agentCard: { name: 'agent-1' }, catalogue: [] },
+  a2aEndpoint: { call: { kind: 'json', status: 200, body: { jsonrpc: '2.0', id: 1, result: {} } } },
 } satisfies { [S in Exclude<ServiceName, 'auth'>]: Record<keyof Services[S], unknown> } & { auth: Partial<Record<keyof Services['auth'], unknown>> };
 
 /** Methods the routes call without awaiting: their fakes answer at once. */

@@ -127,6 +127,7 @@ export const STATS_ROUTES: readonly RouteSpec[] = [
 export const A2A_ROUTES: readonly RouteSpec[] = [
   { method: 'GET', path: '/.well-known/agent-card.json', access: 'cards' },
   { method: 'GET', path: '/a2a/agents/:username/.well-known/agent-card.json', access: 'cards' },
+  { method: 'POST', path: '/a2a/agents/:username', access: 'authenticated' },
   { method: 'GET', path: '/a2a/agents', access: 'authenticated' },
   { method: 'PATCH', path: '/api/users/agents/:id/card', access: 'admin' },
 ];

@@ -1,0 +1,48 @@
+// The A2A feature as the hub builds it: the cards, the task store on the hub's store, the executor
+// that turns tasks into chat and answers back into tasks, the SDK's request handler over them, and
+// the JSON-RPC endpoint the HTTP edge drives.
+import { DefaultExecutionEventBusManager, DefaultRequestHandler } from '@a2a-js/sdk/server';
+import { AgentCard } from '@a2a-js/sdk';
+import type { Logger } from 'pino';
+import type { Clock } from '../clock.js';
+import type { A2aTasksRepo } from '../store/repositories/a2aTasks.js';
+import type { ThreadsRepo } from '../store/repositories/threads.js';
+import type { UsersRepo } from '../store/repositories/users.js';
+import { butlerCard } from './cards.js';
+import { createCardService } from './cardService.js';
+import { createA2aEndpoint } from './endpoint.js';
+import { createHubExecutor, type ExecutorDeps } from './executor.js';
+import { createReplyTracker, type RouterPort } from './replies.js';
+import { createConversationMemo, createHubTaskStore } from './taskStore.js';
+
+export interface A2aDeps {
+  users: Pick<UsersRepo, 'findByUsername' | 'list'>;
+  threads: Pick<ThreadsRepo, 'insert'>;
+  tasks: A2aTasksRepo;
+  pipeline: ExecutorDeps['pipeline'];
+  router: RouterPort;
+  clock: Clock;
+  logger: Logger;
+}
+
+export function createA2a(deps: A2aDeps) {
+  const cards = createCardService({ users: deps.users, pushNotifications: false });
+  const conversations = createConversationMemo();
+  const taskStore = createHubTaskStore({ tasks: deps.tasks, clock: deps.clock, conversations });
+  const replies = createReplyTracker({ router: deps.router });
+  const executor = createHubExecutor({
+    pipeline: deps.pipeline,
+    replies,
+    threads: deps.threads,
+    conversationOf: (contextId, context) => taskStore.conversationOf(contextId, context),
+    conversations,
+    clock: deps.clock,
+    logger: deps.logger,
+  });
+  // One handler for every agent: what differs per agent (its card, its scope) rides the call context.
+  // Its own card only answers capability checks, which every agent's card shares.
+  const capabilities = AgentCard.fromJSON(butlerCard('hub', { origin: 'http://localhost', pushNotifications: false }));
+  const handler = new DefaultRequestHandler(capabilities, taskStore, executor, new DefaultExecutionEventBusManager());
+  return { cards, replies, endpoint: createA2aEndpoint({ cards, handler }) };
+}
+export type A2a = ReturnType<typeof createA2a>;
