@@ -111,6 +111,11 @@ export function createHubExecutor(deps: ExecutorDeps): AgentExecutor {
 
       const artifactId = `answer-${taskId}`;
       let streamed = false;
+      /**
+       * Butler's turn that asks for an approval answers twice: first that it asked (whenever that comes,
+       * before or after the human decides), then, once approved, the command's outcome, which ends the task.
+       */
+      let askingAnswerDue = false;
       await new Promise<void>((resolve) => {
         const entry: Running = {
           contextId,
@@ -121,15 +126,17 @@ export function createHubExecutor(deps: ExecutorDeps): AgentExecutor {
           },
         };
         running.set(taskId, entry);
-        const end = (final: TaskState, message?: string) => {
-          if (TERMINAL.has(state)) return;
+        const end = (final: TaskState, message?: string): boolean => {
+          if (TERMINAL.has(state)) return true;
           status(final, message);
           entry.finish();
+          return true;
         };
         entry.waiter = replies.wait(toPrincipal(caller), target.id, conversationId, {
           chunk(delta) {
             if (TERMINAL.has(state)) return;
-            if (state !== TaskState.TASK_STATE_WORKING) status(TaskState.TASK_STATE_WORKING);
+            // The first words of an answer make the task WORKING; Butler's words while a command waits do not.
+            if (state === TaskState.TASK_STATE_SUBMITTED) status(TaskState.TASK_STATE_WORKING);
             bus.publish(
               AgentEvent.artifactUpdate({
                 taskId,
@@ -150,7 +157,7 @@ export function createHubExecutor(deps: ExecutorDeps): AgentExecutor {
             streamed = true;
           },
           answer(reply) {
-            if (TERMINAL.has(state)) return;
+            if (TERMINAL.has(state)) return true;
             // The stored answer carries the whole text: it replaces what the chunks built.
             bus.publish(
               AgentEvent.artifactUpdate({
@@ -169,17 +176,30 @@ export function createHubExecutor(deps: ExecutorDeps): AgentExecutor {
                 metadata: {},
               }),
             );
-            end(TaskState.TASK_STATE_COMPLETED, reply);
+            // A later stream starts the artifact over (Butler answers again once a command is decided).
+            streamed = false;
+            if (askingAnswerDue) {
+              askingAnswerDue = false;
+              // While the command waits for a human the task keeps waiting, with Butler's words.
+              if (state === TaskState.TASK_STATE_AUTH_REQUIRED) status(TaskState.TASK_STATE_AUTH_REQUIRED, reply);
+              return false;
+            }
+            return end(TaskState.TASK_STATE_COMPLETED, reply);
           },
           streamEnded() {
-            end(TaskState.TASK_STATE_FAILED, `${target.username} ended its answer without sending it`);
+            return end(TaskState.TASK_STATE_FAILED, `${target.username} ended its answer without sending it`);
           },
           authRequired(request) {
-            if (!TERMINAL.has(state)) status(TaskState.TASK_STATE_AUTH_REQUIRED, request);
+            if (TERMINAL.has(state)) return;
+            askingAnswerDue = true;
+            status(TaskState.TASK_STATE_AUTH_REQUIRED, request);
           },
           authDecided(outcome: AuthOutcome) {
-            if (outcome === 'APPROVED') status(TaskState.TASK_STATE_WORKING, 'approved: the command is on its way');
-            else end(TaskState.TASK_STATE_REJECTED, outcome === 'REJECTED' ? 'a human refused the command' : 'nobody approved the command in time');
+            if (TERMINAL.has(state)) return true;
+            if (outcome !== 'APPROVED')
+              return end(TaskState.TASK_STATE_REJECTED, outcome === 'REJECTED' ? 'a human refused the command' : 'nobody approved the command in time');
+            status(TaskState.TASK_STATE_WORKING, 'approved: the command is on its way');
+            return false;
           },
         });
         deps.pipeline

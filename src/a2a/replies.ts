@@ -9,16 +9,19 @@ import type { MessageFrame } from '../protocol/frames.js';
 
 export type AuthOutcome = 'APPROVED' | 'REJECTED' | 'EXPIRED';
 
-/** What a waiting task hears, in order. */
+/**
+ * What a waiting task hears, in order. `answer`, `streamEnded` and `authDecided` say whether the task
+ * ended (it stops waiting then): Butler's answer that a command waits for approval does not end it.
+ */
 export interface ReplyListener {
   chunk(text: string, streamId: string): void;
-  /** The agent's stored answer (a stream's final CHAT, or a plain one): the task is done. */
-  answer(text: string): void;
+  /** The agent's stored answer (a stream's final CHAT, or a plain one). */
+  answer(text: string): boolean;
   /** A stream ended without its final CHAT. */
-  streamEnded(streamId: string): void;
+  streamEnded(streamId: string): boolean;
   /** Butler asks a human to approve a command for this task. */
   authRequired(text: string): void;
-  authDecided(outcome: AuthOutcome): void;
+  authDecided(outcome: AuthOutcome): boolean;
 }
 
 export interface Waiter {
@@ -31,6 +34,8 @@ interface Waiting {
   readonly conversationId: number | null;
   readonly listener: ReplyListener;
   streams: Set<string>;
+  /** Streams whose final CHAT came (their end marker is then no failure). */
+  answered: Set<string>;
   actions: Set<string>;
 }
 
@@ -104,15 +109,15 @@ export function createReplyTracker(deps: { router: RouterPort }) {
         // Only stored rows answer: a relayed copy has no id.
         const waiting = id === undefined ? undefined : claim(state, frame);
         if (!waiting) return;
-        release(user.id, waiting);
-        waiting.listener.answer(textOf(frame.payload));
+        if (frame.stream_id) waiting.answered.add(frame.stream_id);
+        if (waiting.listener.answer(textOf(frame.payload))) release(user.id, waiting);
         return;
       }
       case 'CHAT_STREAM_END': {
-        const waiting = frame.stream_id ? state.queue.find((w) => w.streams.has(frame.stream_id!)) : undefined;
-        if (!waiting) return;
-        release(user.id, waiting);
-        waiting.listener.streamEnded(frame.stream_id!);
+        const streamId = frame.stream_id;
+        const waiting = streamId ? state.queue.find((w) => w.streams.has(streamId)) : undefined;
+        if (!waiting || !streamId || waiting.answered.has(streamId)) return;
+        if (waiting.listener.streamEnded(streamId)) release(user.id, waiting);
         return;
       }
       case 'AUTH_REQUEST': {
@@ -130,8 +135,7 @@ export function createReplyTracker(deps: { router: RouterPort }) {
         const update = authPayload(frame.payload);
         const waiting = typeof update.action_id === 'string' ? state.queue.find((w) => w.actions.has(update.action_id as string)) : undefined;
         if (!waiting || (update.status !== 'APPROVED' && update.status !== 'REJECTED' && update.status !== 'EXPIRED')) return;
-        if (update.status !== 'APPROVED') release(user.id, waiting);
-        waiting.listener.authDecided(update.status);
+        if (waiting.listener.authDecided(update.status)) release(user.id, waiting);
         return;
       }
       default:
@@ -161,7 +165,7 @@ export function createReplyTracker(deps: { router: RouterPort }) {
         callers.set(caller.id, state);
         deps.router.send({ type: 'BIND', endpoint });
       }
-      const waiting: Waiting = { agentId, conversationId, listener, streams: new Set(), actions: new Set() };
+      const waiting: Waiting = { agentId, conversationId, listener, streams: new Set(), answered: new Set(), actions: new Set() };
       state.queue.push(waiting);
       return { stop: () => release(caller.id, waiting) };
     },

@@ -9,6 +9,9 @@ import type { A2aTasksRepo } from '../store/repositories/a2aTasks.js';
 import { partiesOf } from './callContext.js';
 
 const DEFAULT_PAGE_SIZE = 50;
+const TERMINAL_STATES = new Set(
+  [TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_REJECTED].map(taskStateToJSON),
+);
 const MAX_PAGE_SIZE = 100;
 
 /** Where each task's chat goes, set by the executor before it publishes the task. */
@@ -56,13 +59,17 @@ export function createHubTaskStore(deps: { tasks: A2aTasksRepo; clock: Clock; co
       const scope = scopeOf(context);
       const now = clock();
       const existing = await tasks.find(task.id, scope);
+      const state = taskStateToJSON(task.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED);
+      // A task that ended stays ended: a slower consumer of the same events (a blocking call's drain
+      // beside a subscriber) must not write an earlier state over it.
+      if (existing && TERMINAL_STATES.has(existing.state) && !TERMINAL_STATES.has(state)) return;
       const saved = await tasks.save({
         id: task.id,
         owner_id: scope.ownerId,
         agent_id: scope.agentId,
         context_id: task.contextId,
         conversation_id: existing?.conversation_id ?? conversations.of(task.id) ?? null,
-        state: taskStateToJSON(task.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED),
+        state,
         status_at: task.status?.timestamp ?? now,
         task: JSON.stringify(Task.toJSON(task)),
         created_at: existing?.created_at ?? now,

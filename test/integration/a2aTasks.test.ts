@@ -117,8 +117,24 @@ describeEachDriver('A2A tasks', (driver) => {
     expect(textOfTask((await again) as Task)).toBe('two');
 
     const listed = await client.listTasks({ tenant: '', contextId, status: ALL_STATES, pageSize: 10, pageToken: '', statusTimestampAfter: undefined });
-    expect(listed.tasks.map((task) => textOfTask(task))).toEqual(['two', 'one']);
+    // Newest status first; two tasks that ended in the same millisecond are ordered by id.
+    expect(listed.tasks.map((task) => textOfTask(task)).sort()).toEqual(['one', 'two']);
     expect(listed.totalSize).toBe(2);
+    const page1 = await client.listTasks({ tenant: '', contextId, status: ALL_STATES, pageSize: 1, pageToken: '', statusTimestampAfter: undefined });
+    expect(page1.tasks.map((task) => task.id)).toEqual([listed.tasks[0]!.id]);
+    const page2 = await client.listTasks({
+      tenant: '',
+      contextId,
+      status: ALL_STATES,
+      pageSize: 1,
+      pageToken: page1.nextPageToken,
+      statusTimestampAfter: undefined,
+    });
+    expect(page2.tasks.map((task) => task.id)).toEqual([listed.tasks[1]!.id]);
+    expect(page2.nextPageToken).toBe('');
+    await expect(
+      client.listTasks({ tenant: '', contextId, status: ALL_STATES, pageSize: 1, pageToken: 'not-a-token', statusTimestampAfter: undefined }),
+    ).rejects.toThrow(/pageToken/);
   });
 
   it('keeps a task SUBMITTED while the agent is offline, cancels it, and a later answer does not reopen it', async () => {
