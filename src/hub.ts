@@ -144,6 +144,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       connector,
       clock,
       logger,
+      a2a: config.a2a,
       reinitialise: async () => {
         await bootstrap.initialise();
         // The ids restarted: every node's visibility order starts over.

@@ -5,6 +5,7 @@ import { DefaultExecutionEventBusManager, DefaultRequestHandler } from '@a2a-js/
 import { AgentCard } from '@a2a-js/sdk';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
+import type { A2aPushConfigsRepo } from '../store/repositories/a2aPushConfigs.js';
 import type { A2aTasksRepo } from '../store/repositories/a2aTasks.js';
 import type { ThreadsRepo } from '../store/repositories/threads.js';
 import type { UsersRepo } from '../store/repositories/users.js';
@@ -13,12 +14,23 @@ import { createCardService } from './cardService.js';
 import { createA2aEndpoint } from './endpoint.js';
 import { createHubExecutor, type ExecutorDeps } from './executor.js';
 import { createReplyTracker, type RouterPort } from './replies.js';
+import { createPushSender } from './pushSender.js';
+import { createHubPushStore } from './pushStore.js';
 import { createConversationMemo, createHubTaskStore } from './taskStore.js';
+import { webhookDispatcher } from './webhookGuard.js';
+
+/** Push notifications: one call's deadline, calls per event, and the first wait before another. */
+const PUSH_TIMEOUT_MS = 5000;
+const PUSH_ATTEMPTS = 4;
+const PUSH_BACKOFF_MS = 500;
 
 export interface A2aDeps {
   users: Pick<UsersRepo, 'findByUsername' | 'list'>;
   threads: Pick<ThreadsRepo, 'insert'>;
   tasks: A2aTasksRepo;
+  pushConfigs: A2aPushConfigsRepo;
+  /** A2A_ALLOW_PRIVATE_NETWORK: webhooks may be on private and loopback addresses. */
+  allowPrivateNetwork: boolean;
   pipeline: ExecutorDeps['pipeline'];
   router: RouterPort;
   clock: Clock;
@@ -26,7 +38,7 @@ export interface A2aDeps {
 }
 
 export function createA2a(deps: A2aDeps) {
-  const cards = createCardService({ users: deps.users, pushNotifications: false });
+  const cards = createCardService({ users: deps.users, pushNotifications: true });
   const conversations = createConversationMemo();
   const taskStore = createHubTaskStore({ tasks: deps.tasks, clock: deps.clock, conversations });
   const replies = createReplyTracker({ router: deps.router });
@@ -41,8 +53,22 @@ export function createA2a(deps: A2aDeps) {
   });
   // One handler for every agent: what differs per agent (its card, its scope) rides the call context.
   // Its own card only answers capability checks, which every agent's card shares.
-  const capabilities = AgentCard.fromJSON(butlerCard('hub', { origin: 'http://localhost', pushNotifications: false }));
-  const handler = new DefaultRequestHandler(capabilities, taskStore, executor, new DefaultExecutionEventBusManager());
-  return { cards, replies, endpoint: createA2aEndpoint({ cards, handler }) };
+  const capabilities = AgentCard.fromJSON(butlerCard('hub', { origin: 'http://localhost', pushNotifications: true }));
+  const pushStore = createHubPushStore({ configs: deps.pushConfigs, clock: deps.clock, allowPrivate: deps.allowPrivateNetwork });
+  const dispatcher = webhookDispatcher(deps.allowPrivateNetwork, PUSH_TIMEOUT_MS);
+  const pushSender = createPushSender({
+    load: (taskId, context) => pushStore.loadWithMetadata(taskId, context),
+    dispatcher,
+    logger: deps.logger,
+    timeoutMs: PUSH_TIMEOUT_MS,
+    attempts: PUSH_ATTEMPTS,
+    backoffMs: PUSH_BACKOFF_MS,
+  });
+  const handler = new DefaultRequestHandler(capabilities, taskStore, executor, new DefaultExecutionEventBusManager(), pushStore, pushSender);
+  return {
+    cards,
+    replies,
+    endpoint: createA2aEndpoint({ cards, handler }),
+  };
 }
 export type A2a = ReturnType<typeof createA2a>;

@@ -145,6 +145,8 @@ export interface ServicesOptions {
   connector: Connector;
   clock: Clock;
   logger: Logger;
+  /** A2A settings (A2A_ALLOW_PRIVATE_NETWORK). */
+  a2a: Config['a2a'];
   /** After a dev reset wiped the tables: bootstrap again and restart what held the wiped rows. */
   reinitialise(): Promise<void>;
 }
@@ -153,7 +155,17 @@ export interface ServicesOptions {
 export function createServices(options: ServicesOptions) {
   const { store, repos, core, auth, connector, clock } = options;
   const { users, credentials, threads, chat, heavy } = repos;
-  const a2a = createA2a({ users, threads, tasks: repos.a2aTasks, pipeline: core.pipeline, router: core.router, clock, logger: options.logger });
+  const a2a = createA2a({
+    users,
+    threads,
+    tasks: repos.a2aTasks,
+    pushConfigs: repos.a2aPushConfigs,
+    allowPrivateNetwork: options.a2a.allowPrivateNetwork,
+    pipeline: core.pipeline,
+    router: core.router,
+    clock,
+    logger: options.logger,
+  });
   const runtime = createRuntimeSampler({
     clock,
     probes: { sockets: () => core.addresses.summary().endpoints, queueDepth: () => core.pipeline.depth },

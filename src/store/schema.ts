@@ -178,9 +178,23 @@ export interface A2aTasksTable {
   updated_at: string;
 }
 
+/** A webhook registered for an A2A task's updates. */
+export interface A2aPushConfigsTable {
+  task_id: string;
+  id: string;
+  owner_id: number;
+  agent_id: number;
+  /** The SDK's TaskPushNotificationConfig as JSON. */
+  config: string;
+  /** The A2A version it was registered over ('1.0', '0.3'): the body shape its webhook gets. */
+  wire_version: string;
+  created_at: string;
+}
+
 export interface Database {
   users: UsersTable;
   a2a_tasks: A2aTasksTable;
+  a2a_push_configs: A2aPushConfigsTable;
   human_credentials: HumanCredentialsTable;
   machine_credentials: MachineCredentialsTable;
   messages: MessagesTable;
