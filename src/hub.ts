@@ -145,6 +145,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       clock,
       logger,
       a2a: config.a2a,
+      bus: ports.bus,
       reinitialise: async () => {
         await bootstrap.initialise();
         // The ids restarted: every node's visibility order starts over.

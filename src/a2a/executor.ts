@@ -25,6 +25,8 @@ export interface ExecutorDeps {
   /** The conversation of an earlier task in the same context (taskStore.conversationOf). */
   conversationOf(contextId: string, context: RequestContext['context']): Promise<number | null | undefined>;
   conversations: ConversationMemo;
+  /** Cluster mode: asks the node running a task this node does not run to cancel it. */
+  cancelElsewhere(taskId: string): void;
   clock: Clock;
   logger: Logger;
 }
@@ -48,11 +50,12 @@ const textPart = (text: string) => ({ text, mediaType: 'text/plain' });
 
 interface Running {
   contextId: string;
+  bus: ExecutionEventBus;
   waiter?: Waiter;
   finish(): void;
 }
 
-export function createHubExecutor(deps: ExecutorDeps): AgentExecutor {
+export function createHubExecutor(deps: ExecutorDeps): AgentExecutor & { cancelHere(taskId: string): void } {
   const { replies, clock, logger } = deps;
   const running = new Map<string, Running>();
 
@@ -73,6 +76,20 @@ export function createHubExecutor(deps: ExecutorDeps): AgentExecutor {
       updated_at: now,
     });
     return row.id;
+  }
+
+  function cancel(taskId: string, entry: Running): void {
+    // Answers that arrive later are stored as chat; they no longer reach the task.
+    entry.waiter?.stop();
+    entry.bus.publish(
+      AgentEvent.statusUpdate({
+        taskId,
+        contextId: entry.contextId,
+        status: { state: TaskState.TASK_STATE_CANCELED, message: undefined, timestamp: new Date(clock()).toISOString() },
+        metadata: {},
+      }),
+    );
+    entry.finish();
   }
 
   return {
@@ -119,6 +136,7 @@ export function createHubExecutor(deps: ExecutorDeps): AgentExecutor {
       await new Promise<void>((resolve) => {
         const entry: Running = {
           contextId,
+          bus,
           finish: () => {
             entry.waiter?.stop();
             running.delete(taskId);
@@ -221,20 +239,17 @@ export function createHubExecutor(deps: ExecutorDeps): AgentExecutor {
       bus.finished();
     },
 
-    async cancelTask(taskId: string, bus: ExecutionEventBus): Promise<void> {
+    async cancelTask(taskId: string): Promise<void> {
       const entry = running.get(taskId);
-      if (!entry) return;
-      // Answers that arrive later are stored as chat; they no longer reach the task.
-      entry.waiter?.stop();
-      bus.publish(
-        AgentEvent.statusUpdate({
-          taskId,
-          contextId: entry.contextId,
-          status: { state: TaskState.TASK_STATE_CANCELED, message: undefined, timestamp: new Date(clock()).toISOString() },
-          metadata: {},
-        }),
-      );
-      entry.finish();
+      // Not running here: the node that runs it cancels it, and its CANCELED comes back on the bus.
+      if (!entry) return deps.cancelElsewhere(taskId);
+      cancel(taskId, entry);
+    },
+
+    /** A cancel forwarded from another node, for a task running here. */
+    cancelHere(taskId: string): void {
+      const entry = running.get(taskId);
+      if (entry) cancel(taskId, entry);
     },
   };
 }

@@ -1,16 +1,18 @@
 // The A2A feature as the hub builds it: the cards, the task store on the hub's store, the executor
 // that turns tasks into chat and answers back into tasks, the SDK's request handler over them, and
 // the JSON-RPC endpoint the HTTP edge drives.
-import { DefaultExecutionEventBusManager, DefaultRequestHandler } from '@a2a-js/sdk/server';
+import { DefaultRequestHandler } from '@a2a-js/sdk/server';
 import { AgentCard } from '@a2a-js/sdk';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
+import type { Bus } from '../delivery/bus.js';
 import type { A2aPushConfigsRepo } from '../store/repositories/a2aPushConfigs.js';
 import type { A2aTasksRepo } from '../store/repositories/a2aTasks.js';
 import type { ThreadsRepo } from '../store/repositories/threads.js';
 import type { UsersRepo } from '../store/repositories/users.js';
 import { butlerCard } from './cards.js';
 import { createCardService } from './cardService.js';
+import { createClusterBusManager } from './clusterTasks.js';
 import { createA2aEndpoint } from './endpoint.js';
 import { createHubExecutor, type ExecutorDeps } from './executor.js';
 import { createReplyTracker, type RouterPort } from './replies.js';
@@ -33,6 +35,8 @@ export interface A2aDeps {
   allowPrivateNetwork: boolean;
   pipeline: ExecutorDeps['pipeline'];
   router: RouterPort;
+  /** The cluster bus: a task's events reach subscribers on other nodes (alone on a single node). */
+  bus: Bus;
   clock: Clock;
   logger: Logger;
 }
@@ -42,7 +46,9 @@ export function createA2a(deps: A2aDeps) {
   const conversations = createConversationMemo();
   const taskStore = createHubTaskStore({ tasks: deps.tasks, clock: deps.clock, conversations });
   const replies = createReplyTracker({ router: deps.router });
+  const buses = createClusterBusManager({ bus: deps.bus, onCancel: (taskId) => executor.cancelHere(taskId) });
   const executor = createHubExecutor({
+    cancelElsewhere: (taskId) => buses.cancelElsewhere(taskId),
     pipeline: deps.pipeline,
     replies,
     threads: deps.threads,
@@ -64,7 +70,7 @@ export function createA2a(deps: A2aDeps) {
     attempts: PUSH_ATTEMPTS,
     backoffMs: PUSH_BACKOFF_MS,
   });
-  const handler = new DefaultRequestHandler(capabilities, taskStore, executor, new DefaultExecutionEventBusManager(), pushStore, pushSender);
+  const handler = new DefaultRequestHandler(capabilities, taskStore, executor, buses, pushStore, pushSender);
   return {
     cards,
     replies,

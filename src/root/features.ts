@@ -147,6 +147,7 @@ export interface ServicesOptions {
   logger: Logger;
   /** A2A settings (A2A_ALLOW_PRIVATE_NETWORK). */
   a2a: Config['a2a'];
+  bus: NodePorts['bus'];
   /** After a dev reset wiped the tables: bootstrap again and restart what held the wiped rows. */
   reinitialise(): Promise<void>;
 }
@@ -163,6 +164,7 @@ export function createServices(options: ServicesOptions) {
     allowPrivateNetwork: options.a2a.allowPrivateNetwork,
     pipeline: core.pipeline,
     router: core.router,
+    bus: options.bus,
     clock,
     logger: options.logger,
   });
