@@ -11,6 +11,7 @@ import { AgentCard } from '@a2a-js/sdk';
 import type { UserRow } from '../store/schema.js';
 import { createCallContext } from './callContext.js';
 import type { CardService } from './cardService.js';
+import type { A2aMeter } from './metrics.js';
 import { mayUse, refusalFor } from './peers.js';
 
 export type RpcAnswer =
@@ -34,15 +35,50 @@ const header = (headers: RpcCall['headers'], name: string): string | undefined =
 const idOf = (body: unknown): unknown => (typeof body === 'object' && body !== null && 'id' in body ? (body as { id: unknown }).id : null);
 const methodOf = (body: unknown): unknown => (typeof body === 'object' && body !== null && 'method' in body ? (body as { method: unknown }).method : undefined);
 
-export function createA2aEndpoint(deps: { cards: Pick<CardService, 'subject' | 'agentCard'>; handler: A2ARequestHandler }) {
+/** The stream's iterator, counted as open until it ends, fails or is given up. */
+function counted(rest: AsyncIterator<unknown>, meter: A2aMeter): AsyncIterator<unknown> {
+  let open = true;
+  meter.streamOpened();
+  const close = () => {
+    if (!open) return;
+    open = false;
+    meter.streamClosed();
+  };
+  return {
+    async next() {
+      try {
+        const result = await rest.next();
+        if (result.done) close();
+        return result;
+      } catch (err) {
+        close();
+        throw err;
+      }
+    },
+    async return(value?: unknown) {
+      close();
+      return rest.return ? rest.return(value) : { done: true, value };
+    },
+  };
+}
+
+export function createA2aEndpoint(deps: { cards: Pick<CardService, 'subject' | 'agentCard'>; handler: A2ARequestHandler; meter: A2aMeter }) {
+  const { meter } = deps;
   const v1 = new JsonRpcTransportHandler(deps.handler);
   const legacy = new LegacyJsonRpcTransportHandler(deps.handler);
 
   return {
     /** The agent named `username` and whether the caller may use it: a refusal is thrown (404, 403). */
     async call(call: RpcCall): Promise<RpcAnswer> {
-      const target = await deps.cards.subject(call.username);
-      if (!mayUse(call.caller, target)) throw refusalFor(call.caller, target);
+      const method = methodOf(call.body);
+      const target = await deps.cards.subject(call.username).catch((err: unknown) => {
+        meter.request(method, 'refused');
+        throw err;
+      });
+      if (!mayUse(call.caller, target)) {
+        meter.request(method, 'refused');
+        throw refusalFor(call.caller, target);
+      }
       const requested = header(call.headers, A2A_VERSION_HEADER);
       const useLegacy = (requested || A2A_LEGACY_PROTOCOL_VERSION) === A2A_LEGACY_PROTOCOL_VERSION;
       const mapError = useLegacy ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError : JsonRpcTransportHandler.mapToJSONRPCError;
@@ -51,19 +87,24 @@ export function createA2aEndpoint(deps: { cards: Pick<CardService, 'subject' | '
         const context = createCallContext({ caller: call.caller, target, requestedVersion: requested || undefined });
         validateVersion(context.requestedVersion, AgentCard.fromJSON(await deps.cards.agentCard(target.username, call.origin)), 'JSONRPC');
         const answer = await (useLegacy ? legacy : v1).handle(call.body as Record<string, unknown>, context);
-        if (answer === null || typeof answer !== 'object' || !(Symbol.asyncIterator in answer)) return { kind: 'json', status: 200, body: answer };
+        if (answer === null || typeof answer !== 'object' || !(Symbol.asyncIterator in answer)) {
+          meter.request(method, 'error' in answer ? 'error' : 'ok');
+          return { kind: 'json', status: 200, body: answer };
+        }
         const rest = (answer as AsyncGenerator<unknown>)[Symbol.asyncIterator]();
         let first: IteratorResult<unknown>;
         try {
           first = await rest.next();
         } catch (err) {
+          meter.request(method, 'error');
           return { kind: 'json', status: 200, body: errorOf(err) };
         }
-        const alwaysStream = useLegacy && methodOf(call.body) === LEGACY_METHOD_TASKS_RESUBSCRIBE;
-        return { kind: 'stream', first: first.done ? undefined : first.value, rest, errorOf, alwaysStream };
+        meter.request(method, 'stream');
+        const alwaysStream = useLegacy && method === LEGACY_METHOD_TASKS_RESUBSCRIBE;
+        return { kind: 'stream', first: first.done ? undefined : first.value, rest: counted(rest, meter), errorOf, alwaysStream };
       } catch (err) {
-        const body = errorOf(err);
-        return { kind: 'json', status: 200, body };
+        meter.request(method, 'error');
+        return { kind: 'json', status: 200, body: errorOf(err) };
       }
     },
   };

@@ -15,6 +15,7 @@ import type { Accepted, MessageInput, Principal } from '../delivery/types.js';
 import type { ThreadsRepo } from '../store/repositories/threads.js';
 import type { UserRow } from '../store/schema.js';
 import { partiesOf } from './callContext.js';
+import type { A2aMeter } from './metrics.js';
 import type { AuthOutcome, ReplyTracker, Waiter } from './replies.js';
 import type { ConversationMemo } from './taskStore.js';
 
@@ -25,6 +26,7 @@ export interface ExecutorDeps {
   /** The conversation of an earlier task in the same context (taskStore.conversationOf). */
   conversationOf(contextId: string, context: RequestContext['context']): Promise<number | null | undefined>;
   conversations: ConversationMemo;
+  meter: Pick<A2aMeter, 'taskState'>;
   /** Cluster mode: asks the node running a task this node does not run to cancel it. */
   cancelElsewhere(taskId: string): void;
   clock: Clock;
@@ -81,6 +83,7 @@ export function createHubExecutor(deps: ExecutorDeps): AgentExecutor & { cancelH
   function cancel(taskId: string, entry: Running): void {
     // Answers that arrive later are stored as chat; they no longer reach the task.
     entry.waiter?.stop();
+    deps.meter.taskState(taskStateToJSON(TaskState.TASK_STATE_CANCELED));
     entry.bus.publish(
       AgentEvent.statusUpdate({
         taskId,
@@ -100,6 +103,7 @@ export function createHubExecutor(deps: ExecutorDeps): AgentExecutor & { cancelH
       let state: TaskState = context.task?.status?.state ?? TaskState.TASK_STATE_SUBMITTED;
       const status = (next: TaskState, text?: string) => {
         state = next;
+        deps.meter.taskState(taskStateToJSON(next));
         const message =
           text === undefined ? undefined : Message.fromJSON({ messageId: randomUUID(), role: 'ROLE_AGENT', taskId, contextId, parts: [textPart(text)] });
         bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: { state: next, message, timestamp: at() }, metadata: {} }));

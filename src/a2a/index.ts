@@ -14,6 +14,7 @@ import { butlerCard } from './cards.js';
 import { createCardService } from './cardService.js';
 import { createClusterBusManager } from './clusterTasks.js';
 import { createA2aEndpoint } from './endpoint.js';
+import type { A2aMeter } from './metrics.js';
 import { createHubExecutor, type ExecutorDeps } from './executor.js';
 import { createReplyTracker, type RouterPort } from './replies.js';
 import { createPushSender } from './pushSender.js';
@@ -37,6 +38,7 @@ export interface A2aDeps {
   router: RouterPort;
   /** The cluster bus: a task's events reach subscribers on other nodes (alone on a single node). */
   bus: Bus;
+  meter: A2aMeter;
   clock: Clock;
   logger: Logger;
 }
@@ -49,6 +51,7 @@ export function createA2a(deps: A2aDeps) {
   const buses = createClusterBusManager({ bus: deps.bus, onCancel: (taskId) => executor.cancelHere(taskId) });
   const executor = createHubExecutor({
     cancelElsewhere: (taskId) => buses.cancelElsewhere(taskId),
+    meter: deps.meter,
     pipeline: deps.pipeline,
     replies,
     threads: deps.threads,
@@ -74,7 +77,7 @@ export function createA2a(deps: A2aDeps) {
   return {
     cards,
     replies,
-    endpoint: createA2aEndpoint({ cards, handler }),
+    endpoint: createA2aEndpoint({ cards, handler, meter: deps.meter }),
   };
 }
 export type A2a = ReturnType<typeof createA2a>;

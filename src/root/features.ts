@@ -15,6 +15,7 @@ import { createPresenceService } from '../delivery/presence.js';
 import type { Metrics } from '../metrics/registry.js';
 import { BUTLER_USERNAME } from '../protocol/roles.js';
 import { createA2a } from '../a2a/index.js';
+import { createA2aMeter } from '../a2a/metrics.js';
 import { createAgentsService } from '../services/agents.js';
 import { bootstrap } from '../services/bootstrap.js';
 import { createChatService } from '../services/chat.js';
@@ -148,6 +149,7 @@ export interface ServicesOptions {
   /** A2A settings (A2A_ALLOW_PRIVATE_NETWORK). */
   a2a: Config['a2a'];
   bus: NodePorts['bus'];
+  metrics: Metrics;
   /** After a dev reset wiped the tables: bootstrap again and restart what held the wiped rows. */
   reinitialise(): Promise<void>;
 }
@@ -165,6 +167,7 @@ export function createServices(options: ServicesOptions) {
     pipeline: core.pipeline,
     router: core.router,
     bus: options.bus,
+    meter: createA2aMeter(options.metrics.factory),
     clock,
     logger: options.logger,
   });

@@ -1,6 +1,7 @@
 // The official A2A SDK's client (@a2a-js/sdk) pointed at a test hub: a fetch that sends the caller's
 // bearer token, the card resolver, and a JSON-RPC client built from an agent's card (v1.0, or the
 // v0.3 compatibility transport).
+import type { StreamResponse } from '@a2a-js/sdk';
 import { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk/client';
 
 /** fetch with `Authorization: Bearer <token>` on every request (none without a token). */
@@ -30,4 +31,20 @@ export async function a2aClient(baseUrl: string, token: string | undefined, opti
   if (!options.legacy) return factory.createFromUrl(baseUrl);
   const card = await resolver.resolve(baseUrl);
   return factory.createFromAgentCard({ ...card, supportedInterfaces: card.supportedInterfaces.filter((i) => i.protocolVersion === '0.3') });
+}
+
+/**
+ * Follows a task with SubscribeToTask: resolves once the subscription is in place (its first event,
+ * the task as it is, has come), with the promise of every event until the stream ends.
+ */
+export async function followTask(client: Client, taskId: string): Promise<{ first: StreamResponse; events: Promise<StreamResponse[]> }> {
+  const stream = client.resubscribeTask({ id: taskId, tenant: '' });
+  const first = await stream.next();
+  if (first.done) throw new Error(`the subscription to task ${taskId} ended at once`);
+  const events = (async () => {
+    const all = [first.value];
+    for await (const event of stream) all.push(event);
+    return all;
+  })();
+  return { first: first.value, events };
 }

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { Message, TaskState, type StreamResponse, type Task } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { a2aClient } from '../helpers/a2aClient.js';
+import { a2aClient, followTask } from '../helpers/a2aClient.js';
 import { BUTLER_ID } from '../helpers/butler.js';
 import { describeEachDriver } from '../helpers/db.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
@@ -76,11 +76,7 @@ describeEachDriver('A2A tasks to Butler', (driver) => {
   it('answers a blocking SendMessage at AUTH_REQUIRED, and a refusal makes the task REJECTED', async () => {
     const waiting = (await butler.sendMessage(send(`@${worker.username} drop the table`))) as Task;
     expect(waiting.status?.state).toBe(TaskState.TASK_STATE_AUTH_REQUIRED);
-    const followed = (async () => {
-      const events: StreamResponse[] = [];
-      for await (const event of butler.resubscribeTask({ id: waiting.id, tenant: '' })) events.push(event);
-      return events;
-    })();
+    const { events: followed } = await followTask(butler, waiting.id);
     const requests = await t.api.get('/api/chat/auth/requests?status=PENDING', { token: member.token });
     expect((await t.api.post('/api/chat/auth/response', { action_id: requests.body[0].action_id, approved: false }, { token: member.token })).status).toBe(200);
     // The subscriber hears the end as it happens (the store follows the SDK's own drain of the events).

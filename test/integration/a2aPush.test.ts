@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { Message, TaskState, type Task } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { a2aClient } from '../helpers/a2aClient.js';
+import { a2aClient, followTask } from '../helpers/a2aClient.js';
 import { describeEachDriver } from '../helpers/db.js';
 import { startFakeWebhook, type FakeWebhook } from '../helpers/fakeWebhook.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
@@ -88,18 +88,11 @@ describeEachDriver('A2A push notifications', (driver) => {
     webhook.hang();
     const task = await taskWaitingForAnswer('slow hook');
     await client.createTaskPushNotificationConfig(pushConfig(task.id, webhook.url));
-    const followed = (async () => {
-      let last: number | undefined;
-      for await (const event of client.resubscribeTask({ id: task.id, tenant: '' })) {
-        const p = event.payload;
-        if (p?.$case === 'statusUpdate') last = p.value.status?.state;
-        if (p?.$case === 'task') last = p.value.status?.state;
-      }
-      return last;
-    })();
+    const { events } = await followTask(client, task.id);
     await answerNext('slow hook', 'done anyway');
     // Well within the webhook call's 5 s deadline: delivery did not wait for it.
-    expect(await followed).toBe(TaskState.TASK_STATE_COMPLETED);
+    const last = (await events).at(-1)?.payload;
+    expect(last?.$case === 'statusUpdate' && last.value.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     await webhook.waitFor(() => true, 'a call to the hanging webhook');
   });
 

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { Message, TaskState, type StreamResponse, type Task } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { a2aClient } from '../helpers/a2aClient.js';
+import { a2aClient, followTask } from '../helpers/a2aClient.js';
 import { describeEachDriver } from '../helpers/db.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { connectWs, type Frame, type WsClient } from '../helpers/wsClient.js';
@@ -95,6 +95,13 @@ describeEachDriver('A2A tasks', (driver) => {
     expect(textOfTask(task)).toBe('Snow tomorrow, -3 °C');
     expect(task.artifacts.map((a) => a.parts[0]?.content?.value)).toEqual(['Snow tomorrow, -3 °C']);
 
+    // Counted: the call by method and outcome, the stream closed again, the states the task went through.
+    const metrics = String((await t.api.get('/metrics')).body);
+    expect(metrics).toContain('hub_a2a_requests_total{method="SendStreamingMessage",outcome="stream"} 1');
+    expect(metrics).toContain('hub_a2a_requests_total{method="GetTask",outcome="ok"} 1');
+    expect(metrics).toContain('hub_a2a_open_streams 0');
+    expect(metrics).toMatch(/hub_a2a_task_states_total\{state="COMPLETED"\} [1-9]/);
+
     // The exchange is ordinary chat: stored in the thread the task's context names.
     const history = await t.api.get(`/api/chat/threads/${chat.conversation_id}/messages`, { token: member.token });
     expect(history.body.map((m: { payload: string }) => m.payload)).toEqual(['forecast for Oslo?', 'Snow tomorrow, -3 °C']);
@@ -156,7 +163,7 @@ describeEachDriver('A2A tasks', (driver) => {
   it('delivers a task to an agent that connects later and completes it then (followed with SubscribeToTask)', async () => {
     await agent.close();
     const submitted = (await client.sendMessage(send('wake up', { returnImmediately: true }))) as Task;
-    const followed = collect(client.resubscribeTask({ id: submitted.id, tenant: '' }));
+    const { events: followed } = await followTask(client, submitted.id);
     agent = await connectWs(t.url, agentUser.api_token, { since: 0 });
     const chat = await agent.nextWhere((f) => f.type === 'CHAT' && f.payload === 'wake up', 'the queued chat');
     answer(agent, chat, ['awake']);

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { Message, TaskState, type StreamResponse, type Task } from '@a2a-js/sdk';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { a2aClient } from '../helpers/a2aClient.js';
+import { a2aClient, followTask } from '../helpers/a2aClient.js';
 import { startCluster, type TestCluster } from '../helpers/cluster.js';
 import { connectWs, type WsClient } from '../helpers/wsClient.js';
 
@@ -38,11 +38,7 @@ describe.skipIf(!inject('pgUrl'))('A2A tasks across nodes [postgres + redis]', (
     const onNode2 = await a2aClient(`${node2.url}/a2a/agents/${worker.username}/`, member.token);
 
     const task = (await onNode1.sendMessage(send('across nodes'))) as Task;
-    const followed = (async () => {
-      const events: StreamResponse[] = [];
-      for await (const event of onNode2.resubscribeTask({ id: task.id, tenant: '' })) events.push(event);
-      return events;
-    })();
+    const { events: followed } = await followTask(onNode2, task.id);
     const chat = await agent.nextWhere((f) => f.type === 'CHAT' && f.payload === 'across nodes', 'the chat on node 1');
     agent.send({ type: 'CHAT', payload: 'answered on node 1', target_id: chat.sender_id, conversation_id: chat.conversation_id });
     const events = await followed;
