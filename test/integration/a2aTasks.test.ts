@@ -198,6 +198,24 @@ describeEachDriver('A2A tasks', (driver) => {
     expect(textOfTask(done)).toBe('still served');
   });
 
+  it('answers malformed calls with a JSON-RPC error or a 400, never a 500', async () => {
+    const call = (rawBody: string | undefined) =>
+      t.api.request('POST', `/a2a/agents/${agentUser.username}`, { token: member.token, headers: { 'A2A-Version': '1.0' }, rawBody });
+    for (const body of [
+      { jsonrpc: '2.0' },
+      { jsonrpc: '2.0', id: 1, method: 'Nope' },
+      { jsonrpc: '2.0', id: 2, method: 'SendMessage', params: { message: { parts: 'x' } } },
+    ]) {
+      const res = await call(JSON.stringify(body));
+      expect(res.status, JSON.stringify(body)).toBe(200);
+      expect(res.body.error.code, JSON.stringify(body)).toBeLessThan(0);
+    }
+    expect((await call(undefined)).body.error.code).toBe(-32602);
+    for (const raw of ['[]', '42', '{"jsonrpc":']) expect((await call(raw)).status, raw).toBe(400);
+    const unknownTask = await call(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'GetTask', params: { id: 'no-such-task' } }));
+    expect(unknownTask.body.error.code).toBe(-32001);
+  });
+
   it('keeps tasks across a restart', async () => {
     const pending = client.sendMessage(send('remember me'));
     answer(agent, await agent.nextWhere((f) => f.type === 'CHAT' && f.payload === 'remember me', 'the chat'), ['remembered']);
