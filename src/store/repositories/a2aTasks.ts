@@ -22,14 +22,13 @@ export function createA2aTasksRepo(db: Kysely<Database>) {
   return {
     /** Inserts or replaces the task; a task of another owner or agent with the same id is left alone (false). */
     async save(row: A2aTasksTable): Promise<boolean> {
-      const { id, owner_id, agent_id, created_at, ...changes } = row;
+      // The row's identity and birth stay; everything else is the task as it is now.
+      const { id: _id, owner_id, agent_id, created_at: _createdAt, ...changes } = row;
       const result = await db
         .insertInto('a2a_tasks')
         .values(row)
         .onConflict((oc) => oc.column('id').doUpdateSet(changes).where('a2a_tasks.owner_id', '=', owner_id).where('a2a_tasks.agent_id', '=', agent_id))
         .executeTakeFirst();
-      void id;
-      void created_at;
       return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
     },
 
