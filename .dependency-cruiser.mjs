@@ -7,7 +7,7 @@ const layers = {
   store: '^src/store/',
   delivery: '^src/delivery/',
   actors: '^src/actors/',
-  features: '^src/(butler|connector|auth|ops|services|cluster)/',
+  features: '^src/(butler|connector|auth|ops|services|cluster|a2a)/',
   edges: '^src/(http|ws|mcp)/',
   root: '^src/(main|hub|shutdown)[.]ts$|^src/root/',
   client: '^src/(client|cli|examples)/',
@@ -37,7 +37,7 @@ export default {
       name: 'feature-imports-the-cluster',
       comment: 'features use the ports, never Redis or the lease: only the composition root (src/root/) builds cluster/',
       severity: 'error',
-      from: { path: '^src/(butler|connector|auth|ops|services|actors|http|ws|mcp)/' },
+      from: { path: '^src/(butler|connector|auth|ops|services|actors|http|ws|mcp|a2a)/' },
       to: { path: '^src/cluster/' },
     },
     {
@@ -45,7 +45,7 @@ export default {
       comment: "the cluster carries the features' messages without knowing them, nor any use case or transport",
       severity: 'error',
       from: { path: '^src/cluster/' },
-      to: { path: '^src/(butler|connector|auth|services|ops|http|ws|mcp)/' },
+      to: { path: '^src/(butler|connector|auth|services|ops|http|ws|mcp|a2a)/' },
     },
     {
       name: 'client-imports-the-hub',

@@ -134,6 +134,16 @@ const envSchema = z.object({
   METRICS_TOKEN: optionalString,
   // Not `unsetIfEmpty`: `WEB_DIR=` is how a hub is told to serve no dashboard.
   WEB_DIR: z.string().optional(),
+  // A2A (src/a2a/): agent cards readable without a credential.
+  A2A_PUBLIC_CARDS: boolean(false),
+  // Unset: allowed outside production only (see the Config field).
+  A2A_ALLOW_PRIVATE_NETWORK: z.preprocess(
+    (v) => (typeof v === 'string' ? unsetIfEmpty(v.trim().toLowerCase()) : v),
+    z
+      .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'])
+      .optional()
+      .transform((v) => (v === undefined ? undefined : v === 'true' || v === '1' || v === 'yes' || v === 'on')),
+  ),
   // Cluster mode: set, it joins the other nodes on this Redis (PostgreSQL only).
   REDIS_URL: optionalString,
   NODE_ID: clusterLabel,
@@ -329,6 +339,12 @@ export interface Config {
   readonly webDir: string | undefined;
   /** Content-Security-Policy header of the dashboard's HTML pages. */
   readonly webCsp: string;
+  /**
+   * The A2A side: whether agent cards are served without a credential, and whether push-notification
+   * webhooks may be on private, loopback or link-local addresses (A2A_ALLOW_PRIVATE_NETWORK; default:
+   * only outside production, where a hub's neighbours are not to be reached on a caller's behalf).
+   */
+  readonly a2a: { readonly publicCards: boolean; readonly allowPrivateNetwork: boolean };
   /** Insecure defaults that were applied; the composition root logs each one as a warning. */
   readonly warnings: readonly string[];
 }
@@ -604,6 +620,7 @@ function build(s: Settings, cwd: string): Config {
           },
     webDir: s.WEB_DIR === undefined ? defaultWebDir(cwd) : s.WEB_DIR.trim() === '' ? undefined : resolve(cwd, s.WEB_DIR.trim()),
     webCsp: s.WEB_CSP ?? DEFAULT_WEB_CSP,
+    a2a: { publicCards: s.A2A_PUBLIC_CARDS, allowPrivateNetwork: s.A2A_ALLOW_PRIVATE_NETWORK ?? !s.isProduction },
     warnings: warningsOf(s),
   });
 }

@@ -145,7 +145,10 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       auth,
       connector,
       clock,
+      logger,
+      a2a: config.a2a,
       bus: ports.bus,
+      metrics,
       reinitialise: async () => {
         await bootstrap.initialise();
         // The ids restarted: every node's visibility order starts over.

@@ -6,7 +6,7 @@
 // endpoint inside the hub (which never parses it back).
 import { assertEvent, assign, setup, type Actor } from 'xstate';
 import { AddressTable } from '../delivery/addressTable.js';
-import type { Delivery, DeliveryMeter, Endpoint, PresencePort, Principal } from '../delivery/types.js';
+import type { Delivery, DeliveryMeter, Endpoint, PresencePort } from '../delivery/types.js';
 import { CloseCode } from '../protocol/errors.js';
 import type { MessageFrame } from '../protocol/frames.js';
 
@@ -45,8 +45,11 @@ export interface RouterContext {
 /** How long a revocation is remembered: far longer than any upgrade takes. */
 const REVOCATION_MEMORY_MS = 60_000;
 
-/** Only agents have presence: humans come and go with their tabs, Butler lives in the hub. */
-const tracksPresence = (user: Principal) => user.role === 'AGENT';
+/**
+ * Only agents' sockets make presence: humans come and go with their tabs, Butler lives in the hub, and
+ * an endpoint inside the hub that hears answers for an agent (its A2A tasks) is not the agent online.
+ */
+const tracksPresence = (endpoint: Endpoint) => endpoint.user.role === 'AGENT' && !endpoint.inHub;
 
 const NO_METER: DeliveryMeter = { sent: () => undefined };
 
@@ -109,11 +112,11 @@ export const routerMachine = setup({
         endpoint.close(revocation.code, revocation.reason);
         return;
       }
-      if (context.table.bind(endpoint) && tracksPresence(endpoint.user)) context.presence.online(endpoint.user, endpoint.key);
+      if (context.table.bind(endpoint) && tracksPresence(endpoint)) context.presence.online(endpoint.user, endpoint.key);
     },
     unbind: ({ context, event }) => {
       assertEvent(event, 'UNBIND');
-      if (context.table.unbind(event.endpoint) && tracksPresence(event.endpoint.user)) context.presence.offline(event.endpoint.user);
+      if (context.table.unbind(event.endpoint) && tracksPresence(event.endpoint)) context.presence.offline(event.endpoint.user);
     },
     refuseBind: ({ event }) => {
       assertEvent(event, 'BIND');

@@ -36,7 +36,10 @@ export class AddressTable implements AddressReader {
   readonly humans = new Set<Endpoint>();
   readonly admins = new Set<Endpoint>();
 
-  /** Returns true when this is the user's first open endpoint. */
+  /**
+   * Returns true when this is the user's first open socket: endpoints inside the hub (Butler, an A2A
+   * caller's answers) never make or end a user's presence.
+   */
   bind(endpoint: Endpoint): boolean {
     if (this.bound.has(endpoint)) return false;
     this.bound.add(endpoint);
@@ -46,10 +49,10 @@ export class AddressTable implements AddressReader {
     let set = this.byUser.get(endpoint.user.id);
     if (!set) this.byUser.set(endpoint.user.id, (set = new Set()));
     set.add(endpoint);
-    return set.size === 1;
+    return !endpoint.inHub && this.socketsIn(set) === 1;
   }
 
-  /** Returns true when this was the user's last open endpoint. */
+  /** Returns true when this was the user's last open socket. */
   unbind(endpoint: Endpoint): boolean {
     if (!this.bound.delete(endpoint)) return false;
     this.all.delete(endpoint);
@@ -58,9 +61,14 @@ export class AddressTable implements AddressReader {
     const set = this.byUser.get(endpoint.user.id);
     if (!set) return false;
     set.delete(endpoint);
-    if (set.size > 0) return false;
-    this.byUser.delete(endpoint.user.id);
-    return true;
+    if (set.size === 0) this.byUser.delete(endpoint.user.id);
+    return !endpoint.inHub && this.socketsIn(set) === 0;
+  }
+
+  private socketsIn(set: ReadonlySet<Endpoint>): number {
+    let n = 0;
+    for (const e of set) if (!e.inHub) n++;
+    return n;
   }
 
   of(userId: number): ReadonlySet<Endpoint> | undefined {

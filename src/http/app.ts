@@ -48,6 +48,8 @@ export interface AppDeps {
    */
   trustProxy?: readonly string[] | number;
   bodyLimitBytes: number;
+  /** A2A_PUBLIC_CARDS: agent cards need no credential. */
+  publicCards: boolean;
   /** The built dashboard, served at `/` beside the API, and its pages' Content-Security-Policy. */
   web: WebBuild;
   webCsp: string;
@@ -66,6 +68,8 @@ export interface AppDeps {
     stats: ApiDeps['stats'];
     ops: ApiDeps['ops'];
     accessTokens: ApiDeps['accessTokens'];
+    a2aCards: ApiDeps['a2aCards'];
+    a2aEndpoint: ApiDeps['a2aEndpoint'];
   };
   /** Probes, metrics, inspection, and the table every route registers through. */
   operations: {
@@ -114,7 +118,7 @@ export function createApp(deps: AppDeps) {
   }
   app.use(jsonBody(deps.bodyLimitBytes));
 
-  const access = createAccess({ auth: services.auth, isProduction: deps.isProduction, metricsToken: operations.metricsToken });
+  const access = createAccess({ auth: services.auth, isProduction: deps.isProduction, metricsToken: operations.metricsToken, publicCards: deps.publicCards });
   let openapi: object | undefined;
   const handlerDeps: ApiDeps = {
     ...services,

@@ -19,6 +19,8 @@ export interface AccessDeps {
   isProduction: boolean;
   /** The bearer token GET /metrics asks for; undefined: metrics are public. */
   metricsToken: string | undefined;
+  /** A2A_PUBLIC_CARDS: the 'cards' routes need no credential (one that is sent is still checked). */
+  publicCards?: boolean;
 }
 
 export function createAccess(deps: AccessDeps) {
@@ -74,6 +76,8 @@ export function createAccess(deps: AccessDeps) {
         }
         case 'admin':
           return (req) => authenticated(req).then(admin);
+        case 'cards':
+          return deps.publicCards ? (req) => (req.headers['authorization'] === undefined ? undefined : authenticated(req)) : authenticated;
         case 'admin-non-production':
           // Production is checked after the credentials and before the role, as the refusals read.
           return (req) =>

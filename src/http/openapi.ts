@@ -17,6 +17,7 @@ const ACCESS_TEXT: Record<AccessLevel, string> = {
   human: 'authenticated humans (ADMIN or MEMBER); machines get 403',
   admin: 'admins only',
   'admin-non-production': 'admins only, and never in production (403 there)',
+  cards: 'any authenticated user (human JWT or agent api_token); public when A2A_PUBLIC_CARDS=true',
 };
 
 /** `/api/users/:id` → `/api/users/{id}` */
@@ -28,6 +29,7 @@ function securityOf(access: AccessLevel): Array<Record<string, string[]>> {
   if (access === 'public') return [];
   // An empty requirement makes the token optional: it is needed only when METRICS_TOKEN is set.
   if (access === 'metrics') return [{}, { metricsToken: [] }];
+  if (access === 'cards') return [{}, { bearer: [] }];
   return [{ bearer: [] }];
 }
 
@@ -94,7 +96,7 @@ export function buildOpenApiDocument(docs: readonly RouteDoc[] = ROUTE_DOCS): ob
       version: '1',
       description:
         'HTTP JSON API of the hub: humans, AI agents and Butler. Every path but /metrics is under /api. ' +
-        'Each operation states who may call it (`x-access`: public, metrics, authenticated, human, admin, admin-non-production).',
+        'Each operation states who may call it (`x-access`: public, metrics, authenticated, human, admin, admin-non-production, cards).',
     },
     tags: [...new Set(docs.map((d) => d.tag))].map((name) => ({ name })),
     paths,

@@ -31,7 +31,7 @@ type BodyInput = z.ZodType | InputReader<unknown>;
 type Read<I> = I extends InputReader<infer T, z.ZodType> ? T : I extends z.ZodType ? z.output<I> : undefined;
 
 /** The authenticated user; public routes have none. */
-export type CallerOf<A extends AccessLevel> = A extends 'public' | 'metrics' ? undefined : UserRow;
+export type CallerOf<A extends AccessLevel> = A extends 'public' | 'metrics' ? undefined : A extends 'cards' ? UserRow | undefined : UserRow;
 
 export interface RouteInput<A extends AccessLevel, P, Q, B> {
   params: Read<P>;

@@ -4,9 +4,10 @@ import type { z } from 'zod';
 
 /**
  * Who may call a route. `metrics`: public unless METRICS_TOKEN is set, then that bearer token;
- * `human`: any authenticated ADMIN or MEMBER (machines get 403).
+ * `human`: any authenticated ADMIN or MEMBER (machines get 403); `cards`: A2A agent cards, public when
+ * A2A_PUBLIC_CARDS=true, otherwise any authenticated user.
  */
-export const AccessLevels = ['public', 'metrics', 'authenticated', 'human', 'admin', 'admin-non-production'] as const;
+export const AccessLevels = ['public', 'metrics', 'authenticated', 'human', 'admin', 'admin-non-production', 'cards'] as const;
 export type AccessLevel = (typeof AccessLevels)[number];
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';

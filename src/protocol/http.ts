@@ -1,6 +1,7 @@
 // Zod schemas of every HTTP request body and query (wire.md §3). Route handlers get typed values
 // only after these pass; failures become one readable 400 naming the field.
 import * as z from 'zod';
+import { agentSkills } from './a2a.js';
 import { ChatRowTypes, LogLevels, TelemetryTypes } from './messages.js';
 import { HumanRoles, MachineRoles, Roles } from './roles.js';
 
@@ -66,6 +67,8 @@ export const registerAgentBody = z.object({
   agent_kind: shortText(64).optional(),
   runtime_kind: shortText(64).optional(),
   description: shortText(1024).optional(),
+  /** The skills its A2A card lists. */
+  skills: agentSkills.optional(),
 });
 export const listAgentsQuery = z.object({
   exclude_role: z.preprocess(emptyAsAbsent, z.enum(MachineRoles).optional()),

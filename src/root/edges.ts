@@ -97,6 +97,7 @@ export function createHttpEdge(options: HttpEdgeOptions) {
     readsPerCaller: config.reads.perCaller,
     trustProxy: config.http.trustProxy,
     bodyLimitBytes: config.http.bodyLimitBytes,
+    publicCards: config.a2a.publicCards,
     web: options.web,
     webCsp: config.webCsp,
     protocols: options.protocols,

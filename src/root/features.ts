@@ -10,11 +10,12 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { createConnector, type Connector } from '../connector/index.js';
 import { createConnectorMeter } from '../connector/metrics.js';
-import type { Bus } from '../delivery/bus.js';
 import { toPrincipal } from '../delivery/directory.js';
 import { createPresenceService } from '../delivery/presence.js';
 import type { Metrics } from '../metrics/registry.js';
 import { BUTLER_USERNAME } from '../protocol/roles.js';
+import { createA2a } from '../a2a/index.js';
+import { createA2aMeter } from '../a2a/metrics.js';
 import { createAccessTokensService } from '../services/accessTokens.js';
 import { createAgentsService } from '../services/agents.js';
 import { bootstrap } from '../services/bootstrap.js';
@@ -146,8 +147,12 @@ export interface ServicesOptions {
   auth: Auth;
   connector: Connector;
   clock: Clock;
-  /** Where revoked access tokens are told to the other nodes. */
-  bus: Bus;
+  logger: Logger;
+  /** A2A settings (A2A_ALLOW_PRIVATE_NETWORK). */
+  a2a: Config['a2a'];
+  /** Where revoked access tokens and A2A task events are told to the other nodes. */
+  bus: NodePorts['bus'];
+  metrics: Metrics;
   /** After a dev reset wiped the tables: bootstrap again and restart what held the wiped rows. */
   reinitialise(): Promise<void>;
 }
@@ -156,6 +161,19 @@ export interface ServicesOptions {
 export function createServices(options: ServicesOptions) {
   const { store, repos, core, auth, connector, clock } = options;
   const { users, credentials, threads, chat, heavy } = repos;
+  const a2a = createA2a({
+    users,
+    threads,
+    tasks: repos.a2aTasks,
+    pushConfigs: repos.a2aPushConfigs,
+    allowPrivateNetwork: options.a2a.allowPrivateNetwork,
+    pipeline: core.pipeline,
+    router: core.router,
+    bus: options.bus,
+    meter: createA2aMeter(options.metrics.factory),
+    clock,
+    logger: options.logger,
+  });
   const runtime = createRuntimeSampler({
     clock,
     probes: { sockets: () => core.addresses.summary().endpoints, queueDepth: () => core.pipeline.depth },
@@ -181,6 +199,8 @@ export function createServices(options: ServicesOptions) {
     stats: createStatsService({ stats: heavy.stats, users, presence: core.presenceLog, runtime, clock }),
     ops: createOpsInventoryService({ repo: repos.opsInventory, box: auth.sshKeyBox, clock }),
     accessTokens: createAccessTokensService({ tokens: repos.accessTokens, users, vault: auth.accessTokenVault, clock, bus: options.bus }),
+    a2aCards: a2a.cards,
+    a2aEndpoint: a2a.endpoint,
   };
 }
 export type Services = ReturnType<typeof createServices>;

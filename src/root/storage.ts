@@ -7,6 +7,8 @@ import { openPostgresReads } from '../store/postgresReads.js';
 import type { Reads } from '../store/reads.js';
 import { openSqliteReads } from '../store/sqliteReaders.js';
 import { migrate } from '../store/migrate.js';
+import { createA2aPushConfigsRepo } from '../store/repositories/a2aPushConfigs.js';
+import { createA2aTasksRepo } from '../store/repositories/a2aTasks.js';
 import { createAuthorizationsRepo } from '../store/repositories/authorizations.js';
 import { createChatRepo } from '../store/repositories/chat.js';
 import { createClusterRepo } from '../store/repositories/cluster.js';
@@ -47,6 +49,8 @@ export function createRepos(options: { store: Store; reads: Reads }) {
     accessTokens: createAccessTokensRepo(db),
     messages: createMessagesRepo(db),
     threads: createThreadsRepo(db),
+    a2aTasks: createA2aTasksRepo(db),
+    a2aPushConfigs: createA2aPushConfigsRepo(db),
     chat: createChatRepo(db),
     authorizations: createAuthorizationsRepo(db),
     cluster: createClusterRepo(db),

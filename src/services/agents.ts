@@ -3,6 +3,7 @@
 // no credential may act as it.
 import type { Kysely } from 'kysely';
 import { Errors } from '../errors.js';
+import type { AgentSkill } from '../protocol/a2a.js';
 import { type PresenceView, type UserView } from '../protocol/objects.js';
 import { BUTLER_USERNAME } from '../protocol/roles.js';
 import { isUniqueViolation } from '../store/errors.js';
@@ -34,7 +35,28 @@ export interface RegisterAgentInput {
   agent_kind?: string;
   runtime_kind?: string;
   description?: string;
+  skills?: AgentSkill[];
 }
+
+/** What an agent's A2A card says about it beyond its name: a field left undefined stays, null clears it. */
+export interface AgentCardPatch {
+  description?: string | null;
+  skills?: AgentSkill[] | null;
+}
+
+export interface AgentCardFields {
+  id: number;
+  username: string;
+  description: string | null;
+  skills: AgentSkill[];
+}
+
+/** The skills column as stored (a JSON array written by `register` or `updateCard`). */
+export function skillsOf(row: Pick<UserRow, 'skills'>): AgentSkill[] {
+  return row.skills === null ? [] : (JSON.parse(row.skills) as AgentSkill[]);
+}
+
+const skillsColumn = (skills: AgentSkill[] | null | undefined): string | null => (skills && skills.length > 0 ? JSON.stringify(skills) : null);
 
 export interface AgentListQuery {
   excludeRole?: string;
@@ -82,6 +104,7 @@ export function createAgentsService(deps: AgentsServiceDeps) {
               agent_kind: input.agent_kind || DEFAULT_AGENT_KIND,
               runtime_kind: input.runtime_kind || DEFAULT_RUNTIME_KIND,
               description: input.description ?? null,
+              skills: skillsColumn(input.skills),
               status: 'OFFLINE',
               online: 0,
               created_at: now,
@@ -128,6 +151,18 @@ export function createAgentsService(deps: AgentsServiceDeps) {
       await users.delete(id);
       sessions.endUser(id, CloseCode.unauthorized, 'agent deleted');
       return agent;
+    },
+
+    /** Changes the description and skills its A2A card shows (Butler's card is the hub's own). */
+    async updateCard(id: number, patch: AgentCardPatch): Promise<AgentCardFields> {
+      await requireAgent(id, () => Errors.forbidden("Butler's card is the hub's own and cannot be changed"));
+      const updated = await users.update(id, {
+        ...(patch.description !== undefined ? { description: patch.description || null } : {}),
+        ...(patch.skills !== undefined ? { skills: skillsColumn(patch.skills) } : {}),
+        updated_at: clock(),
+      });
+      if (!updated) throw Errors.notFound('agent');
+      return { id: updated.id, username: updated.username, description: updated.description, skills: skillsOf(updated) };
     },
 
     async testConnection(token: string): Promise<{ ok: true; message: string; agent_id: number; agent_name: string } | { ok: false; message: string }> {

@@ -10,6 +10,8 @@ export interface UsersTable {
   agent_kind: string | null;
   runtime_kind: string | null;
   description: string | null;
+  /** JSON array of the agent's A2A skills (protocol/a2a.ts `agentSkill`); null when none were declared. */
+  skills: string | null;
   status: string;
   online: number;
   last_seen_at: string | null;
@@ -220,8 +222,39 @@ export interface AccessTokensTable {
   created_at: string;
 }
 
+/** An A2A task (src/a2a/): the SDK's task as JSON, and what it is looked up by. */
+export interface A2aTasksTable {
+  id: string;
+  owner_id: number;
+  agent_id: number;
+  context_id: string;
+  conversation_id: number | null;
+  /** The A2A TaskState name (TASK_STATE_WORKING...). */
+  state: string;
+  /** The task status' timestamp: the list's order and its cursor. */
+  status_at: string;
+  task: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A webhook registered for an A2A task's updates. */
+export interface A2aPushConfigsTable {
+  task_id: string;
+  id: string;
+  owner_id: number;
+  agent_id: number;
+  /** The SDK's TaskPushNotificationConfig as JSON. */
+  config: string;
+  /** The A2A version it was registered over ('1.0', '0.3'): the body shape its webhook gets. */
+  wire_version: string;
+  created_at: string;
+}
+
 export interface Database {
   users: UsersTable;
+  a2a_tasks: A2aTasksTable;
+  a2a_push_configs: A2aPushConfigsTable;
   human_credentials: HumanCredentialsTable;
   machine_credentials: MachineCredentialsTable;
   access_tokens: AccessTokensTable;

@@ -25,6 +25,7 @@ function userRow(id: number, username: string, role: string): UserRow {
     agent_kind: machine ? 'generic' : null,
     runtime_kind: machine ? 'websocket' : null,
     description: null,
+    skills: null,
     status: 'OFFLINE',
     online: 0,
     last_seen_at: null,
@@ -60,6 +61,7 @@ const DEFAULT_REPLIES = {
     rotateToken: { api_token: 'new' },
     delete: undefined,
     rawToken: { api_token: 'raw' },
+    updateCard: { id: 4, username: 'agent-1', description: null, skills: [] },
   },
   messages: { list: page, ingest: { id: 7 } },
   devMock: { reset: undefined, insertChat: { id: 9, duplicate: false }, appendConnectorLog: undefined },
@@ -99,6 +101,8 @@ const DEFAULT_REPLIES = {
     recordTask: undefined,
   },
   accessTokens: { list: [], mint: { id: 1, token: 'hubpat_x' }, revoke: undefined },
+  a2aCards: { hubCard: { name: 'Butler' }, agentCard: { name: 'agent-1' }, catalogue: [] },
+  a2aEndpoint: { call: { kind: 'json', status: 200, body: { jsonrpc: '2.0', id: 1, result: {} } } },
 } satisfies { [S in Exclude<ServiceName, 'auth'>]: Record<keyof Services[S], unknown> } & { auth: Partial<Record<keyof Services['auth'], unknown>> };
 
 /** Methods the routes call without awaiting: their fakes answer at once. */
@@ -117,6 +121,8 @@ export interface FakeAppOptions {
   bodyLimitBytes?: number;
   /** READS_PER_CALLER of the app (default 2). */
   readsPerCaller?: number;
+  /** A2A_PUBLIC_CARDS (default false). */
+  publicCards?: boolean;
 }
 
 export interface FakeApp {
@@ -170,6 +176,7 @@ export async function startFakeApp(options: FakeAppOptions = {}): Promise<FakeAp
     corsOrigins: ['http://localhost:5173'],
     readsPerCaller: options.readsPerCaller ?? 2,
     bodyLimitBytes: options.bodyLimitBytes ?? 64 * 1024,
+    publicCards: options.publicCards ?? false,
     web: { state: 'off' },
     webCsp: "default-src 'self'",
     services,

@@ -18,6 +18,7 @@ export const SAMPLE_BODIES: Record<string, unknown> = {
   'POST /api/users/ops/nodes': { name: 'web-01', host: '10.0.0.1', ssh_user: 'ubuntu', ssh_key_id: 1 },
   'PATCH /api/users/ops/nodes/:id': { name: 'web-01', host: '10.0.0.1', ssh_user: 'ubuntu', ssh_key_id: 1 },
   'PATCH /api/integrations/chatplatform/:id/enable': { enabled: true },
+  'PATCH /api/users/agents/:id/card': { description: 'answers questions about the weather' },
   'PATCH /api/integrations/feishu/:id/enable': { enabled: true },
 };
 

@@ -2,7 +2,7 @@
 // the walks check them: the whole-hub suites walk parts of it, and test/unit/http/access.test.ts walks
 // all of it (every route × anonymous, member, agent, Butler, admin) over the app with fake services.
 // 'human': any authenticated human (ADMIN or MEMBER); machines get 403.
-export type Access = 'public' | 'authenticated' | 'human' | 'admin' | 'admin-non-production';
+export type Access = 'public' | 'authenticated' | 'human' | 'admin' | 'admin-non-production' | 'cards';
 
 export interface RouteSpec {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -126,4 +126,16 @@ export const STATS_ROUTES: readonly RouteSpec[] = [
   { method: 'GET', path: '/api/stats/connector', access: 'admin' },
   { method: 'GET', path: '/api/stats/runtime', access: 'admin' },
   { method: 'GET', path: '/api/stats/unanswered', access: 'human', machineRefusal: 'only human users have conversations waiting for an answer' },
+];
+
+/**
+ * The A2A routes (src/a2a/). 'cards': any authenticated user, or anyone when A2A_PUBLIC_CARDS=true.
+ * Walked by test/unit/http/access.test.ts; test/integration/a2a*.test.ts covers them against a real hub.
+ */
+export const A2A_ROUTES: readonly RouteSpec[] = [
+  { method: 'GET', path: '/.well-known/agent-card.json', access: 'cards' },
+  { method: 'GET', path: '/a2a/agents/:username/.well-known/agent-card.json', access: 'cards' },
+  { method: 'POST', path: '/a2a/agents/:username', access: 'authenticated' },
+  { method: 'GET', path: '/a2a/agents', access: 'authenticated' },
+  { method: 'PATCH', path: '/api/users/agents/:id/card', access: 'admin' },
 ];

@@ -1,12 +1,13 @@
 // Machine users under /api/users/agents and Butler's profile. Mounted before /api/users/:id.
 import { z } from 'zod';
 import { idParams, listAgentsQuery, registerAgentBody, rotateTokenBody, testConnectionBody } from '../../protocol/http.js';
+import { agentSkill, updateAgentCardBody } from '../../protocol/a2a.js';
 import { agentWithToken, okBody, presenceView, rotatedToken, testConnectionResult, userView } from '../../protocol/responses.js';
 import type { AgentsService } from '../../services/agents.js';
 import { routeGroup } from '../route.js';
 
 export interface AgentDeps {
-  agents: Pick<AgentsService, 'list' | 'statusList' | 'butler' | 'register' | 'testConnection' | 'rotateToken' | 'delete'>;
+  agents: Pick<AgentsService, 'list' | 'statusList' | 'butler' | 'register' | 'testConnection' | 'rotateToken' | 'delete' | 'updateCard'>;
 }
 
 const route = routeGroup<AgentDeps>('agents');
@@ -70,6 +71,22 @@ export const agentRoutes = [
     responses: { 200: { description: 'the new token', schema: rotatedToken } },
     errors: { 403: 'Butler runs inside the hub and has no api_token', 404: 'no such agent', 409: 'the api_token is in use' },
     handler: ({ params, body }, { agents }) => agents.rotateToken(params.id, body.api_token),
+  }),
+  route({
+    method: 'PATCH',
+    path: '/api/users/agents/:id/card',
+    access: 'admin',
+    summary: "Change the description and skills of an agent's A2A card (null clears one)",
+    params: idParams,
+    body: updateAgentCardBody,
+    responses: {
+      200: {
+        description: "the agent's card fields",
+        schema: z.object({ id: z.number(), username: z.string(), description: z.string().nullable(), skills: z.array(agentSkill) }),
+      },
+    },
+    errors: { 403: "Butler's card is the hub's own", 404: 'no such agent' },
+    handler: ({ params, body }, { agents }) => agents.updateCard(params.id, body),
   }),
   route({
     method: 'DELETE',

@@ -1,5 +1,6 @@
 // Every API route, in the order they are mounted (agents before /api/users/:id) and documented.
 import type { Route } from '../route.js';
+import { a2aCardRoutes, type A2aCardDeps } from './a2a.js';
 import { accessTokenRoutes, type AccessTokenDeps } from './accessTokens.js';
 import { agentRoutes, type AgentDeps } from './agents.js';
 import { authRoutes, type AuthDeps } from './auth.js';
@@ -27,7 +28,8 @@ export type ApiDeps = SystemDeps &
   DevMockDeps &
   StatsDeps &
   OpsDeps &
-  AccessTokenDeps;
+  AccessTokenDeps &
+  A2aCardDeps;
 
 export const API_ROUTES: readonly Route<ApiDeps>[] = [
   ...systemRoutes,
@@ -43,4 +45,5 @@ export const API_ROUTES: readonly Route<ApiDeps>[] = [
   ...actorRoutes,
   ...devMockRoutes,
   ...statsRoutes,
+  ...a2aCardRoutes,
 ];

@@ -78,3 +78,23 @@ describe('router → endpoints', () => {
     expect(socket.received.map((g) => g.id)).toEqual([6]);
   });
 });
+
+describe('presence and endpoints inside the hub', () => {
+  it("an agent's endpoint inside the hub (its A2A answers) neither makes nor ends its presence; its socket does", () => {
+    const seen: string[] = [];
+    const router = createActor(routerMachine, {
+      input: { presence: { online: (u) => void seen.push(`online ${u.id}`), offline: (u) => void seen.push(`offline ${u.id}`) } },
+    }).start();
+    const answers = new RecordingEndpoint(weather, true);
+    const socket = new RecordingEndpoint(weather);
+    router.send({ type: 'BIND', endpoint: answers });
+    expect(seen).toEqual([]);
+    router.send({ type: 'BIND', endpoint: socket });
+    expect(seen).toEqual([`online ${weather.id}`]);
+    router.send({ type: 'UNBIND', endpoint: socket });
+    expect(seen).toEqual([`online ${weather.id}`, `offline ${weather.id}`]);
+    router.send({ type: 'UNBIND', endpoint: answers });
+    expect(seen).toEqual([`online ${weather.id}`, `offline ${weather.id}`]);
+    router.stop();
+  });
+});

@@ -4,9 +4,27 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeApp, TOKENS, type Caller, type FakeApp } from '../../helpers/fakeApp.js';
 import { NON_SUCCESS_ANSWERS, SAMPLE_BODIES, SAMPLE_QUERIES } from '../../helpers/routeSamples.js';
-import { ACCESS_TOKEN_ROUTES, CHAT_ACCESS_ROUTES, concrete, CONNECTOR_ROUTES, OPS_ROUTES, ROUTES, STATS_ROUTES, type RouteSpec } from '../../helpers/routes.js';
+import {
+  A2A_ROUTES,
+  ACCESS_TOKEN_ROUTES,
+  CHAT_ACCESS_ROUTES,
+  concrete,
+  CONNECTOR_ROUTES,
+  OPS_ROUTES,
+  ROUTES,
+  STATS_ROUTES,
+  type RouteSpec,
+} from '../../helpers/routes.js';
 
-const ALL: readonly RouteSpec[] = [...ROUTES, ...ACCESS_TOKEN_ROUTES, ...CHAT_ACCESS_ROUTES, ...CONNECTOR_ROUTES, ...OPS_ROUTES, ...STATS_ROUTES];
+const ALL: readonly RouteSpec[] = [
+  ...ROUTES,
+  ...ACCESS_TOKEN_ROUTES,
+  ...CHAT_ACCESS_ROUTES,
+  ...CONNECTOR_ROUTES,
+  ...OPS_ROUTES,
+  ...STATS_ROUTES,
+  ...A2A_ROUTES,
+];
 const key = (r: { method: string; path: string }) => `${r.method} ${r.path}`;
 const THREADS_REFUSAL = 'only human users have conversation threads';
 
@@ -17,6 +35,7 @@ function expected(route: RouteSpec, caller: Caller | 'anonymous'): 'served' | { 
   const machine = caller === 'agent' || caller === 'butler';
   switch (route.access) {
     case 'authenticated':
+    case 'cards':
       return 'served';
     case 'human':
       return machine ? { status: 403, error: route.machineRefusal ?? THREADS_REFUSAL } : 'served';
