@@ -8,7 +8,9 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createTestDatabase } from '../helpers/db.js';
 import { reservePorts } from '../helpers/ports.js';
 import { startProcess, type ProcessRun } from '../helpers/processRun.js';
 
@@ -181,4 +183,40 @@ describe('@agent-hub/server from its tarball', () => {
     await hub.exit(30_000);
     expect(await fetch(`${base}/api/ping`).catch((err: unknown) => err)).toBeInstanceOf(TypeError);
   }, 120_000);
+
+  it.skipIf(!inject('pgUrl'))(
+    'migrates a PostgreSQL database and adds admins to it: the first with Butler, then one more',
+    async () => {
+      const db = await createTestDatabase('postgres');
+      try {
+        const migrate = agentHub(['migrate'], { env: db.env });
+        expect(await migrate.exit(30_000)).toBe(0);
+        expect(migrate.stdout.at(-1)).toBe(`${migrations} applied: ${migrations} migrations in PostgreSQL`);
+        const first = agentHub(['create-admin', 'ops'], { env: db.env, input: 'a long passphrase\n' });
+        expect(await first.exit(30_000)).toBe(0);
+        expect(first.stdout).toEqual(['created the admin ops (id 1) and Butler (id 2) in the empty database']);
+        const second = agentHub(['create-admin', 'night-shift'], { env: db.env, input: 'another long passphrase\n' });
+        expect(await second.exit(30_000)).toBe(0);
+        expect(second.stdout).toEqual(['created the admin night-shift (id 3)']);
+
+        const client = new pg.Client({ connectionString: db.env.DATABASE_URL });
+        await client.connect();
+        try {
+          const { rows } = await client.query<{ id: number; username: string; role: string; hashed: boolean }>(
+            'SELECT u.id::int AS id, u.username, u.role, c.password_hash IS NOT NULL AS hashed FROM users u LEFT JOIN human_credentials c ON c.user_id = u.id ORDER BY u.id',
+          );
+          expect(rows).toEqual([
+            { id: 1, username: 'ops', role: 'ADMIN', hashed: true },
+            { id: 2, username: 'Butler', role: 'BUTLER', hashed: false },
+            { id: 3, username: 'night-shift', role: 'ADMIN', hashed: true },
+          ]);
+        } finally {
+          await client.end();
+        }
+      } finally {
+        await db.drop();
+      }
+    },
+    120_000,
+  );
 });
