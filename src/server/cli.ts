@@ -8,6 +8,7 @@ import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config.js';
+import { MigrationError } from '../store/migrate.js';
 import { fixNativeServer } from './nativeFix.js';
 import { failedToStart, runHub } from './start.js';
 import { CommandError, createAdminCommand, migrateCommand } from './storeCommands.js';
@@ -83,7 +84,7 @@ async function finish(run: () => Promise<void>): Promise<void> {
   try {
     await run();
   } catch (err) {
-    const known = err instanceof CommandError || err instanceof ConfigError;
+    const known = err instanceof CommandError || err instanceof ConfigError || err instanceof MigrationError;
     process.stderr.write(`agent-hub: ${known ? '' : 'failed: '}${err instanceof Error ? err.message : String(err)}\n`);
     process.exitCode = 1;
   }

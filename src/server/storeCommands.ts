@@ -15,7 +15,7 @@ import { migrate } from '../store/migrate.js';
 import { createCredentialsRepo } from '../store/repositories/credentials.js';
 import { createUsersRepo } from '../store/repositories/users.js';
 
-/** What a command prints: data to stdout, and whether it succeeded. */
+/** Where a command prints its result (stdout); failures are thrown. */
 export interface CommandOutput {
   stdout(line: string): void;
 }

@@ -135,6 +135,13 @@ describe('@agent-hub/server from its tarball', () => {
     const none = agentHub([]);
     expect(await none.exit()).toBe(2);
     expect(none.stderr.join('\n')).toContain('Usage: agent-hub');
+    // The commands read the configuration as start does, and refuse a wrong one in a few lines, not a stack trace.
+    for (const command of ['migrate', 'start']) {
+      const refused = agentHub([command], { env: { APP_ENV: 'production' } });
+      expect(await refused.exit(30_000)).toBe(1);
+      expect(refused.stderr).toContain('  - JWT_SECRET of at least 32 characters is required in production');
+      expect(refused.stderr.join('\n')).not.toMatch(/\bat \S+ \(/);
+    }
     const unknown = agentHub(['serve']);
     expect(await unknown.exit()).toBe(2);
     expect(unknown.stderr[0]).toBe("error: unknown command 'serve'");
