@@ -9,7 +9,7 @@ const layers = {
   actors: '^src/actors/',
   features: '^src/(butler|connector|auth|ops|services|cluster|a2a)/',
   edges: '^src/(http|ws|mcp)/',
-  root: '^src/(main|hub|shutdown)[.]ts$|^src/root/',
+  root: '^src/(main|hub|shutdown)[.]ts$|^src/(root|server)/',
   client: '^src/(client|cli|examples)/',
 };
 const order = ['protocol', 'base', 'store', 'delivery', 'actors', 'features', 'edges', 'root'];

@@ -30,6 +30,34 @@ export interface ListQuery {
   limit: number;
 }
 
+/**
+ * A person with this role (and password, when given); `username already exists` when taken. Shared by
+ * the admin's HTTP route and `agent-hub create-admin`, which has no live sessions to hand.
+ */
+export async function createHumanUser(
+  deps: Pick<UsersServiceDeps, 'db' | 'users' | 'credentials' | 'passwords' | 'clock'>,
+  input: { username: string; password?: string; role: HumanRole },
+): Promise<UserRow> {
+  const { db, users, credentials, passwords, clock } = deps;
+  if (await users.findByUsername(input.username)) throw Errors.usernameTaken();
+  // Hash before the transaction: the slow part must not hold the write lock.
+  const hash = input.password === undefined ? undefined : await passwords.hash(input.password);
+  const now = clock();
+  try {
+    return await db.transaction().execute(async (trx) => {
+      const user = await users.insert(
+        { username: input.username, role: input.role, actor_type: actorTypeOf(input.role), status: 'OFFLINE', online: 0, created_at: now, updated_at: now },
+        trx,
+      );
+      if (hash !== undefined) await credentials.setPassword(user.id, hash, now, trx);
+      return user;
+    });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw Errors.usernameTaken();
+    throw err;
+  }
+}
+
 export function createUsersService(deps: UsersServiceDeps) {
   const { db, users, credentials, passwords, clock, sessions } = deps;
 
@@ -45,25 +73,7 @@ export function createUsersService(deps: UsersServiceDeps) {
   }
 
   return {
-    async createHuman(input: { username: string; password?: string; role: HumanRole }): Promise<UserRow> {
-      if (await users.findByUsername(input.username)) throw Errors.usernameTaken();
-      // Hash before the transaction: the slow part must not hold the write lock.
-      const hash = input.password === undefined ? undefined : await passwords.hash(input.password);
-      const now = clock();
-      try {
-        return await db.transaction().execute(async (trx) => {
-          const user = await users.insert(
-            { username: input.username, role: input.role, actor_type: actorTypeOf(input.role), status: 'OFFLINE', online: 0, created_at: now, updated_at: now },
-            trx,
-          );
-          if (hash !== undefined) await credentials.setPassword(user.id, hash, now, trx);
-          return user;
-        });
-      } catch (err) {
-        if (isUniqueViolation(err)) throw Errors.usernameTaken();
-        throw err;
-      }
-    },
+    createHuman: (input: { username: string; password?: string; role: HumanRole }) => createHumanUser(deps, input),
 
     async list(query: ListQuery): Promise<{ items: UserView[]; total: number }> {
       const { rows, total } = await users.list({

@@ -11,8 +11,11 @@ export interface ProcessRun {
   exit(timeoutMs?: number): Promise<number | null>;
 }
 
-export function startProcess(command: string, args: string[], options: SpawnOptions = {}): ProcessRun {
-  const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+/** `input`: written to the process's stdin, which is then closed (no input: stdin is /dev/null). */
+export function startProcess(command: string, args: string[], options: SpawnOptions & { input?: string } = {}): ProcessRun {
+  const { input, ...spawnOptions } = options;
+  const child = spawn(command, args, { ...spawnOptions, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+  if (input !== undefined) child.stdin!.end(input);
   const lines = { stdout: [] as string[], stderr: [] as string[] };
   const waiters: Array<() => void> = [];
   let exitCode: number | null | undefined;
