@@ -94,12 +94,13 @@ export function createAuthorizations(deps: AuthorizationsDeps) {
     status: Exclude<AuthorizationStatus, 'PENDING'>,
     decidedBy: number | null,
     fence?: AuthorizationsDeps['fence'],
+    note: string | null = null,
   ): Promise<boolean> {
     const at = clock();
-    if (!(await repo.decide(row.action_id, status, decidedBy, at, fence))) return false;
+    if (!(await repo.decide(row.action_id, status, decidedBy, at, fence, note))) return false;
     clearTimeout(timers.get(row.action_id));
     timers.delete(row.action_id);
-    const decided: AuthorizationRow = { ...row, status, decided_by: decidedBy, decided_at: at };
+    const decided: AuthorizationRow = { ...row, status, decided_by: decidedBy, decided_at: at, decision_note: note };
     try {
       const messageIds = JSON.parse(row.message_ids) as number[];
       await repo.markMessages(messageIds, (stored) => JSON.stringify({ ...(JSON.parse(stored) as object), status }));
@@ -143,6 +144,7 @@ export function createAuthorizations(deps: AuthorizationsDeps) {
         created_at: now,
         expires_at: new Date(Date.parse(now) + deps.timeoutMs).toISOString(),
         decided_at: null,
+        decision_note: null,
       };
       await repo.insert(row);
       const payload: AuthRequestPayload = {
@@ -178,7 +180,7 @@ export function createAuthorizations(deps: AuthorizationsDeps) {
       return row;
     },
 
-    /** A human's answer (HTTP or AUTH_RESPONSE frame). */
+    /** A human's answer (HTTP, AUTH_RESPONSE frame or MCP), with the note they left, if any. */
     async respond(caller: Principal, input: AuthResponseInput): Promise<{ status: 'processed'; action_id: string; result: string }> {
       const row = await repo.find(input.action_id);
       if (!row) throw Errors.notFound('authorization request');
@@ -192,7 +194,7 @@ export function createAuthorizations(deps: AuthorizationsDeps) {
         await settle(row, 'EXPIRED', null);
         throw Errors.conflict('authorization request expired');
       }
-      if (!(await settle(row, input.approved ? 'APPROVED' : 'REJECTED', caller.id))) {
+      if (!(await settle(row, input.approved ? 'APPROVED' : 'REJECTED', caller.id, undefined, input.note || null))) {
         const now = await repo.find(input.action_id);
         throw Errors.conflict(`authorization request already ${(now?.status ?? 'decided').toLowerCase()}`);
       }

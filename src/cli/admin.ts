@@ -21,12 +21,19 @@ function printList<T>(out: Output, json: boolean, items: T[], header: string[], 
   for (const item of items) out.stdout(line(item));
 }
 
-export const APPROVALS_HEADER = ['ACTION_ID', 'STATUS', 'AGENT', 'COMMAND', 'REASON', 'DECIDED_BY', 'DECIDED_AT', 'EXPIRES_AT'];
+export const APPROVALS_HEADER = ['ACTION_ID', 'STATUS', 'AGENT', 'COMMAND', 'REASON', 'DECIDED_BY', 'DECIDED_AT', 'EXPIRES_AT', 'NOTE'];
 
-/** One request as a line: who decided and when once it is decided (an expiry is decided by no one), its expiry while pending. */
+/** A note on one line of its own column: tabs and line breaks would split it. */
+const inColumn = (text: string | null) => (text === null ? null : text.replace(/\s+/g, ' '));
+
+/**
+ * One request as a line: who decided and when once it is decided (an expiry is decided by no one),
+ * its expiry while pending, and the note left with the decision.
+ */
 async function approvalLine(r: AuthorizationView, nameOf: (id: number) => Promise<string>): Promise<string> {
   const decidedBy = r.decided_by === null ? null : await nameOf(r.decided_by);
-  return column([r.action_id, r.status, r.target_agent_name, r.command, r.reason, decidedBy, r.decided_at, r.status === 'PENDING' ? r.expires_at : null]);
+  const expires = r.status === 'PENDING' ? r.expires_at : null;
+  return column([r.action_id, r.status, r.target_agent_name, r.command, r.reason, decidedBy, r.decided_at, expires, inColumn(r.decision_note ?? null)]);
 }
 
 export async function runAdmin(run: AdminRun, rest: RestClient, out: Output): Promise<number> {
@@ -89,7 +96,7 @@ export async function runAdmin(run: AdminRun, rest: RestClient, out: Output): Pr
     case 'approvals approve':
     case 'approvals reject': {
       const approved = run.command === 'approvals approve';
-      const result = await rest.chat.authRespond(run.actionId, approved);
+      const result = await rest.chat.authRespond(run.actionId, approved, run.note);
       out.progress(`${approved ? 'approved' : 'rejected'} ${result.action_id}`);
       return 0;
     }

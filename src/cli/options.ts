@@ -23,7 +23,7 @@ export type Invocation =
   | { command: 'users create'; username: string; role: (typeof HumanRoles)[number]; password: string }
   | { command: 'users password'; user: UserRef; password: string }
   | { command: 'approvals list'; status?: string; json: boolean }
-  | { command: 'approvals approve' | 'approvals reject'; actionId: string }
+  | { command: 'approvals approve' | 'approvals reject'; actionId: string; note?: string }
   | { command: 'mcp' };
 
 export type Run = Invocation & { url: string; token: string };
@@ -194,7 +194,8 @@ export function createProgram(version: string, chosen: (invocation: Invocation) 
       .command(verb)
       .description(`${verb} a pending request`)
       .argument('<action_id>', 'the request, as `approvals list` shows it')
-      .action((actionId: string) => chosen({ command: `approvals ${verb}`, actionId }));
+      .option('--note <text>', 'why, stored with the decision (whoever may see the request reads it)')
+      .action((actionId: string, o: { note?: string }) => chosen({ command: `approvals ${verb}`, actionId, note: o.note }));
   }
   program
     .command('mcp')

@@ -200,7 +200,8 @@ export function createRestClient(options: RestOptions) {
         json<ChatMessageView[]>('GET', `/api/chat/butler-agent/${agentId}`, { query }),
       authRequests: (query: Partial<Pick<AuthRequestsQuery, 'status' | 'limit' | 'before' | 'before_action_id'>> = {}) =>
         json<AuthorizationView[]>('GET', '/api/chat/auth/requests', { query }),
-      authRespond: (action_id: string, approved: boolean) => json<AuthResponseResult>('POST', '/api/chat/auth/response', { body: { action_id, approved } }),
+      authRespond: (action_id: string, approved: boolean, note?: string) =>
+        json<AuthResponseResult>('POST', '/api/chat/auth/response', { body: note === undefined ? { action_id, approved } : { action_id, approved, note } }),
     },
     connector: {
       /** The current connector, or the defaults with id 0 when none was created. */

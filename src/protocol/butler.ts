@@ -6,9 +6,17 @@ export const AuthorizationStatuses = ['PENDING', 'APPROVED', 'REJECTED', 'EXPIRE
 export type AuthorizationStatusName = (typeof AuthorizationStatuses)[number];
 
 /** `POST /api/chat/auth/response` and the payload of an `AUTH_RESPONSE` frame. */
+/** Longest note a human may leave with a decision. */
+export const MAX_DECISION_NOTE = 2000;
+
+/** A decision's note: optional and trimmed (an empty one is stored as no note). */
+export const decisionNote = z.string().trim().max(MAX_DECISION_NOTE).optional();
+
+/** `POST /api/chat/auth/response` and the payload of an `AUTH_RESPONSE` frame (`note`: an addition, optional). */
 export const authResponseBody = z.object({
   action_id: z.string().trim().min(1, 'action_id is required').max(128),
   approved: z.boolean(),
+  note: decisionNote,
 });
 export type AuthResponseInput = z.infer<typeof authResponseBody>;
 
@@ -33,6 +41,7 @@ export const authorizationView = z.object({
   created_at: z.string(),
   expires_at: z.string(),
   decided_at: z.string().nullable(),
+  decision_note: z.string().nullable().describe('what the human who decided wrote with their decision'),
 });
 
 export const authRequestsQuery = z.object({

@@ -91,6 +91,8 @@ export interface AuthorizationRequestsTable {
   created_at: string;
   expires_at: string;
   decided_at: string | null;
+  /** What the human who decided wrote with their decision (migration 0016); null: nothing. */
+  decision_note: string | null;
 }
 
 export interface ConnectorsTable {

@@ -206,6 +206,49 @@ describeEachDriver('Butler in safe mode', (driver) => {
     expect((await t.api.get('/api/chat/auth/requests', { token: other.token })).body).toEqual([]);
   });
 
+  it('stores the note left with a decision and shows it only to those who may see the request', async () => {
+    const member = await t.createMember();
+    const other = await t.createMember();
+    const worker = await t.createAgent();
+    const human = await connect(member.token);
+    await connect(worker.api_token);
+    const answer = (token: string, body: unknown) => t.api.post('/api/chat/auth/response', body, { token });
+    const viewOf = async (token: string, actionId: string) =>
+      ((await t.api.get('/api/chat/auth/requests', { token })).body as Array<{ action_id: string; decision_note: string | null }>).find(
+        (r) => r.action_id === actionId,
+      );
+
+    const { request } = await requestCommand(human, worker.username, 'purge the cache');
+    const actionId = request.payload.action_id as string;
+    expect(await viewOf(member.token, actionId)).toMatchObject({ status: 'PENDING', decision_note: null });
+    // Bounded: a note past 2000 characters is the client's mistake, and the request stays pending.
+    expect(await answer(member.token, { action_id: actionId, approved: false, note: 'x'.repeat(2001) })).toMatchObject({
+      status: 400,
+      body: { error: 'note must be at most 2000 characters' },
+    });
+    expect(await answer(member.token, { action_id: actionId, approved: false, note: 42 })).toMatchObject({ status: 400 });
+    const decided = await answer(member.token, { action_id: actionId, approved: false, note: '  not during business hours  ' });
+    // The answer keeps its older shape.
+    expect(decided).toMatchObject({ status: 200, body: { status: 'processed', action_id: actionId } });
+    expect(Object.keys(decided.body as object).sort()).toEqual(['action_id', 'result', 'status']);
+    expect(await viewOf(member.token, actionId)).toMatchObject({ status: 'REJECTED', decided_by: member.id, decision_note: 'not during business hours' });
+    expect(await viewOf(t.adminToken, actionId)).toMatchObject({ decision_note: 'not during business hours' });
+    // Another member sees neither the request nor its note, and the status update carries no note.
+    expect(await viewOf(other.token, actionId)).toBeUndefined();
+    expect((await human.next('AUTH_STATUS_UPDATE')).payload).toEqual({ action_id: actionId, status: 'REJECTED' });
+
+    // The older body (no note) and the socket's AUTH_RESPONSE with a note both still work; an empty note is no note.
+    const second = await requestCommand(human, worker.username, 'flush the queue');
+    const secondId = second.request.payload.action_id as string;
+    expect((await answer(member.token, { action_id: secondId, approved: false, note: '   ' })).status).toBe(200);
+    expect(await viewOf(member.token, secondId)).toMatchObject({ status: 'REJECTED', decision_note: null });
+    const third = await requestCommand(human, worker.username, 'compact the log');
+    const thirdId = third.request.payload.action_id as string;
+    human.send({ type: 'AUTH_RESPONSE', payload: { action_id: thirdId, approved: false, note: 'from the socket' } });
+    await human.nextWhere((f) => f.type === 'AUTH_STATUS_UPDATE' && (f.payload as { action_id: string }).action_id === thirdId, 'the update');
+    expect(await viewOf(member.token, thirdId)).toMatchObject({ status: 'REJECTED', decision_note: 'from the socket' });
+  });
+
   it('pages authorization requests created in the same instant without skipping or repeating one', async () => {
     const member = await t.createMember();
     const worker = await t.createAgent();

@@ -213,7 +213,7 @@ describe('hub-agent CLI', () => {
   );
 
   it(
-    'approvals list: a header row, who decided and when, and the expiry only while pending',
+    'approvals list: a header row, who decided and when, the expiry only while pending, and the note left with a decision',
     async () => {
       const agent = await t.createAgent();
       const member = await t.createMember();
@@ -228,19 +228,33 @@ describe('hub-agent CLI', () => {
       };
       const decided = await ask('reindex');
       const pending = await ask('rotate logs');
-      await m.client.rest.chat.authRespond(decided, false);
+      const reject = hubAgent(['approvals', 'reject', decided, '--note', 'not now:\tthe index\nis busy'], { HUB_URL: t.url, HUB_TOKEN: member.token });
+      expect(await reject.exit()).toBe(0);
 
       const run = hubAgent(['approvals', 'list'], { HUB_URL: t.url, HUB_TOKEN: member.token });
       await run.exit();
       // Nothing left pending for the other tests, which list an admin's pending requests (every one).
       await m.client.rest.chat.authRespond(pending, false);
       expect(run.child.exitCode).toBe(0);
-      expect(run.stdout[0]).toBe('ACTION_ID\tSTATUS\tAGENT\tCOMMAND\tREASON\tDECIDED_BY\tDECIDED_AT\tEXPIRES_AT');
+      expect(run.stdout[0]).toBe('ACTION_ID\tSTATUS\tAGENT\tCOMMAND\tREASON\tDECIDED_BY\tDECIDED_AT\tEXPIRES_AT\tNOTE');
       const rows = new Map(run.stdout.slice(1).map((line) => [line.split('\t')[0], line.split('\t')]));
       const stored = await m.client.rest.chat.authRequests();
       const view = (id: string) => stored.find((r) => r.action_id === id)!;
-      expect(rows.get(decided)).toEqual([decided, 'REJECTED', agent.username, 'reindex', view(decided).reason, member.username, view(decided).decided_at, '-']);
-      expect(rows.get(pending)).toEqual([pending, 'PENDING', agent.username, 'rotate logs', view(pending).reason, '-', '-', view(pending).expires_at]);
+      // The note is stored as given; the list keeps it on its own line and column.
+      expect(view(decided).decision_note).toBe('not now:\tthe index\nis busy');
+      const row = [
+        decided,
+        'REJECTED',
+        agent.username,
+        'reindex',
+        view(decided).reason,
+        member.username,
+        view(decided).decided_at,
+        '-',
+        'not now: the index is busy',
+      ];
+      expect(rows.get(decided)).toEqual(row);
+      expect(rows.get(pending)).toEqual([pending, 'PENDING', agent.username, 'rotate logs', view(pending).reason, '-', '-', view(pending).expires_at, '-']);
     },
     SEVERAL_PROCESSES_MS,
   );

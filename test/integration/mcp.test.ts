@@ -280,10 +280,26 @@ describeEachDriver('MCP server', (driver) =>
       expect(await toolError(stranger, 'decide_approval', { action_id: actionId, approve: true })).toBe('this authorization request was sent to another user');
       expect(await toolError(stranger, 'decide_approval', { action_id: 'no-such-action', approve: true })).toBe('authorization request not found');
 
-      const decided = await callTool<{ status: string; result: string }>(asker, 'decide_approval', { action_id: actionId, approve: true });
-      expect(decided).toMatchObject({ status: 'APPROVED', result: `approved: the command is being sent to ${agent.username}` });
+      expect(await toolError(asker, 'decide_approval', { action_id: actionId, approve: true, note: 'x'.repeat(2001) })).toMatch(/note/);
+      const decided = await callTool<{ status: string; result: string; note: string | null }>(asker, 'decide_approval', {
+        action_id: actionId,
+        approve: true,
+        note: 'cache is stale after the deploy',
+      });
+      expect(decided).toMatchObject({
+        status: 'APPROVED',
+        result: `approved: the command is being sent to ${agent.username}`,
+        note: 'cache is stale after the deploy',
+      });
       await agent.ws.nextWhere((f) => f.type === 'CHAT' && f.sender_id === BUTLER_ID && f.payload === '[DIRECTIVE] restart the cache', 'the directive');
       expect(await toolError(asker, 'decide_approval', { action_id: actionId, approve: false })).toBe('authorization request already approved');
+      // The note is stored with the decision: the asker and admins read it (MCP and HTTP), the stranger never does.
+      const after = await callTool<{ approvals: Array<{ action_id: string; decision_note: string | null }> }>(asker, 'list_approvals');
+      expect(after.approvals.find((a) => a.action_id === actionId)).toMatchObject({ decided_by: member.id, decision_note: 'cache is stale after the deploy' });
+      const asAdmin = (await t.api.get('/api/chat/auth/requests', { token: t.adminToken })).body as Array<{ action_id: string; decision_note: string }>;
+      expect(asAdmin.find((a) => a.action_id === actionId)?.decision_note).toBe('cache is stale after the deploy');
+      const strangerAfter = await callTool<{ approvals: Array<{ action_id: string }> }>(stranger, 'list_approvals');
+      expect(JSON.stringify(strangerAfter)).not.toContain('cache is stale');
     });
 
     it("reads a thread as a resource, and a subscription hears only its owner's thread change", async () => {

@@ -1,10 +1,10 @@
 // list_approvals and decide_approval: the authorization requests Butler made that the caller may see,
-// and the caller's decision on one — through Butler's authorizations, which allow it only to the
+// and the caller's decision on one, with an optional note stored beside it — through Butler's authorizations, which allow it only to the
 // person the request is for (or an admin), exactly as the dashboard's approval card does.
 import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { toPrincipal } from '../../delivery/directory.js';
-import { AuthorizationStatuses, authorizationView } from '../../protocol/butler.js';
+import { AuthorizationStatuses, authorizationView, decisionNote } from '../../protocol/butler.js';
 import type { McpDeps, McpRequestScope } from '../context.js';
 import { runTool } from '../toolResult.js';
 
@@ -35,14 +35,21 @@ export function registerApprovalTools(server: McpServer, deps: McpDeps, scope: M
       inputSchema: z.object({
         action_id: z.string().trim().min(1).max(128),
         approve: z.boolean().describe('true runs the command, false refuses it'),
+        note: decisionNote.describe('why, in a sentence; stored with the decision and shown to whoever may see the request'),
       }),
-      outputSchema: z.object({ action_id: z.string(), status: z.enum(['APPROVED', 'REJECTED']), result: z.string() }),
+      outputSchema: z.object({
+        action_id: z.string(),
+        status: z.enum(['APPROVED', 'REJECTED']),
+        result: z.string(),
+        note: z.string().nullable(),
+      }),
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
     },
     (input) =>
       runTool('decide_approval', deps, async () => {
-        const out = await deps.authorizations.respond(toPrincipal(scope.caller.user), { action_id: input.action_id, approved: input.approve });
-        return { action_id: out.action_id, status: input.approve ? ('APPROVED' as const) : ('REJECTED' as const), result: out.result };
+        const note = input.note || undefined;
+        const out = await deps.authorizations.respond(toPrincipal(scope.caller.user), { action_id: input.action_id, approved: input.approve, note });
+        return { action_id: out.action_id, status: input.approve ? ('APPROVED' as const) : ('REJECTED' as const), result: out.result, note: note ?? null };
       }),
   );
 }

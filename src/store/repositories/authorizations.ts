@@ -31,7 +31,6 @@ export function createAuthorizationsRepo(db: Kysely<Database>) {
         .execute();
     },
 
-    /** Moves a PENDING request to `status`; false when it was no longer pending. */
     /**
      * Stores the outcome of a request still PENDING; false when it was not. `fence` runs first in
      * the same transaction (cluster mode: the leader's epoch is still current) and refuses by throwing.
@@ -42,11 +41,12 @@ export function createAuthorizationsRepo(db: Kysely<Database>) {
       decidedBy: number | null,
       at: string,
       fence?: (trx: Transaction<Database>) => Promise<void>,
+      note: string | null = null,
     ): Promise<boolean> {
       const update = (q: Kysely<Database>) =>
         q
           .updateTable('authorization_requests')
-          .set({ status, decided_by: decidedBy, decided_at: at })
+          .set({ status, decided_by: decidedBy, decided_at: at, decision_note: note })
           .where('action_id', '=', actionId)
           .where('status', '=', 'PENDING')
           .executeTakeFirst();

@@ -41,6 +41,7 @@ const request: AuthorizationRow = {
   created_at: '2026-01-01T00:00:00.000Z',
   expires_at: '2026-01-01T00:10:00.000Z',
   decided_at: '2026-01-01T00:01:00.000Z',
+  decision_note: null,
 };
 
 /** Ports whose answers never settle: a conversation stays in `answering` with its turn. */
