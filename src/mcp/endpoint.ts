@@ -7,6 +7,8 @@
 // A request ends early when its client hangs up, when the access token it came with is revoked (on
 // any node), when its user's access ends (deleted, role changed), and when the hub stops. Each person
 // with calls open has their own SDK handler, so resource change notifications reach only them.
+// The agent list (hub://agents) is one every person may read: a presence change anywhere in the hub
+// tells each person's handler, at most once per AGENTS_WINDOW_MS (coalesce.ts).
 import { createMcpHandler, type McpHttpHandler } from '@modelcontextprotocol/server';
 import type { Logger } from 'pino';
 import { toPrincipal } from '../delivery/directory.js';
@@ -14,11 +16,16 @@ import { Errors } from '../errors.js';
 import type { Handler, Request, Response } from '../http/context.js';
 import type { BearerCheck, McpCaller } from './bearer.js';
 import { watchChanges } from './changes.js';
+import { coalesce } from './coalesce.js';
 import type { McpDeps } from './context.js';
+import { AGENTS_URI } from './resources.js';
 import { createMcpServerFor } from './server.js';
 import { onClientGone, readBody, sendWebResponse, toWebRequest } from './webBridge.js';
 
 export const MCP_PATH = '/mcp';
+
+/** At most one hub://agents notification per person per this long, however many agents move. */
+export const AGENTS_WINDOW_MS = 1000;
 
 export interface McpEndpointDeps {
   bearer: BearerCheck;
@@ -27,6 +34,10 @@ export interface McpEndpointDeps {
   logger: Logger;
   /** Revoked access tokens, from this node and the others. */
   onTokenRevoked(listener: (tokenId: number) => void): () => void;
+  /** Agents' presence changed (connected, disconnected, reported), on this node or another. */
+  onAgentsChanged(listener: () => void): () => void;
+  /** AGENTS_WINDOW_MS unless given. */
+  agentsWindowMs?: number;
 }
 
 type Ending = 'client gone' | 'token revoked' | 'access ended' | 'hub stopping';
@@ -69,6 +80,14 @@ export function createMcpEndpoint(deps: McpEndpointDeps) {
   // One SDK handler per person with calls open: its subscription streams hear only that person's
   // changes (changes.ts). It goes when their last call ends.
   const people = new Map<number, { handler: McpHttpHandler; open: number; unwatch: () => void }>();
+
+  // Only subscriptions of hub://agents hear it (the SDK filters by URI); humans all may list agents.
+  const agentsChanged = coalesce(deps.agentsWindowMs ?? AGENTS_WINDOW_MS, () => {
+    for (const entry of people.values()) entry.handler.notify.resourceUpdated(AGENTS_URI);
+  });
+  const stopAgents = deps.onAgentsChanged(() => {
+    if (people.size > 0) agentsChanged.poke();
+  });
 
   function acquire(caller: McpCaller): McpHttpHandler {
     const userId = caller.user.id;
@@ -167,6 +186,8 @@ export function createMcpEndpoint(deps: McpEndpointDeps) {
     async stop(): Promise<void> {
       stopping = true;
       unsubscribe();
+      stopAgents();
+      agentsChanged.stop();
       for (const request of open) end(request, 'hub stopping');
       await Promise.all([...people.values()].map((entry) => entry.handler.close()));
     },

@@ -20,7 +20,7 @@ const INSTRUCTIONS = [
 
 /**
  * `era`: the 2026-07-28 revision gets resource subscriptions (subscriptions/listen: a thread's resource
- * says when it changes, changes.ts); the 2025 ones are served statelessly, with no stream that outlives
+ * says when it changes, changes.ts; the agent list when an agent's presence does, endpoint.ts); the 2025 ones are served statelessly, with no stream that outlives
  * its request to deliver a change on, so they are not offered there.
  */
 export function createMcpServerFor(deps: McpDeps, scope: McpRequestScope, era: 'legacy' | 'modern'): McpServer {

@@ -8,6 +8,7 @@ import type { Clock } from '../clock.js';
 import { createDirectory } from '../delivery/directory.js';
 import { createPipelineMeter } from '../delivery/metrics.js';
 import { createPipeline } from '../delivery/pipeline.js';
+import { createPresenceTap } from '../delivery/presenceChanges.js';
 import { createReplay } from '../delivery/replay.js';
 import type { Delivery } from '../delivery/types.js';
 import type { Metrics } from '../metrics/registry.js';
@@ -55,7 +56,13 @@ export function createCore(options: CoreOptions) {
   const presenceLog = createPresenceLog({ clock });
   const presence = presenceLog.observe(ports.presence((userId, patch) => pipeline.presence(userId, patch)));
   const router: RouterActor = createActor(routerMachine, { systemId: 'router', input: { meter: wsMeter, presence } });
-  deliver.connect((deliveries) => router.send({ type: 'DELIVER', deliveries }));
+  // Every delivery list reaches the router through here (this node's and, attached, the other nodes').
+  const presenceChanges = createPresenceTap();
+  const toRouter = (deliveries: Delivery[]) => {
+    presenceChanges.note(deliveries);
+    router.send({ type: 'DELIVER', deliveries });
+  };
+  deliver.connect(toRouter);
   router.subscribe({ error: (err) => logger.fatal({ err }, 'the router actor failed') });
   router.start();
   // Mutated in place by the router by design: one reference stays current.
@@ -65,6 +72,10 @@ export function createCore(options: CoreOptions) {
     sendBatch,
     pipeline,
     router,
+    /** Hands a delivery list to the router (a cluster node hands the other nodes' lists here). */
+    deliver: toRouter,
+    /** Told when agents' presence changes, on this node or another (presenceChanges.ts). */
+    presenceChanges: { onChange: presenceChanges.onChange },
     /** Who is connected where on this node (the router's table, read only). */
     addresses,
     presenceLog,

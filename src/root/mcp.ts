@@ -51,6 +51,7 @@ export function createMcpEdge(options: McpOptions) {
     bodyLimitBytes: config.http.bodyLimitBytes,
     logger: options.logger,
     onTokenRevoked: (listener) => services.accessTokens.onRevoked(listener),
+    onAgentsChanged: (listener) => options.core.presenceChanges.onChange(listener),
   });
   const protocol: ProtocolEndpoint = { path: MCP_PATH, methods: ['post', 'get', 'delete'], handler: endpoint.route };
   return { endpoint, protocol };

@@ -63,7 +63,7 @@ export async function attachNode(ports: NodePorts, parts: { core: Core; inspecti
   const { core, inspection } = parts;
   followRestarts(ports, core.pipeline);
   await ports.attach({
-    deliver: (deliveries) => core.router.send({ type: 'DELIVER', deliveries }),
+    deliver: core.deliver,
     round: (fn) => core.sendBatch.run(fn),
     presence: (userId, patch) => core.pipeline.presence(userId, patch),
     addresses: core.addresses,
