@@ -1,10 +1,12 @@
 // MCP across a two-node cluster (real processes, Redis bus, shared PostgreSQL): a call on one node
-// gets the reply of an agent connected to the other, and an access token revoked on one node ends,
-// at once, the call still waiting with it on the other.
+// gets the reply of an agent connected to the other, an access token revoked on one node ends, at
+// once, the call still waiting with it on the other, and a subscription to hub://agents on one node
+// hears an agent connect to the other.
 import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCluster, type TestCluster } from '../helpers/cluster.js';
 import { callTool, connectMcp } from '../helpers/mcpClient.js';
+import { hearUpdates } from '../helpers/mcpUpdates.js';
 import { connectWs, type WsClient } from '../helpers/wsClient.js';
 
 describe('MCP in a cluster', () => {
@@ -50,5 +52,30 @@ describe('MCP in a cluster', () => {
     await expect(waiting).rejects.toThrow();
     expect(Date.now() - revokedAt).toBeLessThan(10_000);
     await expect(client.callTool({ name: 'list_agents', arguments: {} })).rejects.toThrow();
+  });
+
+  it('tells a subscriber of hub://agents on one node when an agent connects to, and leaves, the other', async () => {
+    const [first, second] = [c.nodes[0]!, c.nodes[1]!];
+    const member = await c.createMember();
+    const agent = await c.createAgent();
+    const client = await connectMcp(first.url, member.token, 'modern');
+    clients.push(client);
+    const heard = hearUpdates(client);
+    const sub = await client.listen({ resourceSubscriptions: ['hub://agents'] });
+    const onlineHere = async () => {
+      const read = await client.readResource({ uri: 'hub://agents' });
+      const agents = JSON.parse((read.contents[0] as { text: string }).text) as Array<{ name: string; online: boolean }>;
+      return agents.find((a) => a.name === agent.username)?.online;
+    };
+    try {
+      const agentWs = await connectWs(second.url, agent.api_token);
+      sockets.push(agentWs);
+      await heard.until(async () => heard.uris.includes('hub://agents') && (await onlineHere()) === true, 'the agent online on the other node');
+      const before = heard.uris.length;
+      await agentWs.close();
+      await heard.until(async () => heard.uris.length > before && (await onlineHere()) === false, 'the agent offline on the other node');
+    } finally {
+      await sub.close();
+    }
   });
 });
