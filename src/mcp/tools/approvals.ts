@@ -13,7 +13,8 @@ export function registerApprovalTools(server: McpServer, deps: McpDeps, scope: M
     'list_approvals',
     {
       title: 'List approvals',
-      description: "List Butler's authorization requests you asked for or must decide, newest first (status PENDING: waiting for a decision).",
+      description:
+        "List Butler's authorization requests you asked for or must decide, newest first (status PENDING: waiting for a decision; decided ones show who decided and their note).",
       inputSchema: z.object({
         status: z.enum(AuthorizationStatuses).optional().describe('only requests in this state'),
         limit: z.number().int().min(1).max(200).default(50),
