@@ -183,9 +183,9 @@ export class HubClient {
     return this.send({ type, payload, ...options } as OutgoingFrame);
   }
 
-  /** A human's answer to Butler's AUTH_REQUEST. */
-  answerAuthorization(actionId: string, approved: boolean): Promise<Receipt> {
-    return this.send({ type: 'AUTH_RESPONSE', payload: { action_id: actionId, approved } });
+  /** A human's answer to Butler's AUTH_REQUEST; `note` (why, at most 2000 characters) is stored with it. */
+  answerAuthorization(actionId: string, approved: boolean, note?: string): Promise<Receipt> {
+    return this.send({ type: 'AUTH_RESPONSE', payload: note === undefined ? { action_id: actionId, approved } : { action_id: actionId, approved, note } });
   }
 }
 

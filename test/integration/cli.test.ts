@@ -234,7 +234,8 @@ describe('hub-agent CLI', () => {
       const run = hubAgent(['approvals', 'list'], { HUB_URL: t.url, HUB_TOKEN: member.token });
       await run.exit();
       // Nothing left pending for the other tests, which list an admin's pending requests (every one).
-      await m.client.rest.chat.authRespond(pending, false);
+      // (over the socket, with the client library's note)
+      await m.client.answerAuthorization(pending, false, 'cleanup');
       expect(run.child.exitCode).toBe(0);
       expect(run.stdout[0]).toBe('ACTION_ID\tSTATUS\tAGENT\tCOMMAND\tREASON\tDECIDED_BY\tDECIDED_AT\tEXPIRES_AT\tNOTE');
       const rows = new Map(run.stdout.slice(1).map((line) => [line.split('\t')[0], line.split('\t')]));
@@ -255,6 +256,8 @@ describe('hub-agent CLI', () => {
       ];
       expect(rows.get(decided)).toEqual(row);
       expect(rows.get(pending)).toEqual([pending, 'PENDING', agent.username, 'rotate logs', view(pending).reason, '-', '-', view(pending).expires_at, '-']);
+      await m.waitFor((f) => f.type === 'AUTH_STATUS_UPDATE' && f.payload.action_id === pending, 'the update of the second');
+      expect((await m.client.rest.chat.authRequests()).find((r) => r.action_id === pending)?.decision_note).toBe('cleanup');
     },
     SEVERAL_PROCESSES_MS,
   );
