@@ -33,4 +33,6 @@ export interface McpDeps {
 export interface McpRequestScope {
   caller: McpCaller;
   signal: AbortSignal;
+  /** The origin the client reached the hub by (behind TRUST_PROXY, the proxy's): for URLs handed back. */
+  origin: string;
 }

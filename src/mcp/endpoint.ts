@@ -14,10 +14,11 @@ import type { Logger } from 'pino';
 import { toPrincipal } from '../delivery/directory.js';
 import { Errors } from '../errors.js';
 import type { Handler, Request, Response } from '../http/context.js';
+import { publicOrigin } from '../http/publicOrigin.js';
 import type { BearerCheck, McpCaller } from './bearer.js';
 import { watchChanges } from './changes.js';
 import { coalesce } from './coalesce.js';
-import type { McpDeps } from './context.js';
+import type { McpDeps, McpRequestScope } from './context.js';
 import { AGENTS_URI } from './resources.js';
 import { createMcpServerFor } from './server.js';
 import { onClientGone, readBody, sendWebResponse, toWebRequest } from './webBridge.js';
@@ -66,7 +67,7 @@ export function createMcpEndpoint(deps: McpEndpointDeps) {
   const buildHandler = (): McpHttpHandler =>
     createMcpHandler(
       ({ authInfo, era }) => {
-        const scope = authInfo?.extra?.['scope'] as { caller: McpCaller; signal: AbortSignal } | undefined;
+        const scope = authInfo?.extra?.['scope'] as McpRequestScope | undefined;
         // The entry below always passes the scope; a request without one never reaches a factory.
         if (!scope) throw new Error('an MCP server was asked for without a caller');
         return createMcpServerFor(deps.tools, scope, era);
@@ -125,6 +126,7 @@ export function createMcpEndpoint(deps: McpEndpointDeps) {
         return;
       }
       request.caller = outcome.caller;
+      const origin = publicOrigin(req);
       if (Number(req.headers['content-length']) > deps.bodyLimitBytes) {
         res.setHeader('Connection', 'close');
         throw Errors.bodyTooLarge(deps.bodyLimitBytes);
@@ -139,7 +141,7 @@ export function createMcpEndpoint(deps: McpEndpointDeps) {
       const handler = acquire(request.caller);
       acquired = true;
       const signal = request.controller.signal;
-      const scope = { caller: request.caller, signal };
+      const scope: McpRequestScope = { caller: request.caller, signal, origin };
       const authInfo = { token: 'bearer', clientId: `user-${request.caller.user.id}`, scopes: [], extra: { scope } };
       try {
         const response = await handler.fetch(toWebRequest(req, body, signal), { authInfo });

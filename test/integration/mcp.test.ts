@@ -180,9 +180,18 @@ describeEachDriver('MCP server', (driver) =>
       const butlerOnly = await callTool<{ agents: Array<{ name: string }> }>(client, 'list_agents', { kind: 'butler' });
       expect(butlerOnly.agents.map((a) => a.name)).toEqual(['Butler']);
 
-      const one = await callTool<{ agent: { id: number }; recent_reports: Array<{ content: string }> }>(client, 'get_agent', { agent: agent.username });
+      const one = await callTool<{ agent: { id: number }; card_url: string; recent_reports: Array<{ content: string }> }>(client, 'get_agent', {
+        agent: agent.username,
+      });
       expect(one.agent.id).toBe(agent.id);
       expect(one.recent_reports.map((r) => r.content)).toEqual(['warmed up']);
+      // The card URL is the agent's A2A card on the origin the client used, and it answers with that agent's card.
+      expect(one.card_url).toBe(`${t.url}/a2a/agents/${agent.username}/.well-known/agent-card.json`);
+      const card = await fetch(one.card_url, { headers: { authorization: `Bearer ${member.token}` } });
+      expect(card.status).toBe(200);
+      expect(((await card.json()) as { name: string }).name).toBe(agent.username);
+      const butler = await callTool<{ card_url: string }>(client, 'get_agent', { agent: 'Butler' });
+      expect(butler.card_url).toBe(`${t.url}/.well-known/agent-card.json`);
       expect(await toolError(client, 'get_agent', { agent: 'no-such-agent' })).toBe('user "no-such-agent" not found');
       expect(await toolError(client, 'get_agent', { agent: String(other.id) })).toBe(`agent "${other.id}" not found`);
     });

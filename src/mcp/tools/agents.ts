@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { Errors } from '../../errors.js';
 import type { UserView } from '../../protocol/objects.js';
 import { isMachineRole } from '../../protocol/roles.js';
+import { CARD_PATH, endpointPath } from '../../a2a/cards.js';
 import type { McpDeps, McpRequestScope } from '../context.js';
 import { findUser } from '../peers.js';
 import { runTool } from '../toolResult.js';
@@ -90,12 +91,16 @@ export function registerAgentTools(server: McpServer, deps: McpDeps, scope: McpR
     'get_agent',
     {
       title: 'Get one agent',
-      description: 'One agent by name or id: its presence, description and its latest reports you may read.',
+      description: 'One agent by name or id: its presence, description, A2A card URL and its latest reports you may read.',
       inputSchema: z.object({
         agent: z.string().trim().min(1).max(128).describe('the agent name or id'),
         reports: z.number().int().min(0).max(50).default(5).describe('how many of its latest reports to include'),
       }),
-      outputSchema: z.object({ agent: agentSummary, recent_reports: z.array(report) }),
+      outputSchema: z.object({
+        agent: agentSummary,
+        card_url: z.string().describe("the agent's A2A card (Butler's is the hub's own)"),
+        recent_reports: z.array(report),
+      }),
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     (input) =>
@@ -119,7 +124,8 @@ export function registerAgentTools(server: McpServer, deps: McpDeps, scope: McpR
                 content: m.content,
                 timestamp: m.timestamp,
               }));
-        return { agent, recent_reports: reports };
+        const card_url = `${scope.origin}${user.role === 'BUTLER' ? '' : endpointPath(user.username)}${CARD_PATH}`;
+        return { agent, card_url, recent_reports: reports };
       }),
   );
 }
