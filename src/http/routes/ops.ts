@@ -31,9 +31,12 @@ export interface OpsDeps {
 
 // Read loosely, so a missing required field gets the older hub's one sentence (the service's);
 // documented with what is required.
-const sshKeyCreate = inputReader(sshKeyCreateBody, (raw) => parseBody(sshKeyFields, raw));
-const sshKeyUpdate = inputReader(sshKeyUpdateBody, (raw) => parseBody(sshKeyFields, raw));
-const infraNode = inputReader(infraNodeBody, (raw) => parseBody(infraNodeFields, raw));
+/** A field that is null or "" counts as missing (wire.md §1), so it gets the older hub's sentence, not a type error. */
+const withoutNulls = (raw: unknown): unknown =>
+  raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== null && v !== '')) : raw;
+const sshKeyCreate = inputReader(sshKeyCreateBody, (raw) => parseBody(sshKeyFields, withoutNulls(raw)));
+const sshKeyUpdate = inputReader(sshKeyUpdateBody, (raw) => parseBody(sshKeyFields, withoutNulls(raw)));
+const infraNode = inputReader(infraNodeBody, (raw) => parseBody(infraNodeFields, withoutNulls(raw)));
 
 const route = routeGroup<OpsDeps>('ops');
 
