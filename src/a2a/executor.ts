@@ -154,50 +154,37 @@ export function createHubExecutor(deps: ExecutorDeps): AgentExecutor & { cancelH
           entry.finish();
           return true;
         };
+        /** One piece of the answer's one artifact: a stream chunk, or the stored answer's whole text last. */
+        const publishText = (value: string, append: boolean, lastChunk: boolean) =>
+          bus.publish(
+            AgentEvent.artifactUpdate({
+              taskId,
+              contextId,
+              artifact: {
+                artifactId,
+                name: 'answer',
+                description: '',
+                parts: [{ content: { $case: 'text', value }, mediaType: 'text/plain', filename: '', metadata: {} }],
+                metadata: {},
+                extensions: [],
+              },
+              append,
+              lastChunk,
+              metadata: {},
+            }),
+          );
         entry.waiter = replies.wait(toPrincipal(caller), target.id, conversationId, {
           chunk(delta) {
             if (TERMINAL.has(state)) return;
             // The first words of an answer make the task WORKING; Butler's words while a command waits do not.
             if (state === TaskState.TASK_STATE_SUBMITTED) status(TaskState.TASK_STATE_WORKING);
-            bus.publish(
-              AgentEvent.artifactUpdate({
-                taskId,
-                contextId,
-                artifact: {
-                  artifactId,
-                  name: 'answer',
-                  description: '',
-                  parts: [{ content: { $case: 'text', value: delta }, mediaType: 'text/plain', filename: '', metadata: {} }],
-                  metadata: {},
-                  extensions: [],
-                },
-                append: streamed,
-                lastChunk: false,
-                metadata: {},
-              }),
-            );
+            publishText(delta, streamed, false);
             streamed = true;
           },
           answer(reply) {
             if (TERMINAL.has(state)) return true;
             // The stored answer carries the whole text: it replaces what the chunks built.
-            bus.publish(
-              AgentEvent.artifactUpdate({
-                taskId,
-                contextId,
-                artifact: {
-                  artifactId,
-                  name: 'answer',
-                  description: '',
-                  parts: [{ content: { $case: 'text', value: reply }, mediaType: 'text/plain', filename: '', metadata: {} }],
-                  metadata: {},
-                  extensions: [],
-                },
-                append: false,
-                lastChunk: true,
-                metadata: {},
-              }),
-            );
+            publishText(reply, false, true);
             // A later stream starts the artifact over (Butler answers again once a command is decided).
             streamed = false;
             if (askingAnswerDue) {
