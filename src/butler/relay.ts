@@ -62,7 +62,10 @@ export function createAgentRelay(deps: AgentRelayDeps) {
       list.push(request);
       byAgent.set(agent.id, list);
 
-      const timer = timers.setTimeout(() => request.reject(new RelayError(`${agent.username} did not answer within ${Math.round(timeoutMs / 1000)} s`)), timeoutMs);
+      const timer = timers.setTimeout(
+        () => request.reject(new RelayError(`${agent.username} did not answer within ${Math.round(timeoutMs / 1000)} s`)),
+        timeoutMs,
+      );
       const onAbort = () => request.reject(signal!.reason instanceof Error ? signal!.reason : new RelayError('cancelled'));
       signal?.addEventListener('abort', onAbort, { once: true });
       try {

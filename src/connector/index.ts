@@ -65,7 +65,16 @@ export function createConnector(deps: ConnectorDeps) {
   const codec = createConnectorCodec(createSecretBox(deps.secret, 'connector-secret-encryption'), (connectorId, field) =>
     logger.warn({ connectorId, field }, 'a stored connector secret cannot be decrypted with the current key; enter it again'),
   );
-  const runtime = createConnectorRuntime({ platform: deps.platform, logger, log, identities, users: deps.users, pipeline: deps.pipeline, router: deps.router, timers: deps.timers });
+  const runtime = createConnectorRuntime({
+    platform: deps.platform,
+    logger,
+    log,
+    identities,
+    users: deps.users,
+    pipeline: deps.pipeline,
+    router: deps.router,
+    timers: deps.timers,
+  });
   const { leadership, bus } = deps;
   // What the service starts and stops: here on the leader (a single node always is), else the leader is told.
   const serviceRuntime: typeof runtime = {

@@ -86,9 +86,13 @@ export function createMcpEndpoint(deps: McpEndpointDeps) {
   const people = new Map<number, { handler: McpHttpHandler; open: number; unwatch: () => void }>();
 
   // Only subscriptions of hub://agents hear it (the SDK filters by URI); humans all may list agents.
-  const agentsChanged = coalesce(deps.agentsWindowMs ?? AGENTS_WINDOW_MS, () => {
-    for (const entry of people.values()) entry.handler.notify.resourceUpdated(AGENTS_URI);
-  }, deps.timers);
+  const agentsChanged = coalesce(
+    deps.agentsWindowMs ?? AGENTS_WINDOW_MS,
+    () => {
+      for (const entry of people.values()) entry.handler.notify.resourceUpdated(AGENTS_URI);
+    },
+    deps.timers,
+  );
   const stopAgents = deps.onAgentsChanged(() => {
     if (people.size > 0) agentsChanged.poke();
   });

@@ -89,10 +89,12 @@ async function launch(database: TestDatabase, jwtSecret: string, env: Record<str
       done();
     },
   });
-  const hub = await startHub({ config, logger: createLogger(config.logLevel, sink), passwordCost: 1024, timers: options.timers }).catch(async (err: unknown) => {
-    await database.drop();
-    throw err;
-  });
+  const hub = await startHub({ config, logger: createLogger(config.logLevel, sink), passwordCost: 1024, timers: options.timers }).catch(
+    async (err: unknown) => {
+      await database.drop();
+      throw err;
+    },
+  );
   const url = `http://127.0.0.1:${hub.port}`;
   const api = apiClient(url);
 

@@ -69,7 +69,9 @@ describeEachDriver('hub timers on simulated time', (driver) => {
       expect(await view()).toMatchObject({ status: 'EXPIRED', decided_by: null, decided_at: new Date(startedAt + APPROVAL_TTL).toISOString() });
       // The stored AUTH_REQUEST the human replays shows the outcome too.
       const stored = await t.hub.store.db.selectFrom('messages').select('payload').where('type', '=', 'AUTH_REQUEST').execute();
-      expect(stored.map((r) => JSON.parse(r.payload) as Record<string, unknown>)).toEqual([expect.objectContaining({ action_id: actionId, status: 'EXPIRED' })]);
+      expect(stored.map((r) => JSON.parse(r.payload) as Record<string, unknown>)).toEqual([
+        expect.objectContaining({ action_id: actionId, status: 'EXPIRED' }),
+      ]);
       const late = await t.api.post('/api/chat/auth/response', { action_id: actionId, approved: true }, { token: member.token });
       expect(late).toMatchObject({ status: 409, body: { error: 'authorization request already expired' } });
     },
@@ -130,8 +132,7 @@ describe('hub timers on simulated time (SQLite)', () => {
     await nextAnswer(human, { conversationId: echo.conversation_id });
     await timers.advance(30 * MINUTE);
     await report('young report');
-    const contents = async () =>
-      (await t!.hub.store.db.selectFrom('messages').select(['type', 'content']).orderBy('id').execute());
+    const contents = async () => await t!.hub.store.db.selectFrom('messages').select(['type', 'content']).orderBy('id').execute();
 
     // Sweeps run 5 s after start and every minute after: the one an hour and 5 s in cuts at 5 s in.
     await timers.advance(30 * MINUTE + 5_000);
