@@ -1,7 +1,7 @@
 // The hub's timers on simulated time (HubOptions.timers, src/testing/simulatedTimers.ts): a test
 // moves time and the hub acts as if it had passed, with no real waiting. An approval expires (its
 // stored state, its timestamps in simulated time, the frames the human gets), a conversation goes
-// idle and ends, retention prunes telemetry that is old in simulated time.
+// idle and ends, a socket's session ends, retention prunes telemetry that is old in simulated time.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { waitFor } from 'xstate';
 import { IDLE_MS } from '../../src/butler/actor.js';
@@ -115,6 +115,22 @@ describe('hub timers on simulated time (SQLite)', () => {
     // The next message starts a new conversation, answered as usual.
     const again = await askButler(human, 'still there?');
     expect((await nextAnswer(human, { conversationId: again.conversation_id })).final.sender_id).toBe(BUTLER_ID);
+  });
+
+  it("closes a human's socket with 4002 when time is moved past its session's end, and no sooner", { timeout: REAL_TIME_LIMIT_MS }, async () => {
+    timers = createSimulatedTimers();
+    t = await startTestHub('sqlite', { JWT_TOKEN_EXPIRATION: '2h' }, { timers });
+    const member = await t.createMember();
+    const human = await clients.connect(member.token);
+    let closed: { code: number; reason: string } | undefined;
+    void human.closed(REAL_TIME_LIMIT_MS).then((c) => (closed = c));
+    await timers.advance(2 * 60 * MINUTE - 60_000);
+    // Still served: a frame round trip after the advance.
+    const echo = await askButler(human, 'still here');
+    expect(echo.id).toBeDefined();
+    expect(closed).toBeUndefined();
+    await timers.advance(60_000);
+    expect(await human.closed()).toEqual({ code: 4002, reason: 'session expired; log in again' });
   });
 
   it('prunes telemetry older than MESSAGE_RETENTION in simulated time, keeps younger telemetry and chat', { timeout: REAL_TIME_LIMIT_MS }, async () => {
