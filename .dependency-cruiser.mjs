@@ -62,6 +62,20 @@ export default {
       to: { path: layers.client },
     },
     {
+      name: 'hub-imports-the-testing-kit',
+      comment: "src/testing/ (simulated time) is for test kits: nothing on the hub's start path may load it",
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/testing/' },
+      to: { path: '^src/testing/' },
+    },
+    {
+      name: 'testing-imports-the-hub',
+      comment: 'src/testing/ implements the base ports (clock.ts) and imports nothing else of the hub',
+      severity: 'error',
+      from: { path: '^src/testing/' },
+      to: { path: hubOnly, pathNot: `${layers.base}|${layers.protocol}` },
+    },
+    {
       name: 'no-circular',
       comment: 'modules of the hub import each other in one direction',
       severity: 'error',

@@ -4,7 +4,7 @@
 import { DefaultRequestHandler } from '@a2a-js/sdk/server';
 import { AgentCard } from '@a2a-js/sdk';
 import type { Logger } from 'pino';
-import type { Clock } from '../clock.js';
+import type { Clock, Timers } from '../clock.js';
 import type { Bus } from '../delivery/bus.js';
 import type { A2aPushConfigsRepo } from '../store/repositories/a2aPushConfigs.js';
 import type { A2aTasksRepo } from '../store/repositories/a2aTasks.js';
@@ -40,6 +40,8 @@ export interface A2aDeps {
   bus: Bus;
   meter: A2aMeter;
   clock: Clock;
+  /** The hub's timers (the waits between push-notification calls). */
+  timers: Timers;
   logger: Logger;
 }
 
@@ -72,6 +74,7 @@ export function createA2a(deps: A2aDeps) {
     timeoutMs: PUSH_TIMEOUT_MS,
     attempts: PUSH_ATTEMPTS,
     backoffMs: PUSH_BACKOFF_MS,
+    timers: deps.timers,
   });
   const handler = new DefaultRequestHandler(capabilities, taskStore, executor, buses, pushStore, pushSender);
   return {
