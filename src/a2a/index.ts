@@ -1,7 +1,6 @@
 // The A2A feature as the hub builds it: the cards, the task store on the hub's store, the executor
 // that turns tasks into chat and answers back into tasks, the SDK's request handler over them, and
 // the JSON-RPC endpoint the HTTP edge drives.
-import { DefaultRequestHandler } from '@a2a-js/sdk/server';
 import { AgentCard } from '@a2a-js/sdk';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
@@ -18,8 +17,9 @@ import type { A2aMeter } from './metrics.js';
 import { createHubExecutor, type ExecutorDeps } from './executor.js';
 import { createReplyTracker, type RouterPort } from './replies.js';
 import { createPushSender } from './pushSender.js';
+import { createOpenTaskLimit, LimitedRequestHandler } from './openTasks.js';
 import { createHubPushStore } from './pushStore.js';
-import { createConversationMemo, createHubTaskStore } from './taskStore.js';
+import { createConversationMemo, createHubTaskStore, TERMINAL_STATES } from './taskStore.js';
 import { webhookDispatcher } from './webhookGuard.js';
 
 /** Push notifications: one call's deadline, calls per event, and the first wait before another. */
@@ -34,6 +34,8 @@ export interface A2aDeps {
   pushConfigs: A2aPushConfigsRepo;
   /** A2A_ALLOW_PRIVATE_NETWORK: webhooks may be on private and loopback addresses. */
   allowPrivateNetwork: boolean;
+  /** A2A_MAX_OPEN_TASKS: tasks one caller may have open at once. */
+  maxOpenTasks: number;
   pipeline: ExecutorDeps['pipeline'];
   router: RouterPort;
   /** The cluster bus: a task's events reach subscribers on other nodes (alone on a single node). */
@@ -46,7 +48,8 @@ export interface A2aDeps {
 export function createA2a(deps: A2aDeps) {
   const cards = createCardService({ users: deps.users, pushNotifications: true });
   const conversations = createConversationMemo();
-  const taskStore = createHubTaskStore({ tasks: deps.tasks, clock: deps.clock, conversations });
+  const openTasks = createOpenTaskLimit({ tasks: deps.tasks, max: deps.maxOpenTasks, ended: [...TERMINAL_STATES] });
+  const taskStore = createHubTaskStore({ tasks: deps.tasks, clock: deps.clock, conversations, onStored: (context) => openTasks.stored(context) });
   const replies = createReplyTracker({ router: deps.router });
   const buses = createClusterBusManager({ bus: deps.bus, onCancel: (taskId) => executor.cancelHere(taskId) });
   const executor = createHubExecutor({
@@ -73,7 +76,7 @@ export function createA2a(deps: A2aDeps) {
     attempts: PUSH_ATTEMPTS,
     backoffMs: PUSH_BACKOFF_MS,
   });
-  const handler = new DefaultRequestHandler(capabilities, taskStore, executor, buses, pushStore, pushSender);
+  const handler = new LimitedRequestHandler(openTasks, capabilities, taskStore, executor, buses, pushStore, pushSender);
   return {
     cards,
     replies,

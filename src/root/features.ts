@@ -167,6 +167,7 @@ export function createServices(options: ServicesOptions) {
     tasks: repos.a2aTasks,
     pushConfigs: repos.a2aPushConfigs,
     allowPrivateNetwork: options.a2a.allowPrivateNetwork,
+    maxOpenTasks: options.a2a.maxOpenTasks,
     pipeline: core.pipeline,
     router: core.router,
     bus: options.bus,
