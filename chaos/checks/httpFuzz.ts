@@ -103,6 +103,14 @@ export default defineCheck({
     const upload = await chunkedUpload(`${hub.baseUrl}/api/messages`, `Bearer ${cast.adminToken}`, s.uploadBytes);
     const uploadRss = rss.stop();
 
+    // A caller opening task after task to an offline agent (each stays SUBMITTED, stored): refused past
+    // the cap. Before the spraying, which throttles logins from this address.
+    const flooder = await cast.api.createMember(cast.adminToken, `httpfuzz-a2a-${randomUUID().slice(0, 8)}`, MEMBER_PASSWORD);
+    const flooderToken = (await cast.api.login(flooder.username, MEMBER_PASSWORD)).token;
+    const offline = await cast.api.registerAgent(cast.adminToken, `httpfuzz-offline-${randomUUID().slice(0, 8)}`);
+    ctx.secrets.add('api_token', offline.api_token);
+    const flood = await a2aFlood(`${hub.baseUrl}/a2a/agents/${offline.username}`, flooderToken, s.a2aFlood);
+
     // Password spraying: one wrong password against many names (each tried once) from one address.
     const sprayed: number[] = [];
     for (let i = 0; i < s.sprayNames; i++) {
@@ -126,13 +134,6 @@ export default defineCheck({
     const admins = (await fetch(`${hub.baseUrl}/api/users?role=ADMIN`, { headers: { authorization: `Bearer ${cast.adminToken}` } }).then((r) =>
       r.json(),
     )) as unknown[];
-
-    // A caller opening task after task to an offline agent (each stays SUBMITTED, stored): refused past the cap.
-    const flooder = await cast.api.createMember(cast.adminToken, `httpfuzz-a2a-${randomUUID().slice(0, 8)}`, MEMBER_PASSWORD);
-    const flooderToken = (await cast.api.login(flooder.username, MEMBER_PASSWORD)).token;
-    const offline = await cast.api.registerAgent(cast.adminToken, `httpfuzz-offline-${randomUUID().slice(0, 8)}`);
-    ctx.secrets.add('api_token', offline.api_token);
-    const flood = await a2aFlood(`${hub.baseUrl}/a2a/agents/${offline.username}`, flooderToken, s.a2aFlood);
 
     const byAccess: Record<string, number> = {};
     for (const o of operations) byAccess[o.access] = (byAccess[o.access] ?? 0) + 1;

@@ -18,7 +18,7 @@ import { createHubExecutor, type ExecutorDeps } from './executor.js';
 import { createReplyTracker, type RouterPort } from './replies.js';
 import { createPushSender } from './pushSender.js';
 import { createOpenTaskLimit, LimitedRequestHandler } from './openTasks.js';
-import { createHubPushStore } from './pushStore.js';
+import { createHubPushStore, type CredentialBox } from './pushStore.js';
 import { createConversationMemo, createHubTaskStore, TERMINAL_STATES } from './taskStore.js';
 import { webhookDispatcher } from './webhookGuard.js';
 
@@ -34,6 +34,8 @@ export interface A2aDeps {
   pushConfigs: A2aPushConfigsRepo;
   /** A2A_ALLOW_PRIVATE_NETWORK: webhooks may be on private and loopback addresses. */
   allowPrivateNetwork: boolean;
+  /** Seals the webhooks' credentials at rest (its own purpose key). */
+  pushBox: CredentialBox;
   /** A2A_MAX_OPEN_TASKS: tasks one caller may have open at once. */
   maxOpenTasks: number;
   pipeline: ExecutorDeps['pipeline'];
@@ -66,7 +68,13 @@ export function createA2a(deps: A2aDeps) {
   // One handler for every agent: what differs per agent (its card, its scope) rides the call context.
   // Its own card only answers capability checks, which every agent's card shares.
   const capabilities = AgentCard.fromJSON(butlerCard('hub', { origin: 'http://localhost', pushNotifications: true }));
-  const pushStore = createHubPushStore({ configs: deps.pushConfigs, clock: deps.clock, allowPrivate: deps.allowPrivateNetwork });
+  const pushStore = createHubPushStore({
+    configs: deps.pushConfigs,
+    clock: deps.clock,
+    allowPrivate: deps.allowPrivateNetwork,
+    box: deps.pushBox,
+    logger: deps.logger,
+  });
   const dispatcher = webhookDispatcher(deps.allowPrivateNetwork, PUSH_TIMEOUT_MS);
   const pushSender = createPushSender({
     load: (taskId, context) => pushStore.loadWithMetadata(taskId, context),
@@ -81,6 +89,11 @@ export function createA2a(deps: A2aDeps) {
     cards,
     replies,
     endpoint: createA2aEndpoint({ cards, handler, meter: deps.meter }),
+    /** At start: seals the webhook configs stored before their credentials were sealed. */
+    async start(): Promise<void> {
+      const sealed = await pushStore.sealLegacy();
+      if (sealed > 0) deps.logger.info({ configs: sealed }, 'sealed the credentials of A2A webhook configs stored in plain text before');
+    },
   };
 }
 export type A2a = ReturnType<typeof createA2a>;
