@@ -167,6 +167,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
         await connector.reload();
       },
     });
+    await services.a2aStart();
     butler.start();
     services.runtime.start();
     shutdown.add('stop the runtime sampler', () => services.runtime.stop());

@@ -172,6 +172,8 @@ export function createServices(options: ServicesOptions) {
     tasks: repos.a2aTasks,
     pushConfigs: repos.a2aPushConfigs,
     allowPrivateNetwork: options.a2a.allowPrivateNetwork,
+    maxOpenTasks: options.a2a.maxOpenTasks,
+    pushBox: auth.a2aPushBox,
     pipeline: core.pipeline,
     router: core.router,
     bus: options.bus,
@@ -205,6 +207,8 @@ export function createServices(options: ServicesOptions) {
     stats: createStatsService({ stats: heavy.stats, users, presence: core.presenceLog, runtime, clock }),
     ops: createOpsInventoryService({ repo: repos.opsInventory, box: auth.sshKeyBox, clock }),
     accessTokens: createAccessTokensService({ tokens: repos.accessTokens, users, vault: auth.accessTokenVault, clock, bus: options.bus }),
+    /** Seals webhook credentials stored in plain text by an older hub (at start). */
+    a2aStart: () => a2a.start(),
     a2aCards: a2a.cards,
     a2aEndpoint: a2a.endpoint,
   };
