@@ -57,6 +57,8 @@ export function createAuth(options: AuthOptions) {
   });
   // Its own purpose key, as the connector's secrets have theirs (see auth/secrets.ts).
   const sshKeyBox = createSecretBox(secret, 'ssh-key-encryption');
-  return { passwords, vault, accessTokenVault, sshKeyBox, users: usersService, service };
+  // The credentials the hub sends remote A2A agents (src/a2a/remote/).
+  const a2aCredentialBox = createSecretBox(secret, 'a2a-credential-encryption');
+  return { passwords, vault, accessTokenVault, sshKeyBox, a2aCredentialBox, users: usersService, service };
 }
 export type Auth = ReturnType<typeof createAuth>;
