@@ -1,6 +1,7 @@
 // One chat to a remote A2A agent, carried out: the CHAT addressed to the agent becomes an A2A message
 // (SendStreamingMessage when the card streams, SendMessage otherwise), in a context per hub thread so
-// the agent sees one conversation; its events come back as frames from the agent through the normal
+// the agent sees one conversation (Butler's command arrives as the command, `hub.directive` in the
+// message's metadata); its events come back as frames from the agent through the normal
 // pipeline (stored before delivered): each artifact chunk a CHAT_STREAM, then the whole answer as the
 // stored CHAT (with the stream's id) and the stream's end. An answer to Butler carries the stream id of
 // Butler's request, which is how Butler's relay matches it (wire.md §5).
@@ -8,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { Message, TaskState, taskStateToJSON, type Part, type StreamResponse, type Task } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
 import type { Accepted, MessageInput } from '../../delivery/types.js';
+import { DIRECTIVE_PREFIX } from '../../protocol/butler.js';
 import type { MessageFrame } from '../../protocol/frames.js';
 
 export interface ForwardDeps {
@@ -63,11 +65,15 @@ class Answer {
 
 /** Carries `frame` (a stored CHAT addressed to the agent) to the agent; resolves when its answer is posted. */
 export async function forwardChat(deps: ForwardDeps, frame: MessageFrame, agentId: number): Promise<void> {
-  const text = typeof frame.payload === 'string' ? frame.payload : JSON.stringify(frame.payload);
+  const raw = typeof frame.payload === 'string' ? frame.payload : JSON.stringify(frame.payload);
+  // Butler's command reaches an A2A agent as the command itself; the metadata says it is one (approved by a human).
+  const directive = raw.startsWith(DIRECTIVE_PREFIX);
+  const text = directive ? raw.slice(DIRECTIVE_PREFIX.length) : raw;
   const contextId = contextIdOf(frame, agentId);
   const taskId = deps.openTasks.get(contextId);
   deps.openTasks.delete(contextId);
-  const message = Message.fromJSON({ messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text }], contextId, ...(taskId ? { taskId } : {}) });
+  const metadata = { 'hub.sender': frame.sender_name, ...(directive ? { 'hub.directive': true } : {}) };
+  const message = Message.fromJSON({ messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text }], contextId, metadata, ...(taskId ? { taskId } : {}) });
   const request = { message, configuration: undefined, metadata: {}, tenant: '' };
   const base = { target_id: frame.sender_id, ...(frame.conversation_id ? { conversation_id: frame.conversation_id } : {}) };
   // Butler's request names its stream: the answer must carry it. Anyone else's answer gets a new one.
