@@ -166,3 +166,27 @@ describeEachDriver('A2A agents joining the hub', (driver) => {
     }
   });
 });
+
+describeEachDriver('A2A agents joining a production hub', (driver) => {
+  let t: TestHub;
+  let peer: A2aPeer;
+  beforeAll(async () => {
+    t = await startTestHub(driver, { APP_ENV: 'production' });
+    peer = await startA2aPeer();
+  });
+  afterAll(async () => {
+    await peer?.stop();
+    await t?.stop();
+  });
+
+  it('refuses a card URL on a loopback address (A2A_ALLOW_PRIVATE_NETWORK is off by default), naming the address and the setting', async () => {
+    const res = await t.api.post('/api/users/agents', { username: uniqueName('r'), runtime_kind: 'a2a', card_url: peer.cardUrl }, { token: t.adminToken });
+    expect(res).toMatchObject({
+      status: 400,
+      body: { error: "card_url: the card URL's address 127.0.0.1 is a private or internal address; set A2A_ALLOW_PRIVATE_NETWORK=true to allow it" },
+    });
+    expect(peer.received).toEqual([]);
+    const listed = await t.api.get('/api/users/agents?q=r-', { token: t.adminToken });
+    expect(listed.body.filter((a: { runtime_kind: string }) => a.runtime_kind === 'a2a')).toEqual([]);
+  });
+});
