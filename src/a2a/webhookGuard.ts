@@ -79,7 +79,10 @@ export function checkWebhookUrl(text: string, allowPrivate: boolean, target: Gua
     throw new WebhookRefused(`the ${URL_NAME[target]} is not a URL`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new WebhookRefused(`the ${URL_NAME[target]} must be http or https`);
-  if (url.username || url.password) throw new WebhookRefused(`the ${URL_NAME[target]} must not carry credentials (${target === 'webhook' ? 'use its authentication instead' : 'give them as its credential'})`);
+  if (url.username || url.password)
+    throw new WebhookRefused(
+      `the ${URL_NAME[target]} must not carry credentials (${target === 'webhook' ? 'use its authentication instead' : 'give them as its credential'})`,
+    );
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (!allowPrivate && (isInternal(host) || host === 'localhost' || host.endsWith('.localhost'))) throw refuseAddress(host, target);
   return url;

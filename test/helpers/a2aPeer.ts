@@ -47,8 +47,7 @@ export interface A2aPeerOptions {
   reply?: (text: string) => string[];
 }
 
-const textOf = (context: RequestContext) =>
-  context.userMessage.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : '')).join('');
+const textOf = (context: RequestContext) => context.userMessage.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : '')).join('');
 
 export async function startA2aPeer(options: A2aPeerOptions = {}): Promise<A2aPeer> {
   const name = options.name ?? 'remote-echo';
@@ -67,20 +66,38 @@ export async function startA2aPeer(options: A2aPeerOptions = {}): Promise<A2aPee
       received.push(entry);
       waiters.shift()?.(entry);
       const base = { taskId: context.taskId, contextId: context.contextId };
-      bus.publish(AgentEvent.task({ id: context.taskId, contextId: context.contextId, status: { state: TaskState.TASK_STATE_WORKING, message: undefined, timestamp: undefined }, artifacts: [], history: [], metadata: {} }));
+      bus.publish(
+        AgentEvent.task({
+          id: context.taskId,
+          contextId: context.contextId,
+          status: { state: TaskState.TASK_STATE_WORKING, message: undefined, timestamp: undefined },
+          artifacts: [],
+          history: [],
+          metadata: {},
+        }),
+      );
       const chunks = reply(text);
       chunks.forEach((chunk, i) =>
         bus.publish(
           AgentEvent.artifactUpdate({
             ...base,
-            artifact: { artifactId: 'answer', name: 'answer', description: '', parts: [{ content: { $case: 'text', value: chunk }, mediaType: 'text/plain', metadata: {}, filename: '' }], metadata: {}, extensions: [] },
+            artifact: {
+              artifactId: 'answer',
+              name: 'answer',
+              description: '',
+              parts: [{ content: { $case: 'text', value: chunk }, mediaType: 'text/plain', metadata: {}, filename: '' }],
+              metadata: {},
+              extensions: [],
+            },
             append: i > 0,
             lastChunk: i === chunks.length - 1,
             metadata: {},
           }),
         ),
       );
-      bus.publish(AgentEvent.statusUpdate({ ...base, status: { state: TaskState.TASK_STATE_COMPLETED, message: undefined, timestamp: undefined }, metadata: {} }));
+      bus.publish(
+        AgentEvent.statusUpdate({ ...base, status: { state: TaskState.TASK_STATE_COMPLETED, message: undefined, timestamp: undefined }, metadata: {} }),
+      );
       bus.finished();
     },
     async cancelTask() {},
@@ -148,4 +165,3 @@ export async function startA2aPeer(options: A2aPeerOptions = {}): Promise<A2aPee
     listen,
   };
 }
-

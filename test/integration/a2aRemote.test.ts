@@ -54,7 +54,11 @@ describeEachDriver('A2A agents joining the hub', (driver) => {
 
   it('registers an SDK agent by its card URL: no api_token, the credential kept out of answers and logs, and the agent ONLINE', async () => {
     const username = uniqueName('remote');
-    const res = await t.api.post('/api/users/agents', { username, runtime_kind: 'a2a', card_url: peer.cardUrl, credential: CREDENTIAL }, { token: t.adminToken });
+    const res = await t.api.post(
+      '/api/users/agents',
+      { username, runtime_kind: 'a2a', card_url: peer.cardUrl, credential: CREDENTIAL },
+      { token: t.adminToken },
+    );
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ username, role: 'AGENT', runtime_kind: 'a2a', card_url: peer.cardUrl });
     expect(res.body).not.toHaveProperty('api_token');
@@ -104,7 +108,11 @@ describeEachDriver('A2A agents joining the hub', (driver) => {
     const ws = await connectWs(t.url, member.token);
     try {
       fake.enqueue(
-        { steps: [{ toolCall: { name: 'command_agent', arguments: JSON.stringify({ target_agent_id: agent.id, command: 'rotate the logs', reasoning: 'asked' }) } }] },
+        {
+          steps: [
+            { toolCall: { name: 'command_agent', arguments: JSON.stringify({ target_agent_id: agent.id, command: 'rotate the logs', reasoning: 'asked' }) } },
+          ],
+        },
         textReply('I asked for your approval.'),
       );
       const echo = await askButler(ws, 'please rotate the logs');
@@ -155,9 +163,17 @@ describeEachDriver('A2A agents joining the hub', (driver) => {
     const big = await server((_req, res) => res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ name: 'x'.repeat(300 * 1024) })));
     const redirect = await server((_req, res) => res.writeHead(302, { Location: peer.cardUrl }).end());
     try {
-      const tooBig = await t.api.post('/api/users/agents', { username: uniqueName('r'), runtime_kind: 'a2a', card_url: `${big.url}/card` }, { token: t.adminToken });
+      const tooBig = await t.api.post(
+        '/api/users/agents',
+        { username: uniqueName('r'), runtime_kind: 'a2a', card_url: `${big.url}/card` },
+        { token: t.adminToken },
+      );
       expect(tooBig).toMatchObject({ status: 400, body: { error: 'card_url: the card is larger than 262144 bytes' } });
-      const moved = await t.api.post('/api/users/agents', { username: uniqueName('r'), runtime_kind: 'a2a', card_url: `${redirect.url}/card` }, { token: t.adminToken });
+      const moved = await t.api.post(
+        '/api/users/agents',
+        { username: uniqueName('r'), runtime_kind: 'a2a', card_url: `${redirect.url}/card` },
+        { token: t.adminToken },
+      );
       expect(moved.status).toBe(400);
       expect(moved.body.error).toContain('redirects to another host');
     } finally {

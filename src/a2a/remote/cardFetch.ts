@@ -106,7 +106,9 @@ export async function fetchCard(cardUrl: string, options: CardFetchOptions): Pro
     const refusal = refusalIn(err);
     if (refusal) throw new CardRefused(refusal.message);
     if (deadline.aborted) throw new CardRefused(`the card URL did not answer within ${options.timeoutMs} ms`);
-    throw new CardRefused(`the card URL could not be fetched: ${err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err)}`);
+    throw new CardRefused(
+      `the card URL could not be fetched: ${err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err)}`,
+    );
   }
   let raw: unknown;
   try {

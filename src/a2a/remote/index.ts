@@ -65,7 +65,14 @@ export function createRemoteAgents(deps: RemoteAgentsDeps) {
   };
 
   const check = (cardUrl: string, credential: string | undefined, signal?: AbortSignal) =>
-    fetchCard(cardUrl, { allowPrivate: deps.allowPrivateNetwork, dispatcher: cardDispatcher, timeoutMs: CARD_TIMEOUT_MS, maxBytes: CARD_MAX_BYTES, credential, signal });
+    fetchCard(cardUrl, {
+      allowPrivate: deps.allowPrivateNetwork,
+      dispatcher: cardDispatcher,
+      timeoutMs: CARD_TIMEOUT_MS,
+      maxBytes: CARD_MAX_BYTES,
+      credential,
+      signal,
+    });
 
   /** The SDK's client for a card: JSON-RPC (v1.0, or v0.3 for an older card) through the guard, with the credential. */
   function clientFor(card: FetchedCard, credential: string | undefined): Promise<Client> {
@@ -91,10 +98,19 @@ export function createRemoteAgents(deps: RemoteAgentsDeps) {
       key: KEY_BASE - ++keys,
       timing,
       router: deps.router,
-      check: (signal) => check(row.card_url, credential, signal),
+      check: async (signal) => {
+        // Deleted while offline (no endpoint bound to hear the revocation): the proxy ends here.
+        if (!(await repo.find(userId))) {
+          drop(userId, proxy);
+          throw new Error('the agent was deleted');
+        }
+        return check(row.card_url, credential, signal);
+      },
       clientFor: (card) => clientFor(card, credential),
       cardChanged: (card) =>
-        void repo.updateCard(userId, card.json, deps.clock()).catch((err: unknown) => logger.warn({ err, userId }, 'a2a: could not store a remote agent’s new card')),
+        void repo
+          .updateCard(userId, card.json, deps.clock())
+          .catch((err: unknown) => logger.warn({ err, userId }, 'a2a: could not store a remote agent’s new card')),
       post: deps.pipeline.post,
       meter: deps.meter,
       closed: () => {
@@ -110,13 +126,20 @@ export function createRemoteAgents(deps: RemoteAgentsDeps) {
     proxy.start();
   }
 
+  function drop(userId: number, proxy: Proxy): void {
+    if (proxies.get(userId) !== proxy) return;
+    proxies.delete(userId);
+    proxy.stop();
+  }
+
   function stop(): void {
     running = false;
     for (const proxy of proxies.values()) proxy.stop();
     proxies.clear();
   }
 
-  const startLogged = (userId: number) => void startOne(userId).catch((err: unknown) => logger.error({ err, userId }, 'a2a: could not start a remote agent’s proxy'));
+  const startLogged = (userId: number) =>
+    void startOne(userId).catch((err: unknown) => logger.error({ err, userId }, 'a2a: could not start a remote agent’s proxy'));
 
   deps.bus.subscribe(remoteAgentAddedMessage, ({ userId }) => {
     if (deps.leadership.isLeader()) startLogged(userId);

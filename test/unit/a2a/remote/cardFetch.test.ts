@@ -40,7 +40,10 @@ const options = (allowPrivate = true, timeoutMs = 2000, maxBytes = 4096) => ({
   maxBytes,
 });
 
-const json = (body: unknown): RequestListener => (_req, res) => res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
+const json =
+  (body: unknown): RequestListener =>
+  (_req, res) =>
+    res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
 
 describe('fetchCard', () => {
   it('takes a card, with the credential as a bearer token, and follows a redirect on the same host', async () => {
@@ -92,7 +95,9 @@ describe('fetchCard', () => {
     await expect(fetchCard(`${text}/card`, options())).rejects.toThrow('the card is not JSON');
     const missing = await serve((_req, res) => res.writeHead(404).end());
     await expect(fetchCard(`${missing}/card`, options())).rejects.toThrow('the card URL answered 404');
-    const grpc = await serve(json({ ...card('http://127.0.0.1:1/a2a'), supportedInterfaces: [{ url: 'http://127.0.0.1:1', protocolBinding: 'GRPC', protocolVersion: '1.0' }] }));
+    const grpc = await serve(
+      json({ ...card('http://127.0.0.1:1/a2a'), supportedInterfaces: [{ url: 'http://127.0.0.1:1', protocolBinding: 'GRPC', protocolVersion: '1.0' }] }),
+    );
     await expect(fetchCard(`${grpc}/card`, options())).rejects.toThrow(/names no JSON-RPC interface/);
   });
 });
