@@ -146,6 +146,8 @@ const envSchema = z.object({
       .optional()
       .transform((v) => (v === undefined ? undefined : v === 'true' || v === '1' || v === 'yes' || v === 'on')),
   ),
+  // How often a remote A2A agent's card is checked while it is online (src/a2a/remote/).
+  A2A_AGENT_CHECK_INTERVAL: z.string().default('30s'),
   // Cluster mode: set, it joins the other nodes on this Redis (PostgreSQL only).
   REDIS_URL: optionalString,
   NODE_ID: clusterLabel,
@@ -351,6 +353,8 @@ export interface Config {
     readonly allowPrivateNetwork: boolean;
     /** A2A_MAX_OPEN_TASKS: tasks one caller may have open (not ended) at once; the next new one is refused. */
     readonly maxOpenTasks: number;
+    /** Between checks of a remote A2A agent's card while it is online (A2A_AGENT_CHECK_INTERVAL). */
+    readonly checkIntervalMs: number;
   };
   /** Insecure defaults that were applied; the composition root logs each one as a warning. */
   readonly warnings: readonly string[];
@@ -401,6 +405,7 @@ function derive(e: Env) {
     keepAliveIdleMs: durationMs(e.DB_KEEPALIVE_IDLE, DEFAULT_PG_TIMEOUTS.keepAliveIdleMs),
   };
   const readTimeoutMs = parseDurationMs(e.DB_READ_TIMEOUT);
+  const a2aCheckIntervalMs = parseDurationMs(e.A2A_AGENT_CHECK_INTERVAL);
   return {
     ...e,
     isProduction,
@@ -411,6 +416,7 @@ function derive(e: Env) {
     databaseUrl: e.DATABASE_URL ?? e.DB_DSN,
     seconds,
     readTimeoutMs,
+    a2aCheckIntervalMs,
     pgTimeouts,
   };
 }
@@ -441,6 +447,11 @@ function checkRules(s: Settings, ctx: z.RefinementCtx): void {
   if (s.CLUSTER_SECRET !== undefined && s.CLUSTER_SECRET.length < 32) problem('CLUSTER_SECRET', 'CLUSTER_SECRET must be at least 32 characters');
   if (s.seconds.clusterNodeTtl === undefined || s.seconds.clusterNodeTtl < 2)
     problem('CLUSTER_NODE_TTL', `CLUSTER_NODE_TTL must be a duration of at least 2s, such as 10s (got "${s.CLUSTER_NODE_TTL}")`);
+  if (s.a2aCheckIntervalMs === undefined)
+    problem(
+      'A2A_AGENT_CHECK_INTERVAL',
+      `A2A_AGENT_CHECK_INTERVAL must be a duration of at least 100ms, such as 30s or 500ms (got "${s.A2A_AGENT_CHECK_INTERVAL}")`,
+    );
   if (s.readTimeoutMs === undefined)
     problem('DB_READ_TIMEOUT', `DB_READ_TIMEOUT must be a duration of at least 100ms, such as 10s or 500ms (got "${s.DB_READ_TIMEOUT}")`);
   if (s.seconds.loginFailureWindow === undefined) {
@@ -627,7 +638,12 @@ function build(s: Settings, cwd: string): Config {
           },
     webDir: s.WEB_DIR === undefined ? defaultWebDir(cwd) : s.WEB_DIR.trim() === '' ? undefined : resolve(cwd, s.WEB_DIR.trim()),
     webCsp: s.WEB_CSP ?? DEFAULT_WEB_CSP,
-    a2a: { publicCards: s.A2A_PUBLIC_CARDS, allowPrivateNetwork: s.A2A_ALLOW_PRIVATE_NETWORK ?? !s.isProduction, maxOpenTasks: s.A2A_MAX_OPEN_TASKS },
+    a2a: {
+      publicCards: s.A2A_PUBLIC_CARDS,
+      allowPrivateNetwork: s.A2A_ALLOW_PRIVATE_NETWORK ?? !s.isProduction,
+      maxOpenTasks: s.A2A_MAX_OPEN_TASKS,
+      checkIntervalMs: s.a2aCheckIntervalMs!,
+    },
     warnings: warningsOf(s),
   });
 }

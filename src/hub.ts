@@ -27,7 +27,7 @@ import { createAuth } from './root/auth.js';
 import { createCore } from './root/core.js';
 import { createHttpEdge, createHubInspection, createWsEdge } from './root/edges.js';
 import { createMcpEdge } from './root/mcp.js';
-import { createBootstrap, createButlerFeature, createConnectorFeature, createServices, followLeadership } from './root/features.js';
+import { createBootstrap, createButlerFeature, createConnectorFeature, createServices, followLeadership, followRemoteAgents } from './root/features.js';
 import { attachNode, createNodePorts, ordersCommitsAcrossNodes, restartedIds } from './root/node.js';
 import { DRAIN_TIMEOUT_MS, SHUTDOWN_ORDER, SOCKET_CLOSE_WAIT_MS } from './root/shutdownOrder.js';
 import { createRepos, migrateStore, openReads } from './root/storage.js';
@@ -158,6 +158,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       logger,
       a2a: config.a2a,
       bus: ports.bus,
+      leadership: ports.leadership,
       metrics,
       reinitialise: async () => {
         await bootstrap.initialise();
@@ -168,6 +169,8 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       },
     });
     await services.a2aStart();
+    followRemoteAgents(ports.leadership, services.a2aRemote, logger);
+    shutdown.add('stop remote A2A agents', () => services.a2aRemote.close());
     butler.start();
     services.runtime.start();
     shutdown.add('stop the runtime sampler', () => services.runtime.stop());

@@ -37,6 +37,8 @@ export interface A2aMeter {
   streamClosed(): void;
   /** A task reached `state` (the A2A name, TASK_STATE_ prefix or not). */
   taskState(state: string): void;
+  /** A chat carried to a remote A2A agent (src/a2a/remote/) was answered, or failed. */
+  forwarded(outcome: 'ok' | 'failed'): void;
 }
 
 export function createA2aMeter(factory: MetricsFactory): A2aMeter {
@@ -47,7 +49,13 @@ export function createA2aMeter(factory: MetricsFactory): A2aMeter {
   });
   const streams = factory.gauge({ name: 'hub_a2a_open_streams', help: 'A2A answers being streamed now (SendStreamingMessage, SubscribeToTask)' });
   const states = factory.counter({ name: 'hub_a2a_task_states_total', help: 'A2A tasks reaching each state', labels: { state: STATES } });
+  const remoteCalls = factory.counter({
+    name: 'hub_a2a_remote_calls_total',
+    help: 'Chats the hub carried to remote A2A agents (registered by card URL), by outcome',
+    labels: { outcome: ['ok', 'failed'] },
+  });
   return {
+    forwarded: (outcome) => remoteCalls.labels({ outcome }).inc(),
     request: (method, outcome) => requests.labels({ method: typeof method === 'string' ? method : 'other', outcome }).inc(),
     streamOpened: () => streams.inc(),
     streamClosed: () => streams.dec(),

@@ -1,4 +1,5 @@
-// The SSRF guard of A2A push notifications: a webhook is an http(s) URL without credentials whose
+// The SSRF guard of the hub's outbound A2A calls (push-notification webhooks, and the cards and
+// endpoints of remote agents registered by URL): a webhook is an http(s) URL without credentials whose
 // host is not on a private, loopback, link-local or otherwise internal address, unless
 // A2A_ALLOW_PRIVATE_NETWORK=true (the default outside production). The URL is checked when a caller
 // registers it, and every address its name resolves to is checked again when the hub connects (the
@@ -41,8 +42,14 @@ for (const [net, prefix] of [
 
 export class WebhookRefused extends Error {}
 
-function refuseAddress(address: string): WebhookRefused {
-  return new WebhookRefused(`the webhook's address ${address} is a private or internal address; set ${ALLOW_SETTING}=true to allow it`);
+/** What a refusal names: `webhook` (push notifications) or `card URL` (a remote agent). */
+export type GuardedTarget = 'webhook' | 'card URL' | 'agent endpoint';
+
+/** How a refusal names the URL itself. */
+const URL_NAME: Record<GuardedTarget, string> = { webhook: 'webhook URL', 'card URL': 'card URL', 'agent endpoint': "agent's endpoint URL" };
+
+function refuseAddress(address: string, target: GuardedTarget): WebhookRefused {
+  return new WebhookRefused(`the ${target}'s address ${address} is a private or internal address; set ${ALLOW_SETTING}=true to allow it`);
 }
 
 /** `::ffff:a00:1` → `10.0.0.1`. */
@@ -64,27 +71,30 @@ export function isInternal(address: string): boolean {
 }
 
 /** Refuses (throws WebhookRefused) a URL a webhook may not have; checks a literal address at once. */
-export function checkWebhookUrl(text: string, allowPrivate: boolean): URL {
+export function checkWebhookUrl(text: string, allowPrivate: boolean, target: GuardedTarget = 'webhook'): URL {
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    throw new WebhookRefused('the webhook URL is not a URL');
+    throw new WebhookRefused(`the ${URL_NAME[target]} is not a URL`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new WebhookRefused('the webhook URL must be http or https');
-  if (url.username || url.password) throw new WebhookRefused('the webhook URL must not carry credentials (use its authentication instead)');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new WebhookRefused(`the ${URL_NAME[target]} must be http or https`);
+  if (url.username || url.password)
+    throw new WebhookRefused(
+      `the ${URL_NAME[target]} must not carry credentials (${target === 'webhook' ? 'use its authentication instead' : 'give them as its credential'})`,
+    );
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (!allowPrivate && (isInternal(host) || host === 'localhost' || host.endsWith('.localhost'))) throw refuseAddress(host);
+  if (!allowPrivate && (isInternal(host) || host === 'localhost' || host.endsWith('.localhost'))) throw refuseAddress(host, target);
   return url;
 }
 
 /** A DNS lookup that fails when any address of the name is internal (unless allowed). */
-export function guardedLookup(allowPrivate: boolean): LookupFunction {
+export function guardedLookup(allowPrivate: boolean, target: GuardedTarget = 'webhook'): LookupFunction {
   return (hostname, options, callback) => {
     dnsLookup(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
       if (err) return callback(err, '', 0);
       const blocked = allowPrivate ? undefined : addresses.find((a) => isInternal(a.address));
-      if (blocked) return callback(refuseAddress(blocked.address), '', 0);
+      if (blocked) return callback(refuseAddress(blocked.address, target), '', 0);
       if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
       const first = addresses[0];
       if (!first) return callback(new WebhookRefused(`no address for ${hostname}`), '', 0);
@@ -94,6 +104,6 @@ export function guardedLookup(allowPrivate: boolean): LookupFunction {
 }
 
 /** The HTTP client of webhook calls: connections only to checked addresses. */
-export function webhookDispatcher(allowPrivate: boolean, connectTimeoutMs: number): Agent {
-  return new Agent({ connect: { lookup: guardedLookup(allowPrivate), timeout: connectTimeoutMs } });
+export function webhookDispatcher(allowPrivate: boolean, connectTimeoutMs: number, target: GuardedTarget = 'webhook'): Agent {
+  return new Agent({ connect: { lookup: guardedLookup(allowPrivate, target), timeout: connectTimeoutMs } });
 }

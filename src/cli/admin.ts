@@ -46,9 +46,23 @@ export async function runAdmin(run: AdminRun, rest: RestClient, out: Output): Pr
       return 0;
     }
     case 'agents register': {
+      if (run.a2a !== undefined) {
+        const remote = await rest.agents.register({
+          username: run.name,
+          agent_kind: run.kind,
+          description: run.description,
+          runtime_kind: 'a2a',
+          card_url: run.a2a,
+          credential: run.credential,
+        });
+        out.progress(`registered the A2A agent ${remote.username} (id ${remote.id}) by its card; the hub calls it and shows it ONLINE while its card answers`);
+        out.stdout(String(remote.id));
+        return 0;
+      }
+      if (run.credential !== undefined) throw new Error('--credential (or $HUB_A2A_CREDENTIAL) goes with --a2a: it is what the hub sends a remote agent');
       const created = await rest.agents.register({ username: run.name, agent_kind: run.kind, description: run.description });
       out.progress(`registered agent ${created.username} (id ${created.id}); its api_token follows, shown this once`);
-      out.stdout(created.api_token);
+      out.stdout(created.api_token ?? '');
       return 0;
     }
     case 'agents rotate': {

@@ -17,7 +17,7 @@ export type Invocation =
   | { command: 'send'; to?: UserRef; type: 'CHAT' | 'SYSTEM_LOG'; level: LogLevel; text: string; wait?: number }
   | { command: 'tail'; since?: number; json: boolean }
   | { command: 'agents list'; json: boolean }
-  | { command: 'agents register'; name: string; kind?: string; description?: string }
+  | { command: 'agents register'; name: string; kind?: string; description?: string; a2a?: string; credential?: string }
   | { command: 'agents rotate' | 'agents delete'; agent: UserRef }
   | { command: 'users list'; role?: string; json: boolean }
   | { command: 'users create'; username: string; role: (typeof HumanRoles)[number]; password: string }
@@ -137,12 +137,18 @@ export function createProgram(version: string, chosen: (invocation: Invocation) 
     .action((o: { json?: boolean }) => chosen({ command: 'agents list', json: o.json === true }));
   agents
     .command('register')
-    .description('register an agent; prints its api_token (shown this once)')
+    .description('register an agent; prints its api_token (shown this once), or with --a2a the id of the remote agent')
     .argument('<name>', 'the agent user name')
     .option('--kind <kind>', 'agent_kind (default generic)')
     .option('--description <text>', 'what it does')
-    .action((name: string, o: { kind?: string; description?: string }) =>
-      chosen({ command: 'agents register', name, kind: o.kind, description: o.description }),
+    .option('--a2a <card-url>', 'a remote A2A agent, by the URL of its agent card: the hub calls it (no api_token)')
+    .addOption(
+      new Option('--credential <token>', 'with --a2a: the bearer credential the hub sends the agent (prefer $HUB_A2A_CREDENTIAL: arguments show in ps)').env(
+        'HUB_A2A_CREDENTIAL',
+      ),
+    )
+    .action((name: string, o: { kind?: string; description?: string; a2a?: string; credential?: string }) =>
+      chosen({ command: 'agents register', name, kind: o.kind, description: o.description, a2a: o.a2a, credential: o.credential }),
     );
   agents
     .command('rotate')

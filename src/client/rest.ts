@@ -64,7 +64,8 @@ export interface Page<T> {
   capped?: boolean;
 }
 
-export type AgentCreated = UserView & { api_token: string };
+/** A registered agent: its api_token shown this once, or the card URL of a remote A2A agent (which has none). */
+export type AgentCreated = UserView & { api_token?: string; card_url?: string };
 export interface TokenRotated {
   ok: true;
   message: string;

@@ -61,15 +61,39 @@ export const listUsersQuery = z.object({
   limit: limitOf(100, 1000),
 });
 
-export const registerAgentBody = z.object({
-  username,
-  api_token: apiToken.optional(),
-  agent_kind: shortText(64).optional(),
-  runtime_kind: shortText(64).optional(),
-  description: shortText(1024).optional(),
-  /** The skills its A2A card lists. */
-  skills: agentSkills.optional(),
-});
+/** The runtime kind of an agent registered by its A2A card URL (the hub proxies it). */
+export const A2A_RUNTIME_KIND = 'a2a';
+
+export const registerAgentBody = z
+  .object({
+    username,
+    api_token: apiToken.optional(),
+    agent_kind: shortText(64).optional(),
+    runtime_kind: shortText(64).optional(),
+    description: shortText(1024).optional(),
+    /** The skills its A2A card lists. */
+    skills: agentSkills.optional(),
+    /** runtime_kind "a2a": where the remote agent's card is. */
+    card_url: z.string().trim().min(1).max(2048).optional(),
+    /** runtime_kind "a2a": the bearer credential the hub sends the remote agent (kept encrypted, never shown). */
+    credential: z
+      .string()
+      .min(1)
+      .max(4096)
+      .refine((v) => !/[\r\n]/.test(v), 'must be one line')
+      .optional(),
+  })
+  .superRefine((body, ctx) => {
+    const remote = body.runtime_kind === A2A_RUNTIME_KIND;
+    if (remote && body.card_url === undefined)
+      ctx.addIssue({ code: 'custom', path: ['card_url'], message: 'is required when runtime_kind is "a2a" (the URL of the agent\'s A2A card)' });
+    if (!remote && body.card_url !== undefined)
+      ctx.addIssue({ code: 'custom', path: ['card_url'], message: 'is only for runtime_kind "a2a" (an agent registered by its A2A card)' });
+    if (!remote && body.credential !== undefined)
+      ctx.addIssue({ code: 'custom', path: ['credential'], message: 'is only for runtime_kind "a2a" (sent to the remote agent)' });
+    if (remote && body.api_token !== undefined)
+      ctx.addIssue({ code: 'custom', path: ['api_token'], message: 'is not for runtime_kind "a2a": the hub calls a remote agent, it never connects' });
+  });
 export const listAgentsQuery = z.object({
   exclude_role: z.preprocess(emptyAsAbsent, z.enum(MachineRoles).optional()),
   q: optionalQueryText(64),

@@ -29,7 +29,15 @@ export const userView = z
   })
   .meta({ id: 'User' });
 
-export const agentWithToken = userView.extend({ api_token: z.string().meta({ description: 'shown once, at registration' }) }).meta({ id: 'AgentWithToken' });
+export const agentWithToken = userView
+  .extend({
+    api_token: z
+      .string()
+      .optional()
+      .meta({ description: 'shown once, at registration; none for a remote A2A agent (runtime_kind "a2a"), which the hub calls' }),
+    card_url: z.string().optional().meta({ description: 'a remote A2A agent: the card URL it was registered by' }),
+  })
+  .meta({ id: 'AgentWithToken' });
 
 export const presenceView = z
   .object({

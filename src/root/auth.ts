@@ -58,6 +58,8 @@ export function createAuth(options: AuthOptions) {
   // Its own purpose key, as the connector's secrets have theirs (see auth/secrets.ts).
   const sshKeyBox = createSecretBox(secret, 'ssh-key-encryption');
   const a2aPushBox = createSecretBox(secret, 'a2a-push-credentials');
-  return { passwords, vault, accessTokenVault, sshKeyBox, a2aPushBox, users: usersService, service };
+  // The credentials the hub sends remote A2A agents (src/a2a/remote/).
+  const a2aCredentialBox = createSecretBox(secret, 'a2a-credential-encryption');
+  return { passwords, vault, accessTokenVault, sshKeyBox, a2aPushBox, a2aCredentialBox, users: usersService, service };
 }
 export type Auth = ReturnType<typeof createAuth>;

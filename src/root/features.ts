@@ -16,6 +16,7 @@ import type { Metrics } from '../metrics/registry.js';
 import { BUTLER_USERNAME } from '../protocol/roles.js';
 import { createA2a } from '../a2a/index.js';
 import { createA2aMeter } from '../a2a/metrics.js';
+import { createRemoteAgents, type RemoteAgents } from '../a2a/remote/index.js';
 import { createAccessTokensService } from '../services/accessTokens.js';
 import { createAgentsService } from '../services/agents.js';
 import { bootstrap } from '../services/bootstrap.js';
@@ -144,6 +145,14 @@ export function followLeadership(leadership: NodePorts['leadership'], butler: Bu
   });
 }
 
+/** Remote A2A agents are proxied on the node that leads: started on acquiring it, stopped on losing it. */
+export function followRemoteAgents(leadership: NodePorts['leadership'], remote: RemoteAgents, logger: Logger): void {
+  leadership.onAcquired(async () => {
+    await remote.start().catch((err: unknown) => logger.error({ err }, 'a2a: could not start the remote agents’ proxies'));
+  });
+  leadership.onLost(() => remote.stop());
+}
+
 export interface ServicesOptions {
   store: Store;
   repos: Repos;
@@ -157,6 +166,8 @@ export interface ServicesOptions {
   a2a: Config['a2a'];
   /** Where revoked access tokens and A2A task events are told to the other nodes. */
   bus: NodePorts['bus'];
+  /** Remote A2A agents are proxied where this node leads. */
+  leadership: NodePorts['leadership'];
   metrics: Metrics;
   /** After a dev reset wiped the tables: bootstrap again and restart what held the wiped rows. */
   reinitialise(): Promise<void>;
@@ -166,6 +177,21 @@ export interface ServicesOptions {
 export function createServices(options: ServicesOptions) {
   const { store, repos, core, auth, connector, clock } = options;
   const { users, credentials, threads, chat, heavy } = repos;
+  const a2aMeter = createA2aMeter(options.metrics.factory);
+  const a2aRemote = createRemoteAgents({
+    repo: repos.a2aRemoteAgents,
+    users,
+    box: auth.a2aCredentialBox,
+    allowPrivateNetwork: options.a2a.allowPrivateNetwork,
+    checkIntervalMs: options.a2a.checkIntervalMs,
+    pipeline: core.pipeline,
+    router: core.router,
+    bus: options.bus,
+    leadership: options.leadership,
+    meter: a2aMeter,
+    clock,
+    logger: options.logger,
+  });
   const a2a = createA2a({
     users,
     threads,
@@ -177,7 +203,7 @@ export function createServices(options: ServicesOptions) {
     pipeline: core.pipeline,
     router: core.router,
     bus: options.bus,
-    meter: createA2aMeter(options.metrics.factory),
+    meter: a2aMeter,
     clock,
     timers: options.timers,
     logger: options.logger,
@@ -191,7 +217,7 @@ export function createServices(options: ServicesOptions) {
     runtime,
     users: auth.users,
     auth: auth.service,
-    agents: createAgentsService({ db: store.db, users, credentials, vault: auth.vault, clock, sessions: core.sessions }),
+    agents: createAgentsService({ db: store.db, users, credentials, vault: auth.vault, clock, sessions: core.sessions, remote: a2aRemote.registration }),
     messages: createMessagesService({ messages: heavy.messages, users, pipeline: core.pipeline }),
     devMock: createDevMockService({
       store,
@@ -211,6 +237,7 @@ export function createServices(options: ServicesOptions) {
     a2aStart: () => a2a.start(),
     a2aCards: a2a.cards,
     a2aEndpoint: a2a.endpoint,
+    a2aRemote,
   };
 }
 export type Services = ReturnType<typeof createServices>;

@@ -15,6 +15,8 @@ export const SHUTDOWN_ORDER = [
   'refuse WebSocket upgrades',
   // No more platform events in; answers still queued for the platform are logged as not sent.
   'stop platform events',
+  // Remote A2A agents' proxies stop before the sockets close (their endpoints unbind: OFFLINE is committed below).
+  'stop remote A2A agents',
   'close sockets with 1001',
   // Answers in progress end their streams ("the hub is shutting down") before the last commit.
   "end Butler's answers",

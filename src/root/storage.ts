@@ -8,6 +8,7 @@ import type { Reads } from '../store/reads.js';
 import { openSqliteReads } from '../store/sqliteReaders.js';
 import { migrate } from '../store/migrate.js';
 import { createA2aPushConfigsRepo } from '../store/repositories/a2aPushConfigs.js';
+import { createA2aRemoteAgentsRepo } from '../store/repositories/a2aRemoteAgents.js';
 import { createA2aTasksRepo } from '../store/repositories/a2aTasks.js';
 import { createAuthorizationsRepo } from '../store/repositories/authorizations.js';
 import { createChatRepo } from '../store/repositories/chat.js';
@@ -51,6 +52,7 @@ export function createRepos(options: { store: Store; reads: Reads }) {
     threads: createThreadsRepo(db),
     a2aTasks: createA2aTasksRepo(db),
     a2aPushConfigs: createA2aPushConfigsRepo(db),
+    a2aRemoteAgents: createA2aRemoteAgentsRepo(db),
     chat: createChatRepo(db),
     authorizations: createAuthorizationsRepo(db),
     cluster: createClusterRepo(db),

@@ -1,7 +1,7 @@
 // Machine users (agents and Butler): registration with an api_token, listing with presence,
 // token checks and rotation, deletion. Only agents hold api_tokens: Butler runs inside the hub, and
 // no credential may act as it.
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import { Errors } from '../errors.js';
 import type { AgentSkill } from '../protocol/a2a.js';
 import { type PresenceView, type UserView } from '../protocol/objects.js';
@@ -9,7 +9,7 @@ import { BUTLER_USERNAME } from '../protocol/roles.js';
 import { isUniqueViolation } from '../store/errors.js';
 import type { CredentialsRepo } from '../store/repositories/credentials.js';
 import type { MachineUserRow, UsersRepo } from '../store/repositories/users.js';
-import type { Database, UserRow } from '../store/schema.js';
+import type { A2aRemoteAgentsTable, Database, UserRow } from '../store/schema.js';
 import { tokenHint, type TokenVault } from '../auth/agentTokens.js';
 import type { Clock } from '../clock.js';
 import type { LiveSessions } from '../actors/liveSessions.js';
@@ -20,8 +20,22 @@ import { toPresenceView, toUserView, toUserViews } from './views.js';
 export const DEFAULT_AGENT_KIND = 'generic';
 export const DEFAULT_RUNTIME_KIND = 'websocket';
 
+/**
+ * Remote A2A agents (src/a2a/remote/), as registration needs them: the card checked first (a refusal
+ * is thrown as a HubError naming the reason), the credential sealed, the row stored with the agent's,
+ * and the proxy started once both are committed.
+ */
+export interface RemoteAgentPort {
+  checkCard(cardUrl: string, credential: string | undefined): Promise<{ json: string; description: string }>;
+  seal(credential: string): string;
+  insert(row: A2aRemoteAgentsTable, trx: Transaction<Database>): Promise<void>;
+  added(userId: number): void;
+}
+
 export interface AgentsServiceDeps {
   db: Kysely<Database>;
+  /** Absent: agents cannot be registered by an A2A card URL. */
+  remote?: RemoteAgentPort;
   users: UsersRepo;
   credentials: CredentialsRepo;
   vault: TokenVault;
@@ -36,6 +50,9 @@ export interface RegisterAgentInput {
   runtime_kind?: string;
   description?: string;
   skills?: AgentSkill[];
+  /** runtime_kind 'a2a': the remote agent's card URL, and the credential the hub sends it. */
+  card_url?: string;
+  credential?: string;
 }
 
 /** What an agent's A2A card says about it beyond its name: a field left undefined stays, null clears it. */
@@ -87,9 +104,47 @@ export function createAgentsService(deps: AgentsServiceDeps) {
     if (holder && holder.user_id !== ownerId) throw Errors.tokenTaken();
   }
 
+  /** A remote A2A agent: no api_token (the hub calls it); its card is fetched and checked first. */
+  async function registerRemote(input: RegisterAgentInput, cardUrl: string): Promise<UserView & { card_url: string }> {
+    const remote = deps.remote;
+    if (!remote) throw Errors.badRequest('this hub does not register remote A2A agents');
+    const card = await remote.checkCard(cardUrl, input.credential);
+    const now = clock();
+    try {
+      const user = await db.transaction().execute(async (trx) => {
+        const row = await users.insert(
+          {
+            username: input.username,
+            role: 'AGENT',
+            actor_type: 'SYSTEM',
+            agent_kind: input.agent_kind || DEFAULT_AGENT_KIND,
+            runtime_kind: input.runtime_kind!,
+            // The card's own description unless the admin gave one.
+            description: input.description ?? (card.description || null),
+            skills: skillsColumn(input.skills),
+            status: 'OFFLINE',
+            online: 0,
+            created_at: now,
+            updated_at: now,
+          },
+          trx,
+        );
+        const credential = input.credential === undefined ? null : remote.seal(input.credential);
+        await remote.insert({ user_id: row.id, card_url: cardUrl, credential, card: card.json, created_at: now, updated_at: now }, trx);
+        return row;
+      });
+      remote.added(user.id);
+      return { ...toUserView(user), card_url: cardUrl };
+    } catch (err) {
+      if (isUniqueViolation(err)) throw Errors.usernameTaken();
+      throw err;
+    }
+  }
+
   return {
-    async register(input: RegisterAgentInput): Promise<UserView & { api_token: string }> {
+    async register(input: RegisterAgentInput): Promise<UserView & { api_token?: string; card_url?: string }> {
       if (await users.findByUsername(input.username)) throw Errors.usernameTaken();
+      if (input.card_url !== undefined) return registerRemote(input, input.card_url);
       const token = input.api_token ?? vault.generate();
       await assertTokenFree(token);
       const now = clock();

@@ -256,8 +256,21 @@ export interface A2aPushConfigsTable {
   created_at: string;
 }
 
+/** A remote A2A agent (runtime_kind 'a2a'): where its card is and how the hub calls it. */
+export interface A2aRemoteAgentsTable {
+  user_id: number;
+  card_url: string;
+  /** The bearer credential the hub sends the agent, sealed (auth/secrets.ts); null when it needs none. */
+  credential: string | null;
+  /** The card as last fetched (the SDK's JSON). */
+  card: string;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface Database {
   users: UsersTable;
+  a2a_remote_agents: A2aRemoteAgentsTable;
   a2a_tasks: A2aTasksTable;
   a2a_push_configs: A2aPushConfigsTable;
   human_credentials: HumanCredentialsTable;

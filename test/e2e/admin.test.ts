@@ -5,6 +5,7 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { HubClient } from '../../src/client/index.js';
+import { startA2aPeer } from '../helpers/a2aPeer.js';
 import { BUTLER_ID } from '../helpers/butler.js';
 import { textReply } from '../helpers/fakeModel.js';
 import { E2E_TIMEOUT, startDashboard, type Dashboard } from '../helpers/e2e/harness.js';
@@ -56,6 +57,30 @@ describe('admin pages', { timeout: E2E_TIMEOUT }, () => {
     await Promise.all(clients.splice(0).map((c) => (c.state === 'stopped' ? undefined : c.close())));
   });
   afterAll(() => d?.stop());
+
+  it('registers a remote A2A agent by its card URL (no token shown), marks it, shows it online and copies an agent card URL', async () => {
+    const peer = await startA2aPeer({ name: 'e2e-remote' });
+    try {
+      const { page, context, errors } = await adminPage('/agents');
+      await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: d.t.url });
+      await page.getByRole('button', { name: 'Register an agent' }).click();
+      const register = page.getByRole('form', { name: 'Register an agent' });
+      await register.getByLabel('Username').fill('e2e-remote');
+      await register.getByText('A remote A2A agent, by its card URL').click();
+      await register.getByLabel('Card URL').fill(peer.cardUrl);
+      await register.getByRole('button', { name: 'Register agent' }).click();
+      await page.getByText('e2e-remote was registered by its A2A card').waitFor();
+      expect(await page.getByTestId('token-reveal').count()).toBe(0);
+      const row = page.getByTestId('agent-e2e-remote');
+      await row.getByText('remote A2A', { exact: true }).waitFor();
+      await row.getByText('online', { exact: true }).waitFor();
+      await row.getByRole('button', { name: 'Copy card URL' }).click();
+      expect(await page.evaluate<string>('navigator.clipboard.readText()')).toBe(`${d.t.url}/a2a/agents/e2e-remote/.well-known/agent-card.json`);
+      expect(errors).toEqual([]);
+    } finally {
+      await peer.stop();
+    }
+  });
 
   it('registers an agent with its token shown once, tests it, rotates it and deletes the agent', async () => {
     const { page, context, errors } = await adminPage('/agents');

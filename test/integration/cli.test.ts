@@ -4,6 +4,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startA2aPeer } from '../helpers/a2aPeer.js';
 import { startTestHub, uniqueName, type TestHub } from '../helpers/hub.js';
 import { closedPort } from '../helpers/ports.js';
 import { hubClientPool, isChatFrom } from '../helpers/hubClients.js';
@@ -146,6 +147,29 @@ describe('hub-agent CLI', () => {
       const again = hubAgent(['agents', 'delete', name], env);
       expect(await again.exit()).toBe(1);
       expect(again.stderr).toEqual([`hub-agent: no agent named "${name}"`]);
+    },
+    SEVERAL_PROCESSES_MS,
+  );
+
+  it(
+    'agents register --a2a: a remote agent by its card URL, the credential from $HUB_A2A_CREDENTIAL; a bad URL is refused with the reason',
+    async () => {
+      const peer = await startA2aPeer();
+      try {
+        const env = { HUB_URL: t.url, HUB_TOKEN: t.adminToken };
+        const name = uniqueName('cli-remote');
+        const register = hubAgent(['agents', 'register', name, '--a2a', peer.cardUrl], { ...env, HUB_A2A_CREDENTIAL: 'cli-peer-credential' });
+        expect(await register.exit()).toBe(0);
+        const id = Number(register.stdout[0]);
+        expect(register.stderr[0]).toContain(`registered the A2A agent ${name} (id ${id})`);
+        const listed = await t.api.get(`/api/users/agents?q=${name}`, { token: t.adminToken });
+        expect(listed.body[0]).toMatchObject({ id, runtime_kind: 'a2a' });
+        const refused = hubAgent(['agents', 'register', uniqueName('cli-remote'), '--a2a', 'not a url'], env);
+        expect(await refused.exit()).toBe(1);
+        expect(refused.stderr.join('\n')).toContain('card_url: the card URL is not a URL');
+      } finally {
+        await peer.stop();
+      }
     },
     SEVERAL_PROCESSES_MS,
   );

@@ -27,7 +27,9 @@ export default function Agents() {
   const [actionError, setActionError] = useState<unknown>();
 
   function registered(agent: AgentCreated) {
-    setRevealed({ agentId: agent.id, username: agent.username, token: agent.api_token, hint: agent.token_hint ?? '', reason: 'registered' });
+    // A remote A2A agent has no token: the hub calls it.
+    if (agent.api_token === undefined) toasts.success(`${agent.username} was registered by its A2A card; it is online while its card answers.`);
+    else setRevealed({ agentId: agent.id, username: agent.username, token: agent.api_token, hint: agent.token_hint ?? '', reason: 'registered' });
     setPanel(null);
     void agents.reload();
   }

@@ -4,7 +4,7 @@
 import type { UserView } from '@hub/client';
 import { useId, useMemo, useState } from 'react';
 import { Link } from 'wouter';
-import { Badge, Button, Card, Empty, Time } from '../../components/ui';
+import { Badge, Button, Card, CopyButton, Empty, Time } from '../../components/ui';
 import { isButler } from '../../state/agents';
 import { countPresence } from '../overview/agents';
 
@@ -88,6 +88,12 @@ export function AgentTable({ agents, onRegister, onRotate, onDelete }: Props) {
   );
 }
 
+/** The A2A card of an agent on this hub (Butler's is the hub's own card). */
+function cardUrlOf(agent: UserView): string {
+  const origin = window.location.origin;
+  return isButler(agent) ? `${origin}/.well-known/agent-card.json` : `${origin}/a2a/agents/${encodeURIComponent(agent.username)}/.well-known/agent-card.json`;
+}
+
 function AgentRow({ agent, onRotate, onDelete }: { agent: UserView; onRotate(a: UserView): void; onDelete(a: UserView): void }) {
   const nameId = `agent-name-${agent.id}`;
   const butler = isButler(agent);
@@ -99,9 +105,21 @@ function AgentRow({ agent, onRotate, onDelete }: { agent: UserView; onRotate(a: 
           <span className="muted mono">#{agent.id}</span>
           {butler ? <Badge tone="info">core</Badge> : null}
           {agent.agent_kind ? <Badge>{agent.agent_kind}</Badge> : null}
-          {agent.runtime_kind ? <Badge>{agent.runtime_kind}</Badge> : null}
+          {agent.runtime_kind === 'a2a' ? (
+            <Badge tone="info" title="a remote A2A agent, registered by its card URL: the hub calls it">
+              remote A2A
+            </Badge>
+          ) : agent.runtime_kind ? (
+            <Badge>{agent.runtime_kind}</Badge>
+          ) : null}
         </div>
         {agent.description ? <div className="muted agent-description">{agent.description}</div> : null}
+        <div className="agent-card-url">
+          <code className="muted ag-small" title="its A2A agent card: any A2A client reaches it from here">
+            {cardUrlOf(agent)}
+          </code>{' '}
+          <CopyButton text={cardUrlOf(agent)} label="Copy card URL" />
+        </div>
       </td>
       <td data-label="Presence">
         <div>

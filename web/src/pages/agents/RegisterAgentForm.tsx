@@ -1,5 +1,7 @@
 // Registers an agent: a name, what it is, and optionally a token of the operator's own (the hub
-// generates one otherwise). The hub's validation (400) and conflicts (409) show under the form.
+// generates one otherwise), or a remote A2A agent by its card URL (with the credential the hub sends
+// it; no token then). The hub's validation (400, a refused card's reason) and conflicts (409) show
+// under the form.
 import type { AgentCreated } from '@hub/client';
 import { useId, useState, type FormEvent } from 'react';
 import { useHub } from '../../app/context';
@@ -8,7 +10,7 @@ import { Button, Card, ErrorNote } from '../../components/ui';
 /** The example agents `hub-agent` runs; any other kind may be typed. */
 const KNOWN_KINDS = ['echo', 'weather', 'code-review', 'security-audit'];
 
-const blank = { username: '', description: '', agent_kind: '', runtime_kind: '', api_token: '' };
+const blank = { username: '', description: '', agent_kind: '', runtime_kind: '', api_token: '', card_url: '', credential: '' };
 
 export function RegisterAgentForm({ onRegistered, onClose }: { onRegistered(agent: AgentCreated): void; onClose(): void }) {
   const { api } = useHub();
@@ -25,12 +27,14 @@ export function RegisterAgentForm({ onRegistered, onClose }: { onRegistered(agen
     // Empty optional fields are left out, so the hub stores null rather than "".
     const optional = (v: string) => (v.trim() === '' ? undefined : v.trim());
     try {
+      const cardUrl = optional(fields.card_url);
       const agent = await api.agents.register({
         username: fields.username.trim(),
         description: optional(fields.description),
         agent_kind: optional(fields.agent_kind),
-        runtime_kind: optional(fields.runtime_kind),
-        api_token: fields.api_token === '' ? undefined : fields.api_token,
+        ...(cardUrl
+          ? { runtime_kind: 'a2a', card_url: cardUrl, credential: fields.credential === '' ? undefined : fields.credential }
+          : { runtime_kind: optional(fields.runtime_kind), api_token: fields.api_token === '' ? undefined : fields.api_token }),
       });
       setFields(blank);
       onRegistered(agent);
@@ -105,6 +109,38 @@ export function RegisterAgentForm({ onRegistered, onClose }: { onRegistered(agen
             />
           </label>
         </div>
+        <details className="ag-own-token">
+          <summary>A remote A2A agent, by its card URL</summary>
+          <label>
+            <span>
+              Card URL <span className="ag-optional">the hub calls the agent there; it is online while its card answers</span>
+            </span>
+            <input
+              name="card_url"
+              type="url"
+              autoComplete="off"
+              spellCheck={false}
+              maxLength={2048}
+              value={fields.card_url}
+              onChange={set('card_url')}
+              placeholder="https://agent.example.com/.well-known/agent-card.json"
+            />
+          </label>
+          <label>
+            <span>
+              Credential <span className="ag-optional">optional: the bearer token the hub sends it, kept encrypted and never shown again</span>
+            </span>
+            <input
+              name="credential"
+              type="password"
+              autoComplete="new-password"
+              spellCheck={false}
+              maxLength={4096}
+              value={fields.credential}
+              onChange={set('credential')}
+            />
+          </label>
+        </details>
         <details className="ag-own-token">
           <summary>Use a token of your own</summary>
           <label>
