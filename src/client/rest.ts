@@ -20,7 +20,17 @@ import type {
 } from '../protocol/http.js';
 import type { ReportType } from '../protocol/messages.js';
 import type { ChatMessageView, MessageView, PresenceView, ThreadView, UserView } from '../protocol/objects.js';
-import type { AgentCounts, CountSeries, messageRateQuery, OnlineSeries, PresenceStrips, ReportFields, ReportTallies, RuntimeSamples, UnansweredSummary } from '../protocol/stats.js';
+import type {
+  AgentCounts,
+  CountSeries,
+  messageRateQuery,
+  OnlineSeries,
+  PresenceStrips,
+  ReportFields,
+  ReportTallies,
+  RuntimeSamples,
+  UnansweredSummary,
+} from '../protocol/stats.js';
 import { describeAnswer, hubErrorOf, type HttpAnswer } from './answers.js';
 import { httpBase } from './transport.js';
 import { unreachable } from './unreachable.js';

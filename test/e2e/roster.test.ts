@@ -38,7 +38,7 @@ async function heapAfterGc(context: BrowserContext, page: Page): Promise<number>
 
 describe('roster with 100k agents', { timeout: E2E_TIMEOUT * 3 }, () => {
   let d: Dashboard;
-  let live: Array<{ id: number; username: string; api_token: string }> = [];
+  const live: Array<{ id: number; username: string; api_token: string }> = [];
   const sockets = new Map<number, WsClient>();
   let registered = 0;
   let onlineInStore = 0;

@@ -76,11 +76,12 @@ export function createUsersRepo(db: Kysely<Database>) {
   const machinePages = createUnchangedCache<Database, { rows: MachineUserRow[]; total: number }>(db, 32);
 
   async function readMachines(query: MachineListQuery): Promise<{ rows: MachineUserRow[]; total: number }> {
-    const rows = query.q || query.status || query.kind
-      ? await machines(query).limit(query.limit).offset(query.offset).execute()
-      : query.excludeRole
-        ? await machinePageExcluding(query.excludeRole, query.limit, query.offset)
-        : await machinePage(query.limit, query.offset);
+    const rows =
+      query.q || query.status || query.kind
+        ? await machines(query).limit(query.limit).offset(query.offset).execute()
+        : query.excludeRole
+          ? await machinePageExcluding(query.excludeRole, query.limit, query.offset)
+          : await machinePage(query.limit, query.offset);
     return { rows, total: totalFromPage(rows.length, query) ?? (await countOf({ ...query, roles: MachineRoles })) };
   }
 
