@@ -174,6 +174,8 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     butler.start();
     services.runtime.start();
     shutdown.add('stop the runtime sampler', () => services.runtime.stop());
+    services.online.start();
+    shutdown.add('stop the online sampler', () => services.online.stop());
 
     const anchor = await createCorkAnchor(logger);
     shutdown.add('stop the cork anchor', () => anchor.stop());

@@ -68,6 +68,11 @@ function sendTo(endpoints: Iterable<Endpoint> | undefined, d: Delivery, except?:
   let sent = 0;
   for (const e of endpoints) {
     if ((d.socketsOnly && e.inHub) || e.user.id === except) continue;
+    if (d.type === 'PRESENCE' && e.deliverPresence) {
+      e.deliverPresence(d.senderId, d.text);
+      sent++;
+      continue;
+    }
     // A frame from another node arrives as text only; an endpoint inside the hub reads the object (parsed once).
     if (e.inHub && d.frame === undefined && d.type !== 'PRESENCE') d.frame = parseFrame(d.text);
     e.deliver(d.text, d.id, d.frame);

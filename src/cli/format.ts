@@ -16,6 +16,7 @@ export function formatFrame(frame: ServerFrame): string | undefined {
     case 'ERROR':
     case 'CHAT_STREAM':
     case 'CHAT_STREAM_END':
+    case 'PRESENCE_BATCH': // the CLI never asks for batches; the client hands a batch's frames on one by one anyway
       return undefined;
     case 'PRESENCE':
       return `${frame.timestamp} PRESENCE ${frame.payload.username} ${frame.payload.status}${frame.payload.last_report ? ` (${oneLine(frame.payload.last_report)})` : ''}`;

@@ -30,6 +30,8 @@ export interface ConnectionOptions {
   credential(token: string): void;
   /** Where a new connection resumes (`since`), if anywhere. */
   resumeFrom(): number | undefined;
+  /** Ask the hub for PRESENCE in batches (`presence=batched`). */
+  presenceBatched?: boolean;
   /** A message event of the current socket. */
   received(data: unknown): void;
 }
@@ -143,7 +145,7 @@ export class Connection {
       const Socket = options.WebSocket ?? (await defaultWebSocket());
       if (generation !== this.generation) return; // closed while the token or the WebSocket class was fetched
       options.credential(token);
-      socket = new Socket(socketUrl(options.base, token, options.resumeFrom()));
+      socket = new Socket(socketUrl(options.base, token, options.resumeFrom(), options.presenceBatched));
     } catch (err) {
       fail(errorText(err));
       return;

@@ -32,6 +32,12 @@ export interface HubClientOptions {
   /** Resume after this message id on the first connect (a cursor the application kept). */
   since?: number;
   /**
+   * `batched`: the hub sends PRESENCE changes as one PRESENCE_BATCH frame every 250 ms (the latest per
+   * agent), and this client hands its PRESENCE frames to listeners one by one as before. For a
+   * dashboard watching many agents; unset, one PRESENCE frame per change.
+   */
+  presence?: 'batched';
+  /**
    * Reconnect after the hub closes or drops the connection (default on; waits of 0.5 s doubling up to
    * 5 s, each a random part of that, so a restarted hub's agents come back within seconds and not all
    * at once); `false` stops instead.
@@ -94,6 +100,7 @@ export class HubClient {
       probe: (upgrade) => probeHub(this.rest, base, upgrade),
       credential: (token) => (this.who = describeCredential(token)),
       resumeFrom: () => this.cursor.connecting(),
+      presenceBatched: options.presence === 'batched',
       received: (data) => inbound.receive(data),
     });
   }

@@ -2,7 +2,7 @@
 // outbox (ACK, ERROR, the echo of our own frame), moves the resume cursor unless it was seen before,
 // and goes to the typed listeners and the chat dispatch. What does not match the protocol is a
 // warning, never an exception.
-import { serverFrame, ServerFrameTypes, type FrameOf, type MessageFrameIn } from '../protocol/serverFrames.js';
+import { serverFrame, ServerFrameTypes, type FrameOf, type MessageFrameIn, type ServerFrame } from '../protocol/serverFrames.js';
 import { formatZodError } from '../protocol/validation.js';
 import { FrameRefusedError } from './clientErrors.js';
 import type { ChatDispatch } from './chatDispatch.js';
@@ -25,7 +25,7 @@ export class Inbound {
   constructor(private readonly deps: InboundDeps) {}
 
   receive(data: unknown): void {
-    const { listeners, outbox, cursor } = this.deps;
+    const { listeners } = this.deps;
     const text = frameText(data);
     if (text === undefined) return listeners.warn('ignored a binary frame from the hub');
     let value: unknown;
@@ -37,6 +37,16 @@ export class Inbound {
     const parsed = serverFrame.safeParse(value);
     if (!parsed.success) return this.ignore(value, parsed.error);
     const frame = parsed.data;
+    // A batch (asked for with `presence: 'batched'`) reaches listeners as the PRESENCE frames it holds.
+    if (frame.type === 'PRESENCE_BATCH') {
+      for (const presence of frame.payload.frames) this.handle(presence);
+      return;
+    }
+    this.handle(frame);
+  }
+
+  private handle(frame: Exclude<ServerFrame, { type: 'PRESENCE_BATCH' }>): void {
+    const { listeners, outbox, cursor } = this.deps;
     switch (frame.type) {
       case 'ACK':
         outbox.confirm(frame.local_id, { local_id: frame.local_id, id: frame.id, timestamp: frame.timestamp });

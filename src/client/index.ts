@@ -33,7 +33,16 @@ export type {
   TokenRotated,
 } from './rest.js';
 export type { AccessTokenView } from '../protocol/accessTokens.js';
-export type { CountSeries, PresenceStrips, ReportFields, ReportTallies, RuntimeSamples, UnansweredSummary } from '../protocol/stats.js';
+export type {
+  AgentCounts,
+  CountSeries,
+  OnlineSeries,
+  PresenceStrips,
+  ReportFields,
+  ReportTallies,
+  RuntimeSamples,
+  UnansweredSummary,
+} from '../protocol/stats.js';
 export { StreamWriter } from './stream.js';
 export type { SocketConstructor, SocketLike } from './transport.js';
 export { serverFrame } from '../protocol/serverFrames.js';

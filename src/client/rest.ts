@@ -20,7 +20,17 @@ import type {
 } from '../protocol/http.js';
 import type { ReportType } from '../protocol/messages.js';
 import type { ChatMessageView, MessageView, PresenceView, ThreadView, UserView } from '../protocol/objects.js';
-import type { CountSeries, messageRateQuery, PresenceStrips, ReportFields, ReportTallies, RuntimeSamples, UnansweredSummary } from '../protocol/stats.js';
+import type {
+  AgentCounts,
+  CountSeries,
+  messageRateQuery,
+  OnlineSeries,
+  PresenceStrips,
+  ReportFields,
+  ReportTallies,
+  RuntimeSamples,
+  UnansweredSummary,
+} from '../protocol/stats.js';
 import { describeAnswer, hubErrorOf, type HttpAnswer } from './answers.js';
 import { httpBase } from './transport.js';
 import { unreachable } from './unreachable.js';
@@ -182,6 +192,8 @@ export function createRestClient(options: RestOptions) {
     agents: {
       list: (query: QueryOf<typeof listAgentsQuery> = {}) => page<UserView>('/api/users/agents', query),
       status: () => json<PresenceView[]>('GET', '/api/users/agents/status'),
+      /** Agents counted by presence and kind (Butler not counted). */
+      counts: () => json<AgentCounts>('GET', '/api/users/agents/counts'),
       butler: () => json<UserView>('GET', '/api/users/butler'),
       register: (body: z.input<typeof registerAgentBody>) => json<AgentCreated>('POST', '/api/users/agents', { body }),
       remove: (id: number) => json<unknown>('DELETE', `/api/users/agents/${id}`),
@@ -226,6 +238,8 @@ export function createRestClient(options: RestOptions) {
       presence: (hours?: number) => json<PresenceStrips>('GET', '/api/stats/presence', { query: { hours } }),
       connector: (minutes?: number) => json<CountSeries>('GET', '/api/stats/connector', { query: { minutes } }),
       runtime: () => json<RuntimeSamples>('GET', '/api/stats/runtime'),
+      /** Agents online and registered over the last `minutes` (60 by default), a point a minute. */
+      online: (minutes?: number) => json<OnlineSeries>('GET', '/api/stats/online', { query: { minutes } }),
       unanswered: () => json<UnansweredSummary>('GET', '/api/stats/unanswered'),
     },
     /** Personal access tokens (for MCP clients): yours; admins name `user_id` or ask for `all`. */

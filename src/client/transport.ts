@@ -87,12 +87,13 @@ export function httpBase(url: string): string {
   return parsed.toString().replace(/\/+$/, '');
 }
 
-/** The socket address for a credential, resuming after `since` when given. */
-export function socketUrl(base: string, token: string, since: number | undefined): string {
+/** The socket address for a credential, resuming after `since` when given, asking for batched presence when told. */
+export function socketUrl(base: string, token: string, since: number | undefined, presenceBatched = false): string {
   const url = new URL(`${base}/api/ws`);
   url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
   url.searchParams.set('token', token);
   if (since !== undefined) url.searchParams.set('since', String(since));
+  if (presenceBatched) url.searchParams.set('presence', 'batched');
   return url.toString();
 }
 

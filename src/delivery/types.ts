@@ -117,6 +117,11 @@ export interface Endpoint {
    * an endpoint inside the hub reads it and never parses `text`; a socket sends `text`.
    */
   deliver(text: string, id?: number, frame?: MessageFrame): void;
+  /**
+   * Present on a socket that takes PRESENCE in batches: the router hands it each PRESENCE (with the
+   * agent's id) here instead of to `deliver`.
+   */
+  deliverPresence?(agentId: number, text: string): void;
   /** Asks the endpoint to close (revocation, role change, shutdown). */
   close(code: number, reason: string): void;
 }

@@ -47,6 +47,10 @@ export const wsUpgradeQuery = z.object({
     .regex(/^\d{1,16}$/, 'must be a message id (a whole number)')
     .optional()
     .meta({ description: 'resume: replay every stored frame for you with a greater id, then go live' }),
+  presence: z
+    .enum(['batched'])
+    .optional()
+    .meta({ description: 'batched: PRESENCE changes come as one PRESENCE_BATCH frame every 250 ms (the latest per agent) instead of one frame each' }),
 });
 
 export const clientFrame = z.discriminatedUnion('type', [
@@ -80,6 +84,14 @@ export function errorFrame(code: FrameErrorCode, message: string, localId?: stri
 export function ackFrame(localId: string, id: number, timestamp: string): string {
   const frame: FrameOf<'ACK'> = { type: 'ACK', local_id: localId, id, timestamp };
   return JSON.stringify(frame);
+}
+
+/**
+ * PRESENCE frames gathered for a socket that asked for batches: the PRESENCE frames themselves, as
+ * they were serialised once for every recipient, inside one envelope (no frame is parsed again).
+ */
+export function presenceBatchFrame(presenceTexts: readonly string[], timestamp: string): string {
+  return `{"type":"PRESENCE_BATCH","payload":{"frames":[${presenceTexts.join(',')}]},"timestamp":${JSON.stringify(timestamp)}}`;
 }
 
 export function presenceFrame(payload: PresencePayload, timestamp: string): string {

@@ -94,9 +94,19 @@ export const registerAgentBody = z
     if (remote && body.api_token !== undefined)
       ctx.addIssue({ code: 'custom', path: ['api_token'], message: 'is not for runtime_kind "a2a": the hub calls a remote agent, it never connects' });
   });
+/** A presence status as stored (`ONLINE`, `OFFLINE` or a richer one an agent reports), any case. */
+const presenceStatus = z
+  .string()
+  .regex(/^[A-Za-z_]{1,32}$/, 'must be a presence status such as ONLINE or OFFLINE (letters and _)')
+  .transform((v) => v.toUpperCase());
 export const listAgentsQuery = z.object({
   exclude_role: z.preprocess(emptyAsAbsent, z.enum(MachineRoles).optional()),
+  /** Substring of the username, any case. */
   q: optionalQueryText(64),
+  /** Only agents with this presence status (Butler, always ONLINE, is left out by any status filter). */
+  status: z.preprocess(emptyAsAbsent, presenceStatus.optional()),
+  /** Only agents of this `agent_kind`, exactly. */
+  kind: optionalQueryText(64),
   page: pageNumber,
   limit: limitOf(1000, 1000),
 });

@@ -82,6 +82,8 @@ export const serverFrame = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ERROR'), payload: z.object({ code: z.string(), message: z.string() }), local_id: z.string().optional() }),
   message('PRESENCE', presencePayload),
   message('BUTLER_AGENT_MESSAGE', monitorPayload),
+  // To a socket opened with `presence=batched`: the PRESENCE frames of the last 250 ms, the latest per agent, oldest first.
+  z.object({ type: z.literal('PRESENCE_BATCH'), payload: z.object({ frames: z.array(message('PRESENCE', presencePayload)) }), timestamp: z.string() }),
 ]);
 export type ServerFrame = z.infer<typeof serverFrame>;
 export type ServerFrameType = ServerFrame['type'];
@@ -89,6 +91,6 @@ export type ServerFrameType = ServerFrame['type'];
 export const ServerFrameTypes: readonly ServerFrameType[] = serverFrame.options.map((o) => o.shape.type.value);
 
 export type FrameOf<T extends ServerFrameType> = Extract<ServerFrame, { type: T }>;
-/** A frame that carries a message (everything but ACK and ERROR). */
-export type MessageFrameIn = Exclude<ServerFrame, { type: 'ACK' | 'ERROR' }>;
+/** A frame that carries a message (everything but ACK, ERROR and PRESENCE_BATCH). */
+export type MessageFrameIn = Exclude<ServerFrame, { type: 'ACK' | 'ERROR' | 'PRESENCE_BATCH' }>;
 export type ChatFrameIn = FrameOf<'CHAT'>;

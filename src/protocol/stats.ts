@@ -103,6 +103,29 @@ export const presenceStrips = z
   .meta({ id: 'PresenceStrips' });
 export type PresenceStrips = z.output<typeof presenceStrips>;
 
+export const agentCounts = z
+  .object({
+    total: z.number().int().meta({ description: 'registered agents (role AGENT; Butler is not counted)' }),
+    online: z.number().int(),
+    offline: z.number().int(),
+    by_status: z.array(z.object({ status: z.string(), count: z.number().int() })).meta({ description: 'most first' }),
+    by_kind: z.array(z.object({ kind: z.string(), count: z.number().int() })).meta({ description: 'most first' }),
+  })
+  .meta({ id: 'AgentCounts' });
+export type AgentCounts = z.output<typeof agentCounts>;
+
+export const onlineSeriesQuery = z.object({ minutes: whole(1, 1440, 60).meta({ description: 'how far back the series reaches' }) });
+export const onlineSeries = z
+  .object({
+    interval_ms: z.number().int(),
+    known_from: iso.meta({ description: 'since when this hub node has sampled; before it, unknown' }),
+    times: z.array(iso),
+    online: z.array(z.number().int()).meta({ description: 'agents online at each time' }),
+    registered: z.array(z.number().int()).meta({ description: 'agents registered at each time' }),
+  })
+  .meta({ id: 'OnlineSeries', description: 'agents online over time, sampled by the hub node; the last point is now' });
+export type OnlineSeries = z.output<typeof onlineSeries>;
+
 export const runtimeSamples = z
   .object({
     interval_ms: z.number().int(),

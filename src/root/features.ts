@@ -26,6 +26,7 @@ import { createMessagesService } from '../services/messages.js';
 import { createOpsInventoryService } from '../services/opsInventory.js';
 import { createStatsService } from '../services/stats.js';
 import { createRuntimeSampler } from '../services/statsRuntime.js';
+import { createOnlineSampler } from '../services/statsOnline.js';
 import type { Store } from '../store/db.js';
 import type { Auth } from './auth.js';
 import type { Core } from './core.js';
@@ -212,12 +213,20 @@ export function createServices(options: ServicesOptions) {
     clock,
     probes: { sockets: () => core.addresses.summary().endpoints, queueDepth: () => core.pipeline.depth },
   });
+  const agents = createAgentsService({ db: store.db, users, credentials, vault: auth.vault, clock, sessions: core.sessions, remote: a2aRemote.registration });
+  const online = createOnlineSampler({
+    clock,
+    count: async () => agents.counts(),
+    onError: (err) => options.logger.warn({ err }, 'could not sample the agents online'),
+  });
   return {
     /** Samples the hub's vital signs for the Actors page; started and stopped by the hub. */
     runtime,
+    /** Samples agents online for the Overview's chart; started and stopped by the hub. */
+    online,
     users: auth.users,
     auth: auth.service,
-    agents: createAgentsService({ db: store.db, users, credentials, vault: auth.vault, clock, sessions: core.sessions, remote: a2aRemote.registration }),
+    agents,
     messages: createMessagesService({ messages: heavy.messages, users, pipeline: core.pipeline }),
     devMock: createDevMockService({
       store,
@@ -230,7 +239,7 @@ export function createServices(options: ServicesOptions) {
     }),
     chat: createChatService({ users, threads, chat, clock }),
     connector: connector.service,
-    stats: createStatsService({ stats: heavy.stats, users, presence: core.presenceLog, runtime, clock }),
+    stats: createStatsService({ stats: heavy.stats, users, presence: core.presenceLog, runtime, online, clock }),
     ops: createOpsInventoryService({ repo: repos.opsInventory, box: auth.sshKeyBox, clock }),
     accessTokens: createAccessTokensService({ tokens: repos.accessTokens, users, vault: auth.accessTokenVault, clock, bus: options.bus }),
     /** Seals webhook credentials stored in plain text by an older hub (at start). */

@@ -38,6 +38,7 @@ export const SHUTDOWN_ORDER = [
   'stop the cork anchor',
   'stop the router',
   'stop the runtime sampler',
+  'stop the online sampler',
   'close the read side',
   'close the store',
 ] as const;

@@ -4,6 +4,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import { Errors } from '../errors.js';
 import type { AgentSkill } from '../protocol/a2a.js';
+import type { AgentCounts } from '../protocol/stats.js';
 import { type PresenceView, type UserView } from '../protocol/objects.js';
 import { BUTLER_USERNAME } from '../protocol/roles.js';
 import { isUniqueViolation } from '../store/errors.js';
@@ -78,6 +79,8 @@ const skillsColumn = (skills: AgentSkill[] | null | undefined): string | null =>
 export interface AgentListQuery {
   excludeRole?: string;
   q?: string;
+  status?: string;
+  kind?: string;
   page: number;
   limit: number;
 }
@@ -184,10 +187,33 @@ export function createAgentsService(deps: AgentsServiceDeps) {
       const { rows, total } = await users.listMachines({
         excludeRole: query.excludeRole,
         q: query.q,
+        status: query.status,
+        kind: query.kind,
         offset: (query.page - 1) * query.limit,
         limit: query.limit,
       });
       return { items: rows.map(machineView), total };
+    },
+
+    /** Agents (not Butler) counted by presence and kind; nothing about humans, whom members may not list. */
+    async counts(): Promise<AgentCounts> {
+      const { byStatus, byKind } = await users.agentCounts();
+      const statuses = new Map<string, number>();
+      let total = 0;
+      let online = 0;
+      for (const row of byStatus) {
+        total += row.count;
+        if (row.online) online += row.count;
+        statuses.set(row.status, (statuses.get(row.status) ?? 0) + row.count);
+      }
+      const mostFirst = (a: { count: number }, b: { count: number }) => b.count - a.count;
+      return {
+        total,
+        online,
+        offline: total - online,
+        by_status: [...statuses].map(([status, count]) => ({ status, count })).sort(mostFirst),
+        by_kind: byKind.map((r) => ({ kind: r.kind ?? '', count: r.count })).sort(mostFirst),
+      };
     },
 
     async statusList(): Promise<PresenceView[]> {

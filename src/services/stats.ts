@@ -12,6 +12,7 @@ import {
   type ReportFieldsQuery,
   type ReportTallies,
   type RuntimeSamples,
+  type OnlineSeries,
   type TalliedType,
   type UnansweredSummary,
 } from '../protocol/stats.js';
@@ -20,6 +21,7 @@ import type { UsersRepo } from '../store/repositories/users.js';
 import type { UserRow } from '../store/schema.js';
 import type { PresenceLog } from './statsPresence.js';
 import type { RuntimeSampler } from './statsRuntime.js';
+import type { OnlineSampler } from './statsOnline.js';
 import { toSeries, windowOf } from './statsSeries.js';
 
 /** Connector log actions by the outcome a chart shows; other actions (lifecycle) are not drawn. */
@@ -43,6 +45,7 @@ export interface StatsDeps {
   users: UsersRepo;
   presence: PresenceLog;
   runtime: Pick<RuntimeSampler, 'read'>;
+  online: Pick<OnlineSampler, 'read'>;
   clock: Clock;
 }
 
@@ -129,6 +132,11 @@ export function createStatsService(deps: StatsDeps) {
 
     runtime(): RuntimeSamples {
       return deps.runtime.read();
+    },
+
+    /** Agents online (and registered) over the last `minutes`, one point a minute. */
+    online(minutes: number): Promise<OnlineSeries> {
+      return deps.online.read(minutes);
     },
 
     async unanswered(viewer: UserRow): Promise<UnansweredSummary> {

@@ -65,6 +65,7 @@ export function createOpenHandler(deps: OpenDeps) {
       events: new SocketEvents(data, meter, deps.closePacer),
       batch: deps.sendBatch,
       resuming: data.since !== undefined,
+      presenceBatched: data.presenceBatched,
       authenticatedAt: data.authStartedAt,
       meter,
     });

@@ -16,6 +16,7 @@ import { type HubError } from '../errors.js';
 import type { WsMeter } from './metrics.js';
 import { ackFrame, errorFrame } from '../protocol/frames.js';
 import { isMachineRole } from '../protocol/roles.js';
+import { PresenceBatch } from './presenceBatch.js';
 import type { BatchedSocket, SendBatch } from './sendBatch.js';
 import type { Accepted, MessageInput, Origin, Principal } from '../delivery/types.js';
 import { CloseCode, type FrameErrorCode } from '../protocol/errors.js';
@@ -51,6 +52,8 @@ export interface SocketOutletOptions {
   batch: SendBatch;
   /** A resume replay runs first: live frames are held back until it ends. */
   resuming: boolean;
+  /** PRESENCE changes go out in batches (the socket asked with `presence=batched`). */
+  presenceBatched?: boolean;
   /** When the credential check began (revocations after it still apply). */
   authenticatedAt: number;
   meter: WsMeter;
@@ -114,6 +117,9 @@ export class SocketOutlet implements ConnectionOutlet, Origin, BatchedSocket {
   private readonly batch: SendBatch;
   readonly authenticatedAt: number;
   private readonly meter: WsMeter;
+  /** Set only on a socket that asked for PRESENCE in batches (the router looks for it). */
+  readonly deliverPresence?: (agentId: number, text: string) => void;
+  private readonly presenceBatch?: PresenceBatch;
 
   constructor(options: SocketOutletOptions) {
     this.ws = options.ws;
@@ -125,6 +131,12 @@ export class SocketOutlet implements ConnectionOutlet, Origin, BatchedSocket {
     this.authenticatedAt = options.authenticatedAt;
     this.meter = options.meter;
     this.held = options.resuming ? [] : null;
+    if (options.presenceBatched) {
+      // Sent from a timer, outside any delivery round: one round of its own, so it is corked.
+      const batch = new PresenceBatch((text) => this.batch.run(() => this.deliver(text)));
+      this.presenceBatch = batch;
+      this.deliverPresence = (agentId, text) => batch.add(agentId, text);
+    }
   }
 
   get closed(): boolean {
@@ -340,6 +352,7 @@ export class SocketOutlet implements ConnectionOutlet, Origin, BatchedSocket {
       this.windowedBytes = 0;
     }
     this.ended = true;
+    this.presenceBatch?.stop();
     this.endCode = code;
     if (code === CloseCode.slowConsumer && this.ws.getBufferedAmount() > 0) {
       // The reader is not reading: a close frame would wait behind its backlog, holding it until
@@ -356,6 +369,7 @@ export class SocketOutlet implements ConnectionOutlet, Origin, BatchedSocket {
   /** uWS close callback: the socket object must not be touched after this. */
   markClosed(): void {
     this.ended = true;
+    this.presenceBatch?.stop();
     if (this.closeAfterAnswers) clearTimeout(this.closeAfterAnswers.timer);
     this.dropPending();
   }

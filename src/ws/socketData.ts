@@ -16,6 +16,8 @@ export interface SocketData {
   actor: ConnectionActor;
   key: number;
   since: number | undefined;
+  /** PRESENCE changes go out in batches (the socket asked with `presence=batched`). */
+  presenceBatched: boolean;
   /** When the credential check began (revocations after it still apply). */
   authStartedAt: number;
   /** Set when the upgrade is accepted, so every open socket has one. */

@@ -106,13 +106,14 @@ export function createUpgradeHandler(deps: UpgradeDeps) {
     const handshake = readHandshake(req);
     if (!accepting) return refuseUpgrade(res, Errors.unavailable('the hub is shutting down'));
     if (handshake instanceof HubError) return refuseUpgrade(res, handshake);
-    const { key, protocol, extensions, credential, since } = handshake;
+    const { key, protocol, extensions, credential, since, presenceBatched } = handshake;
 
     let aborted = false;
     const connKey = connections.nextKey();
     const data = {
       key: connKey,
       since,
+      presenceBatched,
       authStartedAt: now(),
       meters: {
         rate: new TokenBucket(limits.rateLimit, limits.rateBurst, now),

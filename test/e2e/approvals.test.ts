@@ -1,7 +1,8 @@
 // Butler's authorization requests in the dashboard, end to end: the fake model calls command_agent
 // for an echo agent, the request shows as a card in the chat and on /approvals with a count in the
 // nav; approving it in the chat runs the command (the agent's answer comes back in the chat) and the
-// other tab sees APPROVED live; rejecting one on /approvals shows REJECTED in the chat card.
+// other tab sees APPROVED live; rejecting one on /approvals with a note shows REJECTED and the note in
+// the chat card.
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { textReply } from '../helpers/fakeModel.js';
@@ -97,8 +98,11 @@ describe('dashboard approvals', { timeout: E2E_TIMEOUT }, () => {
     await item.and(page.locator('[data-status="PENDING"]')).waitFor();
     expect(await item.textContent()).toContain('asked by you');
     await d.shoot(page, 'approvals');
+    // The note goes with the decision: shown at once, stored, and read back wherever the request is.
+    await item.getByLabel(/Note for the command/).fill('not on a Friday');
     await item.getByRole('button', { name: 'Reject' }).click();
     await item.and(page.locator('[data-status="REJECTED"]')).waitFor();
+    await item.getByTestId('decision-note').filter({ hasText: 'Note: not on a Friday' }).waitFor();
     expect(await nav(page).getByTestId('approvals-pending').count()).toBe(0);
 
     await page.getByRole('button', { name: 'Rejected' }).click();
@@ -106,6 +110,7 @@ describe('dashboard approvals', { timeout: E2E_TIMEOUT }, () => {
     await listed(page, 'echo never-runs')
       .getByText(/rejected .* by you/)
       .waitFor();
+    await listed(page, 'echo never-runs').getByTestId('decision-note').filter({ hasText: 'not on a Friday' }).waitFor();
     await page.getByRole('button', { name: 'Approved' }).click();
     await page.getByText('No approved requests.').waitFor();
 
@@ -115,9 +120,12 @@ describe('dashboard approvals', { timeout: E2E_TIMEOUT }, () => {
     const chatCard = card(page, 'echo never-runs');
     await chatCard.and(page.locator('[data-status="REJECTED"]')).waitFor();
     expect(await chatCard.getByRole('button').count()).toBe(0);
+    await chatCard.getByTestId('decision-note').filter({ hasText: 'not on a Friday' }).waitFor();
     await page.locator('[data-testid="message"]:not([data-mine])').filter({ hasText: 'the request was rejected' }).waitFor();
     const stored = (await d.t.api.get('/api/chat/auth/requests', { token: user.token })).body as Array<{ command: string; status: string; decided_by: number }>;
-    expect(stored).toEqual([expect.objectContaining({ command: 'echo never-runs', status: 'REJECTED', decided_by: user.id })]);
+    expect(stored).toEqual([
+      expect.objectContaining({ command: 'echo never-runs', status: 'REJECTED', decided_by: user.id, decision_note: 'not on a Friday' }),
+    ]);
     expect(errors).toEqual([]);
     await context.close();
   });

@@ -55,6 +55,7 @@ const DEFAULT_REPLIES = {
   agents: {
     list: page,
     statusList: [],
+    counts: { total: 0, online: 0, offline: 0, by_status: [], by_kind: [] },
     butler: { id: 2 },
     register: { id: 4, api_token: 'tok' },
     testConnection: { ok: false },
@@ -84,6 +85,7 @@ const DEFAULT_REPLIES = {
     presence: { agents: [] },
     connectorOutcomes: { series: [] },
     runtime: { samples: [] },
+    online: { times: [], online: [], registered: [] },
     unanswered: { oldest: null },
   },
   ops: {

@@ -25,6 +25,7 @@ export const ROUTES: readonly RouteSpec[] = [
   { method: 'GET', path: '/api/messages', access: 'authenticated' },
   { method: 'POST', path: '/api/messages', access: 'authenticated' },
   { method: 'GET', path: '/api/users/agents', access: 'authenticated' },
+  { method: 'GET', path: '/api/users/agents/counts', access: 'authenticated' },
   { method: 'GET', path: '/api/users/agents/status', access: 'authenticated' },
   { method: 'GET', path: '/api/users/butler', access: 'authenticated' },
   { method: 'GET', path: '/api/users/:id', access: 'authenticated' },
@@ -125,6 +126,7 @@ export const STATS_ROUTES: readonly RouteSpec[] = [
   { method: 'GET', path: '/api/stats/presence', access: 'authenticated' },
   { method: 'GET', path: '/api/stats/connector', access: 'admin' },
   { method: 'GET', path: '/api/stats/runtime', access: 'admin' },
+  { method: 'GET', path: '/api/stats/online', access: 'authenticated' },
   { method: 'GET', path: '/api/stats/unanswered', access: 'human', machineRefusal: 'only human users have conversations waiting for an answer' },
 ];
 

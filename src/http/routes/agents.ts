@@ -4,10 +4,11 @@ import { idParams, listAgentsQuery, registerAgentBody, rotateTokenBody, testConn
 import { agentSkill, updateAgentCardBody } from '../../protocol/a2a.js';
 import { agentWithToken, okBody, presenceView, rotatedToken, testConnectionResult, userView } from '../../protocol/responses.js';
 import type { AgentsService } from '../../services/agents.js';
+import { agentCounts } from '../../protocol/stats.js';
 import { routeGroup } from '../route.js';
 
 export interface AgentDeps {
-  agents: Pick<AgentsService, 'list' | 'statusList' | 'butler' | 'register' | 'testConnection' | 'rotateToken' | 'delete' | 'updateCard'>;
+  agents: Pick<AgentsService, 'list' | 'counts' | 'statusList' | 'butler' | 'register' | 'testConnection' | 'rotateToken' | 'delete' | 'updateCard'>;
 }
 
 const route = routeGroup<AgentDeps>('agents');
@@ -17,14 +18,32 @@ export const agentRoutes = [
     method: 'GET',
     path: '/api/users/agents',
     access: 'authenticated',
-    summary: 'Agents and Butler with presence and token hints (never tokens)',
+    summary: 'Agents and Butler with presence and token hints (never tokens); searched, filtered and paged on the hub',
+    description:
+      'Without parameters: the first 1000 by id, as the older dashboards read it. `q` matches part of the username (any case), ' +
+      '`status` a presence status (Butler is left out), `kind` an agent_kind exactly; `page` and `limit` page the result.',
     query: listAgentsQuery,
     responses: { 200: { description: 'the page of agents', schema: z.array(userView), headers: { 'X-Total-Count': 'matching agents before paging' } } },
     handler: async ({ query, res }, { agents }) => {
-      const { items, total } = await agents.list({ excludeRole: query.exclude_role, q: query.q, page: query.page, limit: query.limit });
+      const { items, total } = await agents.list({
+        excludeRole: query.exclude_role,
+        q: query.q,
+        status: query.status,
+        kind: query.kind,
+        page: query.page,
+        limit: query.limit,
+      });
       res.setHeader('X-Total-Count', String(total));
       return items;
     },
+  }),
+  route({
+    method: 'GET',
+    path: '/api/users/agents/counts',
+    access: 'authenticated',
+    summary: 'Agents counted by presence and by kind (Butler not counted); what a roster shows without reading it',
+    responses: { 200: { description: 'the counts', schema: agentCounts } },
+    handler: (_input, { agents }) => agents.counts(),
   }),
   route({
     method: 'GET',

@@ -10,6 +10,8 @@ import {
   reportFieldsQuery,
   reportTallies,
   reportTallyQuery,
+  onlineSeries,
+  onlineSeriesQuery,
   runtimeSamples,
   unansweredSummary,
 } from '../../protocol/stats.js';
@@ -71,6 +73,15 @@ export const statsRoutes = [
     query: connectorOutcomesQuery,
     responses: { 200: { description: 'one series per outcome (all zero without a connector)', schema: countSeries } },
     handler: ({ query }, { stats }) => stats.connectorOutcomes(query),
+  }),
+  route({
+    method: 'GET',
+    path: '/api/stats/online',
+    access: 'authenticated',
+    summary: 'Agents online and registered over the last minutes, sampled by the hub node once a minute (a day kept in memory)',
+    query: onlineSeriesQuery,
+    responses: { 200: { description: 'the series, the last point now', schema: onlineSeries } },
+    handler: ({ query }, { stats }) => stats.online(query.minutes),
   }),
   route({
     method: 'GET',

@@ -10,6 +10,10 @@ export interface UserQuery {
   roles?: readonly string[];
   excludeRole?: string;
   q?: string;
+  /** Presence status, exactly (upper case as stored). */
+  status?: string;
+  /** `agent_kind`, exactly. */
+  kind?: string;
   offset: number;
   limit: number;
 }
@@ -34,6 +38,9 @@ export function createUsersRepo(db: Kysely<Database>) {
     if (query.roles && query.roles.length > 0) builder = builder.where('role', 'in', [...query.roles]);
     if (query.excludeRole) builder = builder.where('role', '<>', query.excludeRole);
     if (query.q) builder = builder.where(({ ref }) => containsIgnoreCase(ref('username'), query.q!));
+    // Butler lives in the hub: a presence filter means the agents', never the core agent's.
+    if (query.status) builder = builder.where('status', '=', query.status).where('role', '<>', 'BUTLER');
+    if (query.kind) builder = builder.where('agent_kind', '=', query.kind);
     return builder;
   }
 
@@ -69,11 +76,12 @@ export function createUsersRepo(db: Kysely<Database>) {
   const machinePages = createUnchangedCache<Database, { rows: MachineUserRow[]; total: number }>(db, 32);
 
   async function readMachines(query: MachineListQuery): Promise<{ rows: MachineUserRow[]; total: number }> {
-    const rows = query.q
-      ? await machines(query).limit(query.limit).offset(query.offset).execute()
-      : query.excludeRole
-        ? await machinePageExcluding(query.excludeRole, query.limit, query.offset)
-        : await machinePage(query.limit, query.offset);
+    const rows =
+      query.q || query.status || query.kind
+        ? await machines(query).limit(query.limit).offset(query.offset).execute()
+        : query.excludeRole
+          ? await machinePageExcluding(query.excludeRole, query.limit, query.offset)
+          : await machinePage(query.limit, query.offset);
     return { rows, total: totalFromPage(rows.length, query) ?? (await countOf({ ...query, roles: MachineRoles })) };
   }
 
@@ -97,8 +105,33 @@ export function createUsersRepo(db: Kysely<Database>) {
     },
     /** Agents and Butler with their token hints, paged by id. The rows may be shared with other callers: read them, never change them. */
     async listMachines(query: MachineListQuery): Promise<{ rows: MachineUserRow[]; total: number }> {
-      if (!machinePages || query.q) return readMachines(query);
+      // A search or filter is not cached: its presence columns change with every connect.
+      if (!machinePages || query.q || query.status || query.kind) return readMachines(query);
       return machinePages.get(`${query.excludeRole ?? ''}:${query.limit}:${query.offset}`, () => readMachines(query));
+    },
+    /**
+     * Agents (role AGENT) by presence status and by kind: two grouped reads over the (role, status)
+     * and (role, agent_kind) indexes of migration 0017, never a row per agent.
+     */
+    async agentCounts(): Promise<{ byStatus: { status: string; online: boolean; count: number }[]; byKind: { kind: string | null; count: number }[] }> {
+      const [byStatus, byKind] = await Promise.all([
+        db
+          .selectFrom('users')
+          .where('role', '=', 'AGENT')
+          .select(['status', 'online', (eb) => eb.fn.countAll<number>().as('n')])
+          .groupBy(['status', 'online'])
+          .execute(),
+        db
+          .selectFrom('users')
+          .where('role', '=', 'AGENT')
+          .select(['agent_kind', (eb) => eb.fn.countAll<number>().as('n')])
+          .groupBy('agent_kind')
+          .execute(),
+      ]);
+      return {
+        byStatus: byStatus.map((r) => ({ status: r.status, online: Number(r.online) === 1, count: Number(r.n) })),
+        byKind: byKind.map((r) => ({ kind: r.agent_kind, count: Number(r.n) })),
+      };
     },
     async count(): Promise<number> {
       const row = await db

@@ -89,6 +89,7 @@ describe('frames the hub builds', () => {
       'ERROR',
       'PRESENCE',
       'BUTLER_AGENT_MESSAGE',
+      'PRESENCE_BATCH',
     ]);
   });
 });

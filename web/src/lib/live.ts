@@ -25,7 +25,7 @@ export function createLive(session: SessionStore, base = window.location.origin)
   const connections = createStore(0);
   const staleSince = createStore<number | undefined>(undefined);
   let closing = false;
-  const client = new HubClient({ url: base, token: () => session.token() });
+  const client = new HubClient({ url: base, token: () => session.token(), presence: 'batched' });
 
   client.on('status', (event) => {
     const wasOpen = status.get().state === 'open';

@@ -1,16 +1,22 @@
-// Agents (admins): who is registered and connected, registration with a token shown once, token
+// Agents (admins): who is registered and connected, a page at a time as the hub searches and pages
+// them (never the whole roster), counted by the hub; registration with a token shown once, token
 // rotation and deletion behind a confirmation, and a check of any token against the hub.
 import type { AgentCreated, UserView } from '@hub/client';
 import { useMemo, useState } from 'react';
 import { useHub } from '../app/context';
 import { ConfirmDialog } from '../components/ConfirmDialog';
-import { Button, ErrorNote, Loading, PageHeader } from '../components/ui';
+import { Button, ErrorNote, PageHeader } from '../components/ui';
+import { useRosterCounts, useRosterPage, useSettled, type PresenceFilter } from '../hooks/useRoster';
 import { useStore } from '../lib/store';
+import { isButler } from '../state/agents';
 import { AgentTable } from './agents/AgentTable';
 import { RegisterAgentForm } from './agents/RegisterAgentForm';
 import { TestConnection } from './agents/TestConnection';
 import { TokenReveal, type RevealedToken } from './agents/TokenReveal';
 import './Agents.css';
+
+/** Rows on one page. */
+const AGENTS_PAGE = 50;
 
 type Pending = { action: 'rotate' | 'delete'; agent: UserView };
 /** The form open above the list, if any: the list is what the page is for, the forms are a click away. */
@@ -18,8 +24,14 @@ type Panel = 'register' | 'test' | null;
 
 export default function Agents() {
   const { agents, api, toasts } = useHub();
-  const { byId, loaded, error } = useStore(agents.state);
-  const list = useMemo(() => [...byId.values()], [byId]);
+  const { byId } = useStore(agents.state);
+  const butler = useMemo(() => [...byId.values()].find(isButler), [byId]);
+  const [q, setQ] = useState('');
+  const [status, setStatus] = useState<PresenceFilter>('');
+  const [page, setPage] = useState(1);
+  const settledQ = useSettled(q.trim());
+  const roster = useRosterPage({ q: settledQ, status, page, limit: AGENTS_PAGE });
+  const counts = useRosterCounts();
   const [revealed, setRevealed] = useState<RevealedToken | null>(null);
   const [panel, setPanel] = useState<Panel>(null);
   const [pending, setPending] = useState<Pending | null>(null);
@@ -31,6 +43,13 @@ export default function Agents() {
     if (agent.api_token === undefined) toasts.success(`${agent.username} was registered by its A2A card; it is online while its card answers.`);
     else setRevealed({ agentId: agent.id, username: agent.username, token: agent.api_token, hint: agent.token_hint ?? '', reason: 'registered' });
     setPanel(null);
+    changed();
+  }
+
+  /** After a registration, rotation or deletion: the page, the counts and the session's agents read again. */
+  function changed() {
+    roster.reload();
+    counts.reload();
     void agents.reload();
   }
 
@@ -59,7 +78,7 @@ export default function Agents() {
         toasts.success(`${agent.username} was deleted.`);
       }
       setPending(null);
-      void agents.reload();
+      changed();
     } catch (err) {
       setActionError(err);
     } finally {
@@ -82,12 +101,30 @@ export default function Agents() {
         {panel === 'register' ? <RegisterAgentForm onRegistered={registered} onClose={() => setPanel(null)} /> : null}
         {panel === 'test' ? <TestConnection onClose={() => setPanel(null)} /> : null}
       </div>
-      <ErrorNote error={error} retry={() => void agents.reload()} />
-      {loaded ? (
-        <AgentTable agents={list} onRegister={() => setPanel('register')} onRotate={(a) => ask('rotate', a)} onDelete={(a) => ask('delete', a)} />
-      ) : error ? null : (
-        <Loading what="agents" />
-      )}
+      <ErrorNote error={roster.error ?? counts.error} retry={changed} />
+      <AgentTable
+        agents={roster.items}
+        butler={butler}
+        matching={roster.total}
+        counts={counts.data}
+        loading={roster.loading}
+        q={q}
+        status={status}
+        page={page}
+        limit={AGENTS_PAGE}
+        onQ={(value) => {
+          setQ(value);
+          setPage(1);
+        }}
+        onStatus={(value) => {
+          setStatus(value);
+          setPage(1);
+        }}
+        onPage={setPage}
+        onRegister={() => setPanel('register')}
+        onRotate={(a) => ask('rotate', a)}
+        onDelete={(a) => ask('delete', a)}
+      />
       <ConfirmDialog
         open={pending !== null}
         title={pending?.action === 'rotate' ? `Rotate the token of ${pending.agent.username}?` : `Delete ${pending?.agent.username ?? 'the agent'}?`}

@@ -6,7 +6,7 @@ import { Link, useLocation, useSearch } from 'wouter';
 import { useHub } from '../app/context';
 import { Button, Empty, ErrorNote, Loading, PageHeader, Time } from '../components/ui';
 import { useStore } from '../lib/store';
-import { AuthActions, decisionTitle, StatusBadge, useAuthStatus, useDecision } from './chat/AuthActions';
+import { AuthActions, DecisionNote, decisionTitle, StatusBadge, useAuthStatus, useDecision } from './chat/AuthActions';
 import { useAuthRequests, type StatusFilter } from './approvals/useAuthRequests';
 import { usePeople } from './approvals/usePeople';
 import './Approvals.css';
@@ -129,6 +129,7 @@ function RequestCard({ request: r, person }: { request: AuthorizationView; perso
           </>
         ) : null}
       </p>
+      {status !== 'PENDING' ? <DecisionNote note={decision?.note !== undefined ? decision.note : r.decision_note} /> : null}
       {status === 'PENDING' ? (
         mayAnswer ? (
           <AuthActions actionId={r.action_id} agentName={r.target_agent_name} />

@@ -1,17 +1,19 @@
-// Overview: the agents with their live presence (PRESENCE frames through the session's agents store,
-// no polling), counts by presence and status, Butler's state with pending approvals, the user's
-// oldest message still waiting for an answer, and pictures from the hub's series: messages per
-// minute and online spans per agent, reports of the last day tallied.
-import type { ReportTallies, UserView } from '@hub/client';
+// Overview: counts by presence and status and agents online over time (the hub's counts and series,
+// read again as PRESENCE frames arrive), the agents a page at a time as the hub searches them (live
+// presence on the rows on screen), Butler's state with pending approvals, the user's oldest message
+// still waiting for an answer, messages per minute per agent on screen, reports of the last day
+// tallied. Nothing here grows with the roster: 100k agents draw as few rows and numbers as 10.
+import type { AgentCounts, OnlineSeries, ReportTallies } from '@hub/client';
 import { useMemo } from 'react';
 import { useHub } from '../app/context';
 import { Tally } from '../components/charts/Small';
 import { Fresh } from '../components/Freshness';
 import { Badge, Card, ErrorNote, Loading, PageHeader } from '../components/ui';
 import { useStore } from '../lib/store';
+import { OnlineChart } from '../components/roster/OnlineChart';
+import { ONLINE_MINUTES, useOnlineSeries, useRosterCounts } from '../hooks/useRoster';
 import { isButler } from '../state/agents';
 import { AgentList } from './overview/AgentList';
-import { countPresence } from './overview/agents';
 import { ButlerCard } from './overview/ButlerCard';
 import { useActivity } from './overview/useActivity';
 import { WaitingCard } from './overview/WaitingCard';
@@ -19,30 +21,26 @@ import './Overview.css';
 
 export default function Overview() {
   const { agents: store, session } = useHub();
-  const { byId, loaded, error } = useStore(store.state);
+  const { byId, error } = useStore(store.state);
   const admin = useStore(session.current)?.user.role === 'ADMIN';
-  const agents = useMemo(() => [...byId.values()].filter((u) => !isButler(u)), [byId]);
   const butler = useMemo(() => [...byId.values()].find(isButler), [byId]);
+  const counts = useRosterCounts();
+  const online = useOnlineSeries();
   const activity = useActivity();
 
   return (
     <div className="overview">
       <PageHeader title="Overview" />
       <ErrorNote error={error} retry={() => void store.reload()} />
-      {!loaded && !error ? (
-        <Loading what="agents" />
-      ) : loaded ? (
-        <>
-          <div className="overview-cards">
-            <PresenceCard agents={agents} />
-            <ButlerCard butler={butler} admin={admin} />
-            <WaitingCard users={byId} />
-            <ReportsCard tallies={activity.reports.data} error={activity.reports.error} retry={activity.reports.reload} />
-          </div>
-          <ErrorNote error={activity.rate.error ?? activity.presence.error} retry={activity.rate.reload} />
-          <AgentList agents={agents} admin={admin} rates={activity.rates} strips={activity.strips} />
-        </>
-      ) : null}
+      <div className="overview-cards">
+        <PresenceCard counts={counts.data} error={counts.error} retry={counts.reload} />
+        <OnlineCard series={online.data} error={online.error} retry={online.reload} />
+        <ButlerCard butler={butler} admin={admin} />
+        <WaitingCard users={byId} />
+        <ReportsCard tallies={activity.reports.data} error={activity.reports.error} retry={activity.reports.reload} />
+      </div>
+      <ErrorNote error={activity.rate.error} retry={activity.rate.reload} />
+      <AgentList admin={admin} registered={counts.data?.total} rates={activity.rates} />
     </div>
   );
 }
@@ -51,33 +49,56 @@ function Count({ n, label, testId, ok }: { n: number; label: string; testId: str
   return (
     <div className={`overview-count${ok ? ' ok' : ''}`}>
       <span className="overview-number" data-testid={testId}>
-        {n}
+        {n.toLocaleString('en-US')}
       </span>
       <span>{label}</span>
     </div>
   );
 }
 
-function PresenceCard({ agents }: { agents: readonly UserView[] }) {
-  const counts = useMemo(() => countPresence(agents), [agents]);
+function PresenceCard({ counts, error, retry }: { counts: AgentCounts | undefined; error: unknown; retry(): void }) {
   return (
     <Card className="overview-presence" title="Presence">
-      <Fresh what="Presence">
-        <div className="overview-counts">
-          <Count n={counts.online} label="online" testId="count-online" ok />
-          <Count n={counts.offline} label="offline" testId="count-offline" />
-          <Count n={counts.total} label="registered" testId="count-total" />
-        </div>
-        {counts.byStatus.length > 0 ? (
-          <div className="overview-statuses" aria-label="Agents by status" data-testid="count-by-status">
-            {counts.byStatus.map(([status, n]) => (
-              <Badge key={status} tone={status === 'ONLINE' ? 'ok' : status === 'OFFLINE' ? 'muted' : 'info'}>
-                {status} {n}
-              </Badge>
-            ))}
+      {error && !counts ? (
+        <ErrorNote error={error} retry={retry} />
+      ) : !counts ? (
+        <Loading what="the counts" />
+      ) : (
+        <Fresh what="Presence">
+          <div className="overview-counts">
+            <Count n={counts.online} label="online" testId="count-online" ok />
+            <Count n={counts.offline} label="offline" testId="count-offline" />
+            <Count n={counts.total} label="registered" testId="count-total" />
           </div>
-        ) : null}
-      </Fresh>
+          {counts.by_status.length > 0 ? (
+            <div className="overview-statuses" aria-label="Agents by status" data-testid="count-by-status">
+              {counts.by_status.map(({ status, count }) => (
+                <Badge key={status} tone={status === 'ONLINE' ? 'ok' : status === 'OFFLINE' ? 'muted' : 'info'}>
+                  {status} {count.toLocaleString('en-US')}
+                </Badge>
+              ))}
+            </div>
+          ) : null}
+        </Fresh>
+      )}
+    </Card>
+  );
+}
+
+/** Agents online over the last hours: one line, whatever the roster's size. */
+function OnlineCard({ series, error, retry }: { series: OnlineSeries | undefined; error: unknown; retry(): void }) {
+  return (
+    <Card className="overview-online" title={`Online, last ${ONLINE_MINUTES / 60} hours`}>
+      {error && !series ? (
+        <ErrorNote error={error} retry={retry} />
+      ) : !series ? (
+        <Loading what="the series" />
+      ) : (
+        <Fresh what="Online">
+          <OnlineChart series={series} />
+          <p className="muted overview-known-from">Sampled by the hub once a minute since {new Date(series.known_from).toLocaleString()}.</p>
+        </Fresh>
+      )}
     </Card>
   );
 }

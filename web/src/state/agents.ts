@@ -1,6 +1,9 @@
-// Agents and Butler with live presence: the list comes from the REST API once per connection, then
-// every PRESENCE frame updates it in place (no polling). A PRESENCE for someone not listed (an agent
-// registered since) reloads the list.
+// Agents and Butler with live presence, for the pages that name or pick agents (chat, monitor, feed):
+// the first page of the list comes from the REST API once per connection, then every PRESENCE frame
+// updates it in place (no polling). A PRESENCE for someone not listed reloads the list only when the
+// list was complete (an agent registered since): with more agents than one page, the rest are the
+// roster pages' business (hooks/useRoster.ts), and reloading on each of them would read the page
+// again on every connect of 100k agents.
 import type { PresenceView, RestClient, UserView } from '@hub/client';
 import type { Live } from '../lib/live';
 import { createStore, type Store } from '../lib/store';
@@ -8,6 +11,8 @@ import { createStore, type Store } from '../lib/store';
 export interface AgentsState {
   /** By id; Butler included. */
   byId: ReadonlyMap<number, UserView>;
+  /** Whether `byId` holds every agent (false past the first page). */
+  complete: boolean;
   loaded: boolean;
   error: unknown;
 }
@@ -19,13 +24,15 @@ export interface Agents {
 }
 
 const BUTLER_ID = 2;
+/** Agents read for the pickers: Butler and the first agents by id. */
+const FIRST_PAGE = 1000;
 
 export function isButler(user: Pick<UserView, 'id' | 'role'>): boolean {
   return user.role === 'BUTLER' || user.id === BUTLER_ID;
 }
 
 export function createAgents(api: RestClient, live: Live): Agents {
-  const state = createStore<AgentsState>({ byId: new Map(), loaded: false, error: undefined });
+  const state = createStore<AgentsState>({ byId: new Map(), complete: true, loaded: false, error: undefined });
   let loading: Promise<void> | undefined;
 
   /**
@@ -45,7 +52,7 @@ export function createAgents(api: RestClient, live: Live): Agents {
   async function load() {
     duringLoad = new Map();
     try {
-      const [agents, butler] = await Promise.all([api.agents.list({ limit: 1000 }), api.agents.butler()]);
+      const [agents, butler] = await Promise.all([api.agents.list({ limit: FIRST_PAGE }), api.agents.butler()]);
       const byId = new Map<number, UserView>();
       byId.set(butler.id, butler);
       for (const agent of agents.items) byId.set(agent.id, agent);
@@ -53,7 +60,7 @@ export function createAgents(api: RestClient, live: Live): Agents {
         const known = byId.get(id);
         if (known) byId.set(id, withPresence(known, p));
       }
-      state.set({ byId, loaded: true, error: undefined });
+      state.set({ byId, complete: agents.items.length >= agents.total, loaded: true, error: undefined });
     } catch (err) {
       state.set((prev) => ({ ...prev, error: err }));
     } finally {
@@ -80,7 +87,7 @@ export function createAgents(api: RestClient, live: Live): Agents {
       else byId.set(id, withPresence(known, p));
     }
     state.set((prev) => ({ ...prev, byId }));
-    if (unknown) void reload();
+    if (unknown && state.get().complete) void reload();
   }
   function apply(presence: PresenceView) {
     duringLoad?.set(presence.id, presence);

@@ -21,13 +21,15 @@ export interface Decision {
   /** User id; null when the hub decided (expiry). */
   by: number | null;
   at: string;
+  /** What the person who decided wrote with it (null: nothing; undefined: not known yet). */
+  note?: string | null;
 }
 
 export interface Approvals {
   state: Store<ApprovalsState>;
   reload(): Promise<void>;
   /** Approves or rejects; the outcome is recorded at once, before the hub's AUTH_STATUS_UPDATE. */
-  respond(actionId: string, approved: boolean): Promise<AuthResponseResult>;
+  respond(actionId: string, approved: boolean, note?: string): Promise<AuthResponseResult>;
   dispose(): void;
 }
 
@@ -60,7 +62,7 @@ export function createApprovals(api: RestClient, live: Live, me = 0): Approvals 
         const decided = new Map(prev.decided);
         const decisions = new Map(prev.decisions);
         for (const r of recent) if (r.status !== 'PENDING') decided.set(r.action_id, r.status);
-        for (const r of recent) if (r.decided_at) decisions.set(r.action_id, { by: r.decided_by, at: r.decided_at });
+        for (const r of recent) if (r.decided_at) decisions.set(r.action_id, { by: r.decided_by, at: r.decided_at, note: r.decision_note });
         // Kept: requests that arrived live while this was read (a decided one is in `recent`).
         const pending = new Set([...waiting.map((r) => r.action_id), ...prev.pending].filter((id) => !decided.has(id)));
         return { pending, decided, decisions, error: undefined };
@@ -92,10 +94,10 @@ export function createApprovals(api: RestClient, live: Live, me = 0): Approvals 
   return {
     state,
     reload,
-    async respond(actionId, approved) {
+    async respond(actionId, approved, note) {
       try {
-        const result = await api.chat.authRespond(actionId, approved);
-        decide(actionId, approved ? 'APPROVED' : 'REJECTED', { by: me, at: new Date().toISOString() });
+        const result = await api.chat.authRespond(actionId, approved, note);
+        decide(actionId, approved ? 'APPROVED' : 'REJECTED', { by: me, at: new Date().toISOString(), note: note ?? null });
         return result;
       } catch (err) {
         // Decided elsewhere, expired or gone: the pending list is out of date.

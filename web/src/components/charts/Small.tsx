@@ -1,5 +1,5 @@
 // The small pictures drawn without a charting library (they sit on the first page a user sees, so
-// they cost nothing to load): a sparkline of counts, an online/offline strip, a tally of categories.
+// they cost nothing to load): a sparkline of counts and a tally of categories.
 import { formatValue } from './types';
 import './charts.css';
 
@@ -38,45 +38,6 @@ export function Sparkline({
       {line ? <path className="area" d={`${line}L${width},${height}L0,${height}Z`} /> : null}
       {line ? <path className="line" d={line} /> : null}
     </svg>
-  );
-}
-
-export interface Span {
-  from: number;
-  to: number;
-}
-
-/** Online spans over a window (epoch ms); before `knownFrom` the state is unknown (hatched). */
-export function PresenceStrip({
-  spans,
-  from,
-  to,
-  knownFrom,
-  label,
-  testId,
-}: {
-  spans: readonly Span[];
-  from: number;
-  to: number;
-  knownFrom: number;
-  label: string;
-  testId?: string;
-}) {
-  const width = Math.max(1, to - from);
-  const pct = (ms: number) => `${(((Math.min(Math.max(ms, from), to) - from) / width) * 100).toFixed(2)}%`;
-  const onlineMs = spans.reduce((sum, s) => sum + (Math.min(s.to, to) - Math.max(s.from, from)), 0);
-  return (
-    <div className="strip" role="img" aria-label={label} data-testid={testId} data-spans={spans.length} data-online-ms={Math.round(onlineMs)}>
-      {knownFrom > from ? <span className="strip-unknown" style={{ width: pct(knownFrom) }} title="Not watched: the hub started later" /> : null}
-      {spans.map((s) => (
-        <span
-          key={s.from}
-          className="strip-on"
-          style={{ left: pct(s.from), width: `calc(${pct(s.to)} - ${pct(s.from)} + 1px)` }}
-          title={`online ${new Date(s.from).toLocaleTimeString()}–${new Date(s.to).toLocaleTimeString()}`}
-        />
-      ))}
-    </div>
   );
 }
 

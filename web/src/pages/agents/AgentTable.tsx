@@ -1,62 +1,72 @@
-// The registered agents with live presence (PRESENCE frames through the agents store), what they
-// are, their token's hint and age, and the actions on each. Butler is listed but not editable: it
-// runs inside the hub.
-import type { UserView } from '@hub/client';
-import { useId, useMemo, useState } from 'react';
+// The registered agents, a page at a time as the hub searches and pages them, with live presence on
+// the rows on screen, what they are, their token's hint and age, and the actions on each. Butler is
+// listed (first, on the unfiltered first page) but not editable: it runs inside the hub.
+import type { AgentCounts, UserView } from '@hub/client';
 import { Link } from 'wouter';
-import { Badge, Button, Card, CopyButton, Empty, Time } from '../../components/ui';
+import { Pager, RosterSearch } from '../../components/roster/RosterControls';
+import { Badge, Button, Card, CopyButton, Empty, Loading, Time } from '../../components/ui';
+import type { PresenceFilter } from '../../hooks/useRoster';
 import { isButler } from '../../state/agents';
-import { countPresence } from '../overview/agents';
 
 interface Props {
+  /** The page of agents the hub answered (Butler not among them). */
   agents: readonly UserView[];
+  /** Shown above the agents on the first unfiltered page. */
+  butler: UserView | undefined;
+  /** Agents matching the search, all pages. */
+  matching: number;
+  counts: AgentCounts | undefined;
+  loading: boolean;
+  q: string;
+  status: PresenceFilter;
+  page: number;
+  limit: number;
+  onQ(q: string): void;
+  onStatus(status: PresenceFilter): void;
+  onPage(page: number): void;
   onRegister(): void;
   onRotate(agent: UserView): void;
   onDelete(agent: UserView): void;
 }
 
-/** Butler first, then who is online, then by name. */
-function order(a: UserView, b: UserView): number {
-  return Number(isButler(b)) - Number(isButler(a)) || Number(b.online) - Number(a.online) || a.username.localeCompare(b.username);
-}
-
-function matches(agent: UserView, query: string): boolean {
-  if (!query) return true;
-  const q = query.toLowerCase();
-  return [agent.username, agent.description, agent.agent_kind, agent.runtime_kind, String(agent.id)].some((v) => v?.toLowerCase().includes(q));
-}
-
-export function AgentTable({ agents, onRegister, onRotate, onDelete }: Props) {
-  const [query, setQuery] = useState('');
-  const search = useId();
-  const shown = useMemo(() => agents.filter((a) => matches(a, query.trim())).sort(order), [agents, query]);
-  // Counted as the Overview counts them: registered agents, Butler (listed, always online) not among them.
-  const counts = useMemo(() => countPresence(agents.filter((a) => !isButler(a))), [agents]);
-  const registered = counts.total;
+export function AgentTable(props: Props) {
+  const { agents, butler, matching, counts, loading, q, status, page, limit, onRegister, onRotate, onDelete } = props;
+  const filtered = q.trim() !== '' || status !== '';
+  const rows = butler && !filtered && page === 1 ? [butler, ...agents] : agents;
 
   return (
     <Card
       title={
         <>
           Registered agents{' '}
-          <span className="muted ag-count" data-testid="agents-count" data-online={counts.online} data-total={counts.total}>
-            {`${counts.total} registered · ${counts.online} online (Butler not counted)`}
-          </span>
+          {counts ? (
+            // Counted as the Overview counts them: registered agents, Butler (listed, always online) not among them.
+            <span className="muted ag-count" data-testid="agents-count" data-online={counts.online} data-total={counts.total}>
+              {`${counts.total.toLocaleString('en-US')} registered · ${counts.online.toLocaleString('en-US')} online (Butler not counted)`}
+            </span>
+          ) : null}
         </>
       }
-      actions={
-        <div className="agents-search">
-          <label htmlFor={search} className="sr-only">
-            Filter agents
-          </label>
-          <input id={search} type="search" placeholder="Filter by name, kind…" value={query} onChange={(e) => setQuery(e.target.value)} />
-        </div>
-      }
+      actions={<RosterSearch q={q} status={status} onQ={props.onQ} onStatus={props.onStatus} />}
     >
-      {shown.length === 0 ? (
-        <Empty>No agent matches “{query}”.</Empty>
-      ) : (
-        <table className="agents-table">
+      {counts?.total === 0 && agents.length === 0 ? (
+        <Empty>
+          No agents are registered yet.{' '}
+          <button type="button" className="link" onClick={onRegister}>
+            Register the first one
+          </button>
+          ; its token is shown once.
+        </Empty>
+      ) : null}
+      {rows.length === 0 && loading ? (
+        <Loading what="agents" />
+      ) : rows.length === 0 && filtered ? (
+        <Empty>
+          No agent matches{q.trim() ? ` “${q.trim()}”` : ''}
+          {status ? ` (${status.toLowerCase()})` : ''}.
+        </Empty>
+      ) : rows.length > 0 ? (
+        <table className="agents-table" aria-busy={loading}>
           <thead>
             <tr>
               <th scope="col">Agent</th>
@@ -69,21 +79,13 @@ export function AgentTable({ agents, onRegister, onRotate, onDelete }: Props) {
             </tr>
           </thead>
           <tbody>
-            {shown.map((agent) => (
+            {rows.map((agent) => (
               <AgentRow key={agent.id} agent={agent} onRotate={onRotate} onDelete={onDelete} />
             ))}
           </tbody>
         </table>
-      )}
-      {registered === 0 ? (
-        <Empty>
-          No agents are registered yet.{' '}
-          <button type="button" className="link" onClick={onRegister}>
-            Register the first one
-          </button>
-          ; its token is shown once.
-        </Empty>
       ) : null}
+      <Pager page={page} limit={limit} total={matching} onPage={props.onPage} loading={loading} />
     </Card>
   );
 }

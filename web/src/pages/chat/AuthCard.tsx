@@ -5,7 +5,7 @@ import { useEffect, useState } from 'react';
 import type { AuthCard as Card } from '../../state/chat';
 import { useShell } from '../../app/context';
 import { usePeople } from '../approvals/usePeople';
-import { AuthActions, decisionTitle, StatusBadge, useAuthStatus, useDecision } from './AuthActions';
+import { AuthActions, DecisionNote, decisionTitle, StatusBadge, useAuthStatus, useDecision } from './AuthActions';
 
 export function AuthCard({ card, repliedAt }: { card: Card; repliedAt?: string }) {
   const status = useAuthStatus(card.action_id, card.status);
@@ -26,7 +26,7 @@ export function AuthCard({ card, repliedAt }: { card: Card; repliedAt?: string }
         <code>{card.command ?? '(no command given)'}</code>
       </pre>
       {card.reason ? <p className="auth-card-reason">Reason: {card.reason}</p> : null}
-      {status === 'PENDING' ? <AuthActions actionId={card.action_id} agentName={agent} /> : null}
+      {status === 'PENDING' ? <AuthActions actionId={card.action_id} agentName={agent} /> : <DecisionNote note={decision?.note} />}
       {status === 'APPROVED' && decision && !(repliedAt !== undefined && Date.parse(repliedAt) > Date.parse(decision.at)) ? (
         <AwaitingAnswer agent={agent} since={decision.at} />
       ) : null}

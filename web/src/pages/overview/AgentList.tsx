@@ -1,50 +1,59 @@
-// Every agent with its live presence, last report and last seen, its messages per minute over the
-// last hour (a sparkline) and its online spans over the last hours (a strip); each opens its chat. A
-// search box appears once there are enough agents to need one. While the socket is away, presence
-// reads "as of" the moment it went.
+// The agents, a page at a time as the hub searches and pages them (never the whole roster): each
+// with its live presence, last report and last seen, and its messages per minute over the last hour
+// (a sparkline); each opens its chat. While the socket is away, presence reads "as of" the moment it went.
 import type { UserView } from '@hub/client';
-import { useDeferredValue, useMemo, useState } from 'react';
+import { useState } from 'react';
 import { Link } from 'wouter';
-import { PresenceStrip, Sparkline } from '../../components/charts/Small';
+import { Sparkline } from '../../components/charts/Small';
 import { AsOf, useStaleSince } from '../../components/Freshness';
-import { Badge, Card, Empty, Time } from '../../components/ui';
+import { Pager, RosterSearch } from '../../components/roster/RosterControls';
+import { Badge, Card, Empty, ErrorNote, Time } from '../../components/ui';
+import { useRosterPage, useSettled, type PresenceFilter } from '../../hooks/useRoster';
 import { isMarker, reportText } from '../../lib/reportText';
-import { matchesAgent, reportCount, sortAgents } from './agents';
-import { RATE_MINUTES, STRIP_HOURS, type Strip } from './useActivity';
+import { reportCount } from './agents';
+import { RATE_MINUTES } from './useActivity';
 
-/** More agents than this get a search box. */
-const SEARCH_FROM = 8;
+/** Rows on one page: what fits a screen or two. */
+export const OVERVIEW_PAGE = 20;
 
 export interface AgentListProps {
-  agents: readonly UserView[];
   admin: boolean;
+  /** Agents registered (the counts' total), to tell an empty roster from a search that found nothing. */
+  registered: number | undefined;
   /** Messages per minute over the last hour, by username. */
   rates?: ReadonlyMap<string, readonly number[]>;
-  strips?: ReadonlyMap<number, Strip>;
 }
 
-export function AgentList({ agents, admin, rates, strips }: AgentListProps) {
+export function AgentList({ admin, registered, rates }: AgentListProps) {
   const stale = useStaleSince();
-  const [query, setQuery] = useState('');
-  const deferred = useDeferredValue(query);
-  const sorted = useMemo(() => sortAgents(agents), [agents]);
-  const shown = useMemo(() => sorted.filter((a) => matchesAgent(a, deferred)), [sorted, deferred]);
-  const searchable = agents.length > SEARCH_FROM;
+  const [q, setQ] = useState('');
+  const [status, setStatus] = useState<PresenceFilter>('');
+  const [page, setPage] = useState(1);
+  const settledQ = useSettled(q.trim());
+  const roster = useRosterPage({ q: settledQ, status, page, limit: OVERVIEW_PAGE });
+  const filtered = settledQ !== '' || status !== '';
 
   return (
     <Card
       className="overview-agents"
-      title={`Agents (${agents.length})`}
+      title={<span data-testid="agents-title">{`Agents (${roster.total.toLocaleString('en-US')}${filtered ? ' matching' : ''})`}</span>}
       actions={
-        searchable ? (
-          <label className="overview-search">
-            <span className="sr-only">Search agents</span>
-            <input type="search" placeholder="Search agents" value={query} onChange={(e) => setQuery(e.target.value)} />
-          </label>
-        ) : null
+        <RosterSearch
+          q={q}
+          status={status}
+          onQ={(value) => {
+            setQ(value);
+            setPage(1);
+          }}
+          onStatus={(value) => {
+            setStatus(value);
+            setPage(1);
+          }}
+        />
       }
     >
-      {agents.length === 0 ? (
+      <ErrorNote error={roster.error} retry={roster.reload} />
+      {registered === 0 && !filtered && roster.items.length === 0 ? (
         <Empty>
           No agents are registered yet.{' '}
           {admin ? (
@@ -55,22 +64,26 @@ export function AgentList({ agents, admin, rates, strips }: AgentListProps) {
             'An admin registers agents; they show up here, live, when they connect.'
           )}
         </Empty>
-      ) : shown.length === 0 ? (
-        <Empty>No agent matches “{deferred}”.</Empty>
+      ) : roster.items.length === 0 && !roster.loading ? (
+        <Empty>
+          No agent matches{settledQ ? ` “${settledQ}”` : ''}
+          {status ? ` (${status.toLowerCase()})` : ''}.
+        </Empty>
       ) : (
-        <ul className="agent-list">
-          {shown.map((agent) => (
-            <AgentRow key={agent.id} agent={agent} rate={rates?.get(agent.username)} strip={strips?.get(agent.id)} stale={stale} />
+        <ul className="agent-list" aria-busy={roster.loading}>
+          {roster.items.map((agent) => (
+            <AgentRow key={agent.id} agent={agent} rate={rates?.get(agent.username)} stale={stale} />
           ))}
         </ul>
       )}
+      <Pager page={page} limit={OVERVIEW_PAGE} total={roster.total} onPage={setPage} loading={roster.loading} />
     </Card>
   );
 }
 
 const NO_MESSAGES: readonly number[] = new Array<number>(RATE_MINUTES).fill(0);
 
-function AgentRow({ agent, rate, strip, stale }: { agent: UserView; rate?: readonly number[]; strip?: Strip; stale: number | undefined }) {
+function AgentRow({ agent, rate, stale }: { agent: UserView; rate?: readonly number[]; stale: number | undefined }) {
   const total = (rate ?? NO_MESSAGES).reduce((a, b) => a + b, 0);
   const extraStatus = agent.status && agent.status !== 'ONLINE' && agent.status !== 'OFFLINE' ? agent.status : undefined;
   return (
@@ -100,7 +113,6 @@ function AgentRow({ agent, rate, strip, stale }: { agent: UserView; rate?: reado
           width={140}
           height={24}
         />
-        {strip ? <PresenceStrip {...strip} label={`${agent.username}: online spans over the last ${STRIP_HOURS} hours`} testId="agent-strip" /> : null}
       </div>
       <div className="agent-report" title={agent.last_report ?? undefined}>
         <span className="overview-label">Last report</span>
