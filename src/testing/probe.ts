@@ -1,6 +1,6 @@
 // What a test reads off a client: every frame it received, in order, and `expect` / `expectNothing`
 // on them. Errors list the frames seen, and the actor trace when the hub records one.
-import type { HubClient, ServerFrame } from '../client/index.js';
+import type { FrameOf, HubClient, ServerFrame, ServerFrameType } from '../client/index.js';
 import { toMs, type Duration } from './duration.js';
 import { describeMatcher, matches, truncate, type Matcher } from './match.js';
 
@@ -12,7 +12,9 @@ export interface FrameProbe {
   /**
    * The first frame matching `matcher` after the one the previous `expect` returned (frames already
    * received count); waits up to `within` (default 5 s) for it, and throws listing the frames seen.
+   * A matcher naming the `type` resolves with a frame of that type.
    */
+  expect<K extends ServerFrameType>(matcher: { type: K } & Record<string, unknown>, options?: { within?: Duration }): Promise<FrameOf<K>>;
   expect(matcher: FrameMatcher, options?: { within?: Duration }): Promise<ServerFrame>;
   /** Throws if a frame matching `matcher` arrives (or arrived after the last `expect`) within `for` (default 300 ms). */
   expectNothing(matcher: FrameMatcher, options?: { for?: Duration }): Promise<void>;
@@ -44,9 +46,9 @@ export function attachProbe(client: HubClient, options: { name: string; explain:
     return new Error([text, seen(from), ...(explained ? [explained] : [])].join('\n'));
   };
 
-  return {
+  const probe = {
     frames,
-    expect(matcher, { within = 5000 } = {}) {
+    expect(matcher: FrameMatcher, { within = 5000 }: { within?: Duration } = {}): Promise<ServerFrame> {
       const ms = toMs(within, 'within');
       const from = cursor;
       return new Promise((resolve, reject) => {
@@ -72,7 +74,7 @@ export function attachProbe(client: HubClient, options: { name: string; explain:
         check();
       });
     },
-    expectNothing(matcher, options_ = {}) {
+    expectNothing(matcher: FrameMatcher, options_: { for?: Duration } = {}): Promise<void> {
       const ms = toMs(options_.for ?? 300, 'for');
       const from = cursor;
       return new Promise((resolve, reject) => {
@@ -95,4 +97,5 @@ export function attachProbe(client: HubClient, options: { name: string; explain:
       });
     },
   };
+  return probe as FrameProbe;
 }

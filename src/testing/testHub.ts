@@ -138,8 +138,10 @@ async function start(options: TestHubOptions, cleanup: Array<() => Promise<void>
 
   const timers = createSimulatedTimers();
   const activity = new Set<() => void>();
-  let hub: Hub | undefined;
+  // The trace names actors from the hub's tables, which exist once startHub returns (its first events come before).
+  const started: { hub?: Hub } = {};
   const nameOf = (ref: ActorRefLike): string | undefined => {
+    const { hub } = started;
     if (!hub) return undefined;
     if (ref === hub.router) return 'router';
     if (ref === hub.butler.actor) return 'butler';
@@ -163,10 +165,10 @@ async function start(options: TestHubOptions, cleanup: Array<() => Promise<void>
     timers,
     inspect,
   };
-  hub = await startHub(hubOptions);
-  const running = hub;
+  const running = await startHub(hubOptions);
+  started.hub = running;
   cleanup.push(() => running.stop());
-  const url = `http://127.0.0.1:${hub.port}`;
+  const url = `http://127.0.0.1:${running.port}`;
 
   const anonymous = createRestClient({ url, token: '' });
   const adminToken = (await anonymous.login(ADMIN.username, ADMIN.password)).token;
@@ -239,8 +241,8 @@ async function start(options: TestHubOptions, cleanup: Array<() => Promise<void>
 
   return {
     url,
-    port: hub.port,
-    hub,
+    port: running.port,
+    hub: running,
     admin,
     adminToken,
     butler,
