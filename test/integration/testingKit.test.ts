@@ -63,17 +63,24 @@ describe('@agent-hub/testing', () => {
     );
   });
 
-  it('quiesce resolves once what was sent is stored and delivered', async () => {
+  it('quiesce resolves once what was queued is stored and delivered', async () => {
     hub = await startTestHub();
     const agent = await hub.agent('logger');
     const admin = await hub.human('ops', { role: 'ADMIN' });
-    const sends = Array.from({ length: 20 }, (_, i) => agent.log('INFO', `line ${i}`));
-    await Promise.all(sends);
+    const sender = { id: agent.id, username: agent.username, role: 'AGENT' as const };
+    // Queued in the hub's pipeline without waiting: only quiesce says when they are through.
+    const settled: boolean[] = [];
+    for (let i = 0; i < 20; i++)
+      void hub.hub.pipeline.post(sender, { type: 'SYSTEM_LOG', payload: { level: 'INFO', content: `line ${i}` } }).then(() => settled.push(true));
+    expect(hub.hub.pipeline.depth).toBeGreaterThan(0);
     await hub.quiesce();
+    expect(settled).toHaveLength(20);
+    expect(hub.hub.pipeline.depth).toBe(0);
+    expect(hub.hub.pipeline.queuedBytes).toBe(0);
     const stored = await hub.admin.messages.list({ limit: 100 });
     expect(stored.items.filter((m) => m.sender_id === agent.id && m.type === 'SYSTEM_LOG')).toHaveLength(20);
-    // Delivered too: the admin sees every line without waiting.
-    expect(admin.frames.filter((f) => f.type === 'SYSTEM_LOG' && f.sender_id === agent.id)).toHaveLength(20);
+    // Delivered too: the last line reaches the admin's socket.
+    await admin.expect({ type: 'SYSTEM_LOG', sender_id: agent.id, payload: { content: 'line 19' } });
   });
 
   it('prints the actor trace when an expectation fails, and records nothing unless asked', async () => {
