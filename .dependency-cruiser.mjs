@@ -64,11 +64,18 @@ export default {
       to: { path: layers.client },
     },
     {
-      name: 'nothing-imports-the-kit',
-      comment: 'the test kit (simulated timers, trace, fakes) is never loaded by the hub or the client',
+      name: 'hub-imports-the-testing-kit',
+      comment: "src/testing/ (simulated time) is for test kits: nothing on the hub's start path may load it",
       severity: 'error',
-      from: { path: '^src/', pathNot: layers.testing },
-      to: { path: layers.testing },
+      from: { path: '^src/', pathNot: '^src/testing/' },
+      to: { path: '^src/testing/' },
+    },
+    {
+      name: 'testing-imports-the-hub',
+      comment: 'the simulated timers implement the base ports (clock.ts) and import nothing else of the hub (the kit around them may import the hub and the client)',
+      severity: 'error',
+      from: { path: '^src/testing/simulatedTimers[.]ts$' },
+      to: { path: hubOnly, pathNot: `${layers.base}|${layers.protocol}` },
     },
     {
       name: 'no-circular',

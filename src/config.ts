@@ -136,6 +136,8 @@ const envSchema = z.object({
   WEB_DIR: z.string().optional(),
   // A2A (src/a2a/): agent cards readable without a credential.
   A2A_PUBLIC_CARDS: boolean(false),
+  // Tasks a caller may have open (not ended) at once over all agents: a store that cannot grow without bound.
+  A2A_MAX_OPEN_TASKS: positiveInt(100),
   // Unset: allowed outside production only (see the Config field).
   A2A_ALLOW_PRIVATE_NETWORK: z.preprocess(
     (v) => (typeof v === 'string' ? unsetIfEmpty(v.trim().toLowerCase()) : v),
@@ -344,7 +346,12 @@ export interface Config {
    * webhooks may be on private, loopback or link-local addresses (A2A_ALLOW_PRIVATE_NETWORK; default:
    * only outside production, where a hub's neighbours are not to be reached on a caller's behalf).
    */
-  readonly a2a: { readonly publicCards: boolean; readonly allowPrivateNetwork: boolean };
+  readonly a2a: {
+    readonly publicCards: boolean;
+    readonly allowPrivateNetwork: boolean;
+    /** A2A_MAX_OPEN_TASKS: tasks one caller may have open (not ended) at once; the next new one is refused. */
+    readonly maxOpenTasks: number;
+  };
   /** Insecure defaults that were applied; the composition root logs each one as a warning. */
   readonly warnings: readonly string[];
 }
@@ -620,7 +627,7 @@ function build(s: Settings, cwd: string): Config {
           },
     webDir: s.WEB_DIR === undefined ? defaultWebDir(cwd) : s.WEB_DIR.trim() === '' ? undefined : resolve(cwd, s.WEB_DIR.trim()),
     webCsp: s.WEB_CSP ?? DEFAULT_WEB_CSP,
-    a2a: { publicCards: s.A2A_PUBLIC_CARDS, allowPrivateNetwork: s.A2A_ALLOW_PRIVATE_NETWORK ?? !s.isProduction },
+    a2a: { publicCards: s.A2A_PUBLIC_CARDS, allowPrivateNetwork: s.A2A_ALLOW_PRIVATE_NETWORK ?? !s.isProduction, maxOpenTasks: s.A2A_MAX_OPEN_TASKS },
     warnings: warningsOf(s),
   });
 }

@@ -11,7 +11,7 @@ import type { InspectionEvent } from 'xstate';
 import type { ConnectionActor } from './actors/connection.js';
 import { developmentSecret } from './auth/secrets.js';
 import type { Butler } from './butler/index.js';
-import { createSystemClock, type Clock } from './clock.js';
+import { createSystemClock, systemTimers, type Clock, type Timers } from './clock.js';
 import type { Config } from './config.js';
 import type { Connector } from './connector/index.js';
 import type { Pipeline } from './delivery/pipeline.js';
@@ -42,6 +42,13 @@ export interface HubOptions {
   config: Config;
   logger: Logger;
   clock?: Clock;
+  /**
+   * The timers that matter to tests (authorization expiry, conversation idle, session expiry,
+   * retention, the connector's and A2A's retries, MCP's notification window): the process's by
+   * default; a test kit passes simulated ones (testing/simulatedTimers.ts) to move time. Without
+   * `clock`, stored timestamps then follow their `now()` too.
+   */
+  timers?: Timers;
   /** scrypt cost; tests lower it to keep the suite fast. */
   passwordCost?: number;
   migrationsDir?: string;
@@ -82,7 +89,9 @@ export interface Hub {
 export async function startHub(options: HubOptions): Promise<Hub> {
   const { config, logger } = options;
   const startedAt = performance.now();
-  const clock = options.clock ?? createSystemClock();
+  const timers = options.timers ?? systemTimers;
+  // The default clock reads Date.now itself: nothing in the way when time is the process's.
+  const clock = options.clock ?? createSystemClock(options.timers ? () => timers.now() : undefined);
   const jwtSecret = config.auth.jwtSecret ?? developmentSecret(config.dataDir);
   const metrics = createMetrics({ enabled: config.metrics.enabled });
   const wsMeter = createWsMeter(metrics.factory);
@@ -116,7 +125,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     shutdown.add('stop the router', () => core.router.stop());
     const retentionMs = config.retention.telemetryMs;
     if (retentionMs !== undefined) {
-      const retention = startRetention({ store, retentionMs, clock, logger, metrics: metrics.factory });
+      const retention = startRetention({ store, retentionMs, clock, timers, logger, metrics: metrics.factory });
       shutdown.add('stop pruning telemetry', () => retention.stop());
     }
 
@@ -131,7 +140,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       redis: ports.redis,
     });
 
-    const connector = createConnectorFeature({ config, store, repos, core, clock, logger, metrics, jwtSecret, ports });
+    const connector = createConnectorFeature({ config, store, repos, core, clock, timers, logger, metrics, jwtSecret, ports });
     shutdown.add('stop platform events', () => connector.stop());
     shutdown.add('settle platform events', () => connector.settled());
 
@@ -141,7 +150,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       bootstrap.presence.hubStopping().catch((err: unknown) => logger.warn({ err }, 'could not record Butler going offline')),
     );
 
-    const butler = await createButlerFeature({ config, repos, core, connector, clock, logger, metrics, ports });
+    const butler = await createButlerFeature({ config, repos, core, connector, clock, timers, logger, metrics, ports });
     shutdown.add("end Butler's answers", () => butler.stop());
     followLeadership(ports.leadership, butler, connector);
     const services = createServices({
@@ -151,6 +160,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       auth,
       connector,
       clock,
+      timers,
       logger,
       a2a: config.a2a,
       bus: ports.bus,
@@ -163,13 +173,14 @@ export async function startHub(options: HubOptions): Promise<Hub> {
         await connector.reload();
       },
     });
+    await services.a2aStart();
     butler.start();
     services.runtime.start();
     shutdown.add('stop the runtime sampler', () => services.runtime.stop());
 
     const anchor = await createCorkAnchor(logger);
     shutdown.add('stop the cork anchor', () => anchor.stop());
-    const ws = createWsEdge({ uwsApp, config, logger, core, auth, butler, anchor, meter: wsMeter });
+    const ws = createWsEdge({ uwsApp, config, logger, core, auth, butler, anchor, meter: wsMeter, timers });
     shutdown.add('refuse WebSocket upgrades', () => ws.stopAccepting());
     shutdown.add('wait for socket close handshakes', async () => {
       if (!(await ws.closed(SOCKET_CLOSE_WAIT_MS))) logger.warn({ open: ws.connections.size }, 'sockets still open after the close wait; closing anyway');
@@ -181,7 +192,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     await ports.leadership.start();
     // One per-caller bound on expensive reads for the HTTP routes and the MCP tools together.
     const readGate = createReadGate(config.reads.perCaller);
-    const mcp = createMcpEdge({ config, logger, repos, core, services, butler, metrics, readGate });
+    const mcp = createMcpEdge({ config, logger, repos, core, services, butler, metrics, readGate, timers });
     shutdown.add('end MCP requests', () => mcp.endpoint.stop());
     const http = createHttpEdge({
       uwsApp,

@@ -1,12 +1,15 @@
 // HTTP fuzz over every operation of the hub's OpenAPI document (GET /api/openapi.json): forged
 // credentials, hostile path parameters and bodies; a never-ending chunked upload; password spraying
-// from one address; an admin rotating Butler's token. No answer may be a 500; nothing that must be
-// refused may be accepted.
+// from one address; an admin rotating Butler's token; a caller flooding an offline agent with A2A
+// tasks past the open-task cap (A2A_MAX_OPEN_TASKS, 100). No answer may be a 500; nothing that must
+// be refused may be accepted.
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { pick } from '../../bench/lib/plan.js';
 import { rssKb } from '../../bench/lib/procfs.js';
 import { int } from '../../bench/lib/stats.js';
+import { MEMBER_PASSWORD } from '../../bench/lib/api.js';
 import { crew } from '../lib/cast.js';
 import { defineCheck } from '../lib/check.js';
 import { forgedCredentials } from '../lib/forge.js';
@@ -58,6 +61,10 @@ export default defineCheck({
     concurrency: 16,
     uploadBytes: pick(plan, 30, 300) * 1024 * 1024,
     sprayNames: pick(plan, 40, 100),
+    /** A2A SendMessage calls to an offline agent, one after another, by one fresh caller. */
+    a2aFlood: 130,
+    /** The hub's default A2A_MAX_OPEN_TASKS. */
+    a2aCap: 100,
   }),
   async run(ctx, s) {
     const hub = await ctx.hub('httpfuzz', await ctx.newStore('httpfuzz'));
@@ -96,6 +103,14 @@ export default defineCheck({
     const upload = await chunkedUpload(`${hub.baseUrl}/api/messages`, `Bearer ${cast.adminToken}`, s.uploadBytes);
     const uploadRss = rss.stop();
 
+    // A caller opening task after task to an offline agent (each stays SUBMITTED, stored): refused past
+    // the cap. Before the spraying, which throttles logins from this address.
+    const flooder = await cast.api.createMember(cast.adminToken, `httpfuzz-a2a-${randomUUID().slice(0, 8)}`, MEMBER_PASSWORD);
+    const flooderToken = (await cast.api.login(flooder.username, MEMBER_PASSWORD)).token;
+    const offline = await cast.api.registerAgent(cast.adminToken, `httpfuzz-offline-${randomUUID().slice(0, 8)}`);
+    ctx.secrets.add('api_token', offline.api_token);
+    const flood = await a2aFlood(`${hub.baseUrl}/a2a/agents/${offline.username}`, flooderToken, s.a2aFlood);
+
     // Password spraying: one wrong password against many names (each tried once) from one address.
     const sprayed: number[] = [];
     for (let i = 0; i < s.sprayNames; i++) {
@@ -129,7 +144,8 @@ export default defineCheck({
       measured:
         `${int(fuzz.requests)} requests over ${operations.length} operations (${accessCounts}) from GET /api/openapi.json, ${s.concurrency} at a time: ${Object.keys(params.credentials.forged).length} forged credentials, a member's and an agent's on admin routes, ` +
         `hostile path parameters (traversal, overflow, injection, bad escapes), hostile bodies as admin (invalid JSON, wrong types, 20,000-deep nesting, over ${BODY_LIMIT} bytes, prototype keys). ` +
-        `Then a chunked upload of up to ${s.uploadBytes / 2 ** 20} MB, ${s.sprayNames} logins with one password against different names from 127.0.0.1, and an admin rotating Butler's token.`,
+        `Then a chunked upload of up to ${s.uploadBytes / 2 ** 20} MB, ${s.sprayNames} logins with one password against different names from 127.0.0.1, an admin rotating Butler's token, ` +
+        `and ${s.a2aFlood} A2A SendMessage calls by one member to an agent that is not connected.`,
       verdicts: [
         atLeast('requests answered', fuzz.requests - fuzz.networkErrors, s.requests),
         info(
@@ -157,13 +173,46 @@ export default defineCheck({
           '4xx',
         ),
         equals('users with role ADMIN after the fuzz (prototype keys, spoofed roles)', admins.length, 1),
+        equals(`A2A task flood to an offline agent: tasks opened of ${s.a2aFlood} (A2A_MAX_OPEN_TASKS ${s.a2aCap})`, flood.opened, s.a2aCap),
+        equals('A2A task flood: the others refused with -32000 naming the limit', flood.refused, s.a2aFlood - s.a2aCap),
       ],
       notes: [
         ...(sum(fuzz.serverErrors) > 0 ? [`500s: ${top(fuzz.serverErrors)}`] : []),
         ...(sum(fuzz.wronglyAccepted) > 0 ? [`Wrongly accepted: ${top(fuzz.wronglyAccepted)}`] : []),
         ...(fuzz.samples.length > 0 ? [`Samples: ${fuzz.samples.slice(0, 5).join(' | ').slice(0, 1500)}`] : []),
+        `A2A flood answers: ${Object.entries(flood.answers)
+          .map(([k, n]) => `${k} × ${n}`)
+          .join(', ')}.`,
         `Spraying answers: ${[...new Set(sprayed)].map((st) => `${st} × ${sprayed.filter((x) => x === st).length}`).join(', ')}. Butler rotation answer: ${rotate.status} ${rotateBody.replace(/"api_token":"[^"]+"/, '"api_token":"[redacted]"').slice(0, 160)}`,
       ],
     };
   },
 });
+
+/**
+ * `count` A2A SendMessage calls (v1.0 JSON-RPC, returning at once) to `endpoint`, one after another:
+ * how many opened a task, how many were refused for the open-task cap, and the answers by kind.
+ */
+async function a2aFlood(endpoint: string, token: string, count: number) {
+  const answers: Record<string, number> = {};
+  let opened = 0;
+  let refused = 0;
+  for (let i = 0; i < count; i++) {
+    const res = await fetch(endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, 'a2a-version': '1.0' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: i,
+        method: 'SendMessage',
+        params: { message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: `job ${i}` }] }, configuration: { returnImmediately: true } },
+      }),
+    });
+    const body = (await res.json().catch(() => ({}))) as { result?: { task?: unknown }; error?: { code?: number; message?: string } };
+    const kind = body.result?.task ? 'task' : body.error ? `error ${body.error.code}` : `HTTP ${res.status}`;
+    answers[kind] = (answers[kind] ?? 0) + 1;
+    if (body.result?.task) opened++;
+    else if (body.error?.code === -32000 && body.error.message?.includes('A2A_MAX_OPEN_TASKS')) refused++;
+  }
+  return { opened, refused, answers };
+}

@@ -1,7 +1,9 @@
 // Redis stopped under a three-node cluster while agents chat across nodes: nothing acknowledged may
 // be lost or read twice, each sender's order holds, a message sent during the outage is read within
 // 1.5 s (p99), and 5 s after Redis is back the latency is what it was before. A token rotated through
-// one node while Redis is stopped closes its socket on another node within 3 s (the bus journal). Cluster mode needs
+// one node while Redis is stopped closes its socket on another node within 3 s (the bus journal). An agent leaving
+// and one arriving on node 1 while Redis is stopped reach a dashboard on node 2 within 8 s of Redis's return (the
+// presence back-fill from the store). Cluster mode needs
 // PostgreSQL: with --pg the run's scratch database, otherwise one of its own on --pg-url. Redis is a
 // private redis-server on a free port, never the one anything else uses.
 import { randomBytes } from 'node:crypto';
@@ -44,6 +46,8 @@ export default defineCheck({
     recoverSlackMs: pick(plan, 250, 25),
     /** A socket whose token was rotated on another node must close within this while Redis is stopped. */
     revokeBudgetMs: 3_000,
+    /** Presence decided on node 1 while Redis was stopped must reach node 2's dashboard within this of its return. */
+    presenceBudgetMs: 8_000,
     drainTimeoutMs: 120_000,
   }),
   async run(ctx, s) {
@@ -75,6 +79,13 @@ export default defineCheck({
       const revoked = await cast.api.registerAgent(cast.adminToken, `ro-revoked-${randomBytes(3).toString('hex')}`);
       ctx.secrets.add('api_token', revoked.api_token);
       const revokedSocket = await openSocket(hubs[1]!.socketUrl(revoked.api_token));
+      // A dashboard on node 2, and two agents of node 1: one leaves and one arrives while Redis is stopped.
+      const dashboard = await openSocket(hubs[1]!.socketUrl(cast.adminToken));
+      const leaving = await cast.api.registerAgent(cast.adminToken, `ro-leaving-${randomBytes(3).toString('hex')}`);
+      const coming = await cast.api.registerAgent(cast.adminToken, `ro-coming-${randomBytes(3).toString('hex')}`);
+      for (const a of [leaving, coming]) ctx.secrets.add('api_token', a.api_token);
+      const leavingSocket = await openSocket(hubs[0]!.socketUrl(leaving.api_token));
+      await dashboard.seen(presenceIs(leaving.id, true), 10_000, performance.now());
 
       await gen.call('start', { rate: s.rate, payloadBytes: s.payloadBytes }, 10_000);
       await sleep(s.beforeMs);
@@ -84,13 +95,25 @@ export default defineCheck({
       const rotatedAt = performance.now();
       ctx.secrets.add('api_token', (await cast.api.rotateToken(cast.adminToken, revoked.id)).api_token);
       const revokeMs = await revokedSocket.closedWithin(s.outageMs / 2, rotatedAt);
+      leavingSocket.close();
+      const comingSocket = await openSocket(hubs[0]!.socketUrl(coming.api_token));
       await sleep(Math.max(0, s.outageMs / 2 - (performance.now() - rotatedAt)));
       const during = await readiness();
       await sleep(s.outageMs / 2);
       await redis.start();
+      const upAt = performance.now();
       const up = await at();
       ctx.log(`redisOutage: Redis back at ${(up / 1000).toFixed(1)} s`);
+      // Both: the leaver OFFLINE, the arrival ONLINE (node 1 re-asserts only what it holds).
+      const presenceSeen = Promise.all([
+        dashboard.seen(presenceIs(leaving.id, false), s.presenceBudgetMs * 2, upAt),
+        dashboard.seen(presenceIs(coming.id, true), s.presenceBudgetMs * 2, upAt),
+      ]);
       await sleep(s.afterMs);
+      const [leftMs, cameMs] = await presenceSeen;
+      const presenceMs = leftMs === undefined || cameMs === undefined ? undefined : Math.max(leftMs, cameMs);
+      dashboard.close();
+      comingSocket.close();
       const end = await at();
       await gen.call('stop', {}, 10_000);
       const drained = await until<{ sent: number; acked: number; read: number }>(
@@ -145,6 +168,12 @@ export default defineCheck({
             s.revokeBudgetMs,
             ' ms',
           ),
+          atMost(
+            "an agent leaving and one arriving on node 1 while Redis was stopped: on node 2's dashboard after Redis was back, within",
+            presenceMs ?? Number.POSITIVE_INFINITY,
+            s.presenceBudgetMs,
+            ' ms',
+          ),
           info('/api/ready of the nodes while stopped / after', `${during.join(', ')} / ${after.join(', ')}`),
           holds(
             'every node ready again after the drain',
@@ -169,9 +198,29 @@ export default defineCheck({
   },
 });
 
-/** A socket opened from the check itself; `closedWithin` resolves with ms from `from` to its close, or undefined. */
+type Frame = { type?: string; sender_id?: number; payload?: { online?: boolean } };
+
+/** A PRESENCE frame saying the agent is (or is not) online. */
+const presenceIs = (id: number, online: boolean) => (f: Frame) => f.type === 'PRESENCE' && f.sender_id === id && f.payload?.online === online;
+
+/**
+ * A socket opened from the check itself; `closedWithin` resolves with ms from `from` to its close, or
+ * undefined; `seen` with ms from `from` to the first frame matching that arrived after `from`, or undefined.
+ */
 async function openSocket(url: string) {
   const ws = new WebSocket(url);
+  const frames: Array<{ at: number; frame: Frame }> = [];
+  const waiters = new Set<() => void>();
+  ws.on('message', (data) => {
+    let frame: Frame;
+    try {
+      frame = JSON.parse(String(data)) as Frame;
+    } catch {
+      return;
+    }
+    frames.push({ at: performance.now(), frame });
+    for (const wake of waiters) wake();
+  });
   let closedAt: number | undefined;
   const closed = new Promise<void>((resolve) =>
     ws.once('close', () => {
@@ -185,6 +234,27 @@ async function openSocket(url: string) {
   });
   ws.on('error', () => undefined);
   return {
+    close: () => ws.close(),
+    async seen(match: (f: Frame) => boolean, ms: number, from: number): Promise<number | undefined> {
+      const find = () => frames.find((f) => f.at >= from && match(f.frame));
+      let found = find();
+      if (!found) {
+        let timer: NodeJS.Timeout | undefined;
+        let wake = () => undefined as void;
+        await new Promise<void>((resolve) => {
+          wake = () => {
+            found = find();
+            if (found) resolve();
+          };
+          waiters.add(wake);
+          timer = setTimeout(resolve, ms);
+          void closed.then(resolve);
+        });
+        clearTimeout(timer);
+        waiters.delete(wake);
+      }
+      return found === undefined ? undefined : Math.max(0, found.at - from);
+    },
     async closedWithin(ms: number, from: number): Promise<number | undefined> {
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([closed, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);

@@ -14,6 +14,7 @@ import {
 } from '@a2a-js/sdk/server';
 import type { Logger } from 'pino';
 import { fetch, type Dispatcher } from 'undici';
+import { systemTimers, type Timers } from '../clock.js';
 
 export interface PushSenderOptions {
   load(taskId: string, context: ServerCallContext): Promise<StoredPushNotificationConfig[]>;
@@ -25,6 +26,8 @@ export interface PushSenderOptions {
   attempts: number;
   /** Wait before the second call; doubles for each one after. */
   backoffMs: number;
+  /** Runs the waits between calls (the hub's timers: a test moves them). */
+  timers?: Timers;
 }
 
 const SERIALIZERS: Record<string, PushNotificationSerializer> = { '1.0': new V1PushNotificationSerializer(), '0.3': new V03PushNotificationSerializer() };
@@ -39,6 +42,7 @@ class PermanentFailure extends Error {}
 
 export function createPushSender(options: PushSenderOptions): PushNotificationSender & { idle(): Promise<void> } {
   const { logger } = options;
+  const timers = options.timers ?? systemTimers;
   /** Per webhook, the calls in flight, so its events arrive in order. */
   const chains = new Map<string, Promise<void>>();
 
@@ -79,7 +83,7 @@ export function createPushSender(options: PushSenderOptions): PushNotificationSe
           return;
         }
         logger.info({ ...where, attempt, reason }, 'A2A push notification failed; trying again');
-        await new Promise((resolve) => setTimeout(resolve, options.backoffMs * 2 ** (attempt - 1)).unref());
+        await new Promise<void>((resolve) => timers.setTimeout(resolve, options.backoffMs * 2 ** (attempt - 1)).unref?.());
       }
     }
   }

@@ -9,7 +9,8 @@ import type { A2aTasksRepo } from '../store/repositories/a2aTasks.js';
 import { partiesOf } from './callContext.js';
 
 const DEFAULT_PAGE_SIZE = 50;
-const TERMINAL_STATES = new Set(
+/** The states a task ends in, as stored. */
+export const TERMINAL_STATES = new Set(
   [TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_REJECTED].map(taskStateToJSON),
 );
 const MAX_PAGE_SIZE = 100;
@@ -44,7 +45,13 @@ function decodeCursor(token: string): { statusAt: string; id: string } {
   throw new RequestMalformedError('pageToken is not a token this hub gave');
 }
 
-export function createHubTaskStore(deps: { tasks: A2aTasksRepo; clock: Clock; conversations: ConversationMemo }): TaskStore & {
+export function createHubTaskStore(deps: {
+  tasks: A2aTasksRepo;
+  clock: Clock;
+  conversations: ConversationMemo;
+  /** A new task's row is stored (the open-task limit counts it from the store from then on). */
+  onStored?(context: ServerCallContext): void;
+}): TaskStore & {
   /** The conversation of an earlier task of this caller and agent in `contextId`. */
   conversationOf(contextId: string, context: ServerCallContext): Promise<number | null | undefined>;
 } {
@@ -76,6 +83,7 @@ export function createHubTaskStore(deps: { tasks: A2aTasksRepo; clock: Clock; co
         updated_at: now,
       });
       if (!saved) throw new RequestMalformedError('a task with this id belongs to another caller or agent');
+      if (!existing) deps.onStored?.(context);
     },
 
     async load(taskId, context) {

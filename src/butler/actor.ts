@@ -59,7 +59,7 @@ export interface ButlerContext {
 }
 
 const MAX_QUEUED = 20;
-const IDLE_MS = 5 * 60_000;
+export const IDLE_MS = 5 * 60_000;
 
 function senderOf(frame: MessageFrame): Principal {
   return { id: frame.sender_id, username: frame.sender_name, role: frame.sender_role as Role };

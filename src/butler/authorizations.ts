@@ -13,7 +13,7 @@ import type { AuthorizationsRepo } from '../store/repositories/authorizations.js
 import type { UsersRepo } from '../store/repositories/users.js';
 import type { Transaction } from 'kysely';
 import type { AuthorizationRow, AuthorizationStatus, Database } from '../store/schema.js';
-import type { Clock } from '../clock.js';
+import type { Clock, TimerHandle, Timers } from '../clock.js';
 import type { Pipeline } from '../delivery/pipeline.js';
 import type { Principal } from '../delivery/types.js';
 
@@ -36,6 +36,8 @@ export interface AuthorizationsDeps {
   pipeline: Pipeline;
   butler: Principal;
   clock: Clock;
+  /** Runs the expiries (the hub's timers: a test moves them). */
+  timers: Timers;
   logger: Logger;
   timeoutMs: number;
   /** Told once per request, after its decision (or expiry) is stored. */
@@ -56,7 +58,7 @@ export function toAuthorizationView(row: AuthorizationRow): AuthorizationView {
 
 export function createAuthorizations(deps: AuthorizationsDeps) {
   const { repo, users, pipeline, butler, clock, logger } = deps;
-  const timers = new Map<string, NodeJS.Timeout>();
+  const timers = new Map<string, TimerHandle>();
 
   async function adminIds(): Promise<number[]> {
     const { rows } = await users.list({ roles: ['ADMIN'], offset: 0, limit: MAX_ADMIN_APPROVERS });
@@ -74,17 +76,17 @@ export function createAuthorizations(deps: AuthorizationsDeps) {
   }
 
   function arm(row: AuthorizationRow): void {
-    clearTimeout(timers.get(row.action_id));
+    deps.timers.clearTimeout(timers.get(row.action_id));
     const wait = Date.parse(row.expires_at) - Date.parse(clock());
     // BUTLER_AUTH_TIMEOUT is capped at 24 days, within what one Node timer can wait.
-    const timer = setTimeout(
+    const timer = deps.timers.setTimeout(
       () => {
         timers.delete(row.action_id);
         void expire(row.action_id);
       },
       Math.max(wait, 0),
     );
-    timer.unref();
+    timer.unref?.();
     timers.set(row.action_id, timer);
   }
 
@@ -98,7 +100,7 @@ export function createAuthorizations(deps: AuthorizationsDeps) {
   ): Promise<boolean> {
     const at = clock();
     if (!(await repo.decide(row.action_id, status, decidedBy, at, fence, note))) return false;
-    clearTimeout(timers.get(row.action_id));
+    deps.timers.clearTimeout(timers.get(row.action_id));
     timers.delete(row.action_id);
     const decided: AuthorizationRow = { ...row, status, decided_by: decidedBy, decided_at: at, decision_note: note };
     try {
@@ -224,7 +226,7 @@ export function createAuthorizations(deps: AuthorizationsDeps) {
     },
 
     stop(): void {
-      for (const timer of timers.values()) clearTimeout(timer);
+      for (const timer of timers.values()) deps.timers.clearTimeout(timer);
       timers.clear();
     },
   };

@@ -11,6 +11,7 @@ import { RelayError, type AgentRelay } from './relay.js';
 import type { ReplyStream, ReplyTarget } from './replyStream.js';
 import { describeAgents, planSafeReply, SAFE_MODE_HELP } from './safeMode.js';
 import { toolDefinitions, type Asker, type CommandOutcome, type Toolbox } from './tools.js';
+import type { Timers } from '../clock.js';
 import { turnSignal as turnSignalOf, type TurnSignal } from './signals.js';
 import { conversationKey, type Turn } from './turns.js';
 
@@ -28,6 +29,8 @@ export interface BrainDeps {
   history: History;
   openStream(target: ReplyTarget): ReplyStream;
   settings: BrainSettings;
+  /** Runs each answer's time limit (the hub's timers). */
+  timers: Timers;
   logger: Logger;
 }
 
@@ -178,7 +181,7 @@ export function createBrain(deps: BrainDeps) {
     /** Answers one turn to `asker`; resolves once its stream has ended. */
     async answer(turn: Turn, asker: Asker, signal: AbortSignal): Promise<void> {
       const stream = deps.openStream({ to: asker.principal, conversationId: asker.conversationId });
-      const turnSignal = turnSignalOf(signal, settings.turnTimeoutMs);
+      const turnSignal = turnSignalOf(signal, settings.turnTimeoutMs, deps.timers);
       const running = turnSignal.signal;
       let note: string | undefined;
       try {

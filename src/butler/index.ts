@@ -15,7 +15,7 @@ import type { ButlerConfig } from '../config.js';
 import type { AuthorizationsRepo } from '../store/repositories/authorizations.js';
 import type { ChatRepo } from '../store/repositories/chat.js';
 import type { UsersRepo } from '../store/repositories/users.js';
-import type { Clock } from '../clock.js';
+import type { Clock, Timers } from '../clock.js';
 import type { Bus } from '../delivery/bus.js';
 import { toPrincipal, type Directory } from '../delivery/directory.js';
 import type { Leadership } from '../delivery/leadership.js';
@@ -49,6 +49,8 @@ export interface ButlerDeps {
   chat: ChatRepo;
   authorizations: AuthorizationsRepo;
   clock: Clock;
+  /** The hub's timers: authorization expiry, conversation idle, agent-answer and answer deadlines. */
+  timers: Timers;
   logger: Logger;
   /** Chat-platform users' commands are approved by admins (the connector knows who they are). */
   isPlatformIdentity(userId: number): Promise<boolean>;
@@ -122,13 +124,14 @@ export function createButler(deps: ButlerDeps) {
     isOnline,
   };
 
-  const relay = createAgentRelay({ pipeline, butler, timeoutMs: settings.agentReplyTimeoutMs });
+  const relay = createAgentRelay({ pipeline, butler, timeoutMs: settings.agentReplyTimeoutMs, timers: deps.timers });
   const authorizations = createAuthorizations({
     repo: deps.authorizations,
     users,
     pipeline,
     butler,
     clock: deps.clock,
+    timers: deps.timers,
     logger: log,
     timeoutMs: settings.authTimeoutMs,
     fence: deps.leadership.fence,
@@ -171,6 +174,7 @@ export function createButler(deps: ButlerDeps) {
     history: createHistory({ chat: deps.chat, butlerId: butler.id, window: settings.historyWindow, memory }),
     openStream: (target) => openReplyStream(streamDeps, target),
     settings,
+    timers: deps.timers,
     logger: log,
   });
 
@@ -199,7 +203,7 @@ export function createButler(deps: ButlerDeps) {
     systemId: 'butler',
     // Butler joins the router's actor system, as connection actors do.
     parent: router,
-    input: { butler, ports, claimAnswer: (frame) => relay.claim(frame), modelCalls: gate, idleTimers: new IdleTimers() },
+    input: { butler, ports, claimAnswer: (frame) => relay.claim(frame), modelCalls: gate, idleTimers: new IdleTimers(deps.timers) },
   });
   actor.subscribe({ error: (err) => log.fatal({ err }, 'the Butler actor failed') });
   deps.meter?.watchConversations(() => actor.getSnapshot().context.conversations.size);

@@ -2,6 +2,7 @@
 // with a fresh stream_id; the agent's CHAT back to Butler carrying that stream_id answers it. An
 // answer without a stream_id goes to the oldest open request to that agent (older agents do not
 // echo stream ids). No answer within the timeout rejects with a message fit for the asker.
+import { systemTimers, type Timers } from '../clock.js';
 import type { MessageFrame } from '../protocol/frames.js';
 import type { Pipeline } from '../delivery/pipeline.js';
 import { newStreamId } from './replyStream.js';
@@ -22,10 +23,13 @@ export interface AgentRelayDeps {
   pipeline: Pipeline;
   butler: Principal;
   timeoutMs: number;
+  /** Runs the answer deadline (the hub's timers: a test moves them). */
+  timers?: Timers;
 }
 
 export function createAgentRelay(deps: AgentRelayDeps) {
   const { pipeline, butler, timeoutMs } = deps;
+  const timers = deps.timers ?? systemTimers;
   const byStream = new Map<string, OpenRequest>();
   /** Open requests per agent, oldest first. */
   const byAgent = new Map<number, OpenRequest[]>();
@@ -58,14 +62,17 @@ export function createAgentRelay(deps: AgentRelayDeps) {
       list.push(request);
       byAgent.set(agent.id, list);
 
-      const timer = setTimeout(() => request.reject(new RelayError(`${agent.username} did not answer within ${Math.round(timeoutMs / 1000)} s`)), timeoutMs);
+      const timer = timers.setTimeout(
+        () => request.reject(new RelayError(`${agent.username} did not answer within ${Math.round(timeoutMs / 1000)} s`)),
+        timeoutMs,
+      );
       const onAbort = () => request.reject(signal!.reason instanceof Error ? signal!.reason : new RelayError('cancelled'));
       signal?.addEventListener('abort', onAbort, { once: true });
       try {
         await pipeline.post(butler, { type: 'CHAT', payload: text, target_id: agent.id, stream_id: streamId });
         return await answer;
       } finally {
-        clearTimeout(timer);
+        timers.clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
         close(request);
       }

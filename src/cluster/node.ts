@@ -10,7 +10,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { ClusterConfig } from '../config.js';
 import type { ClusterRepo } from '../store/repositories/cluster.js';
-import { createBatches, type BatchParts } from './batches/batches.js';
+import { BUS_SETTLE_MS, createBatches, type BatchParts } from './batches/batches.js';
 import type { GateState } from './batches/gate.js';
 import type { BusSeal } from './bus/busSeal.js';
 import { createRedisLink } from './bus/redis.js';
@@ -82,7 +82,7 @@ export async function createClusterNode(deps: ClusterNodeDeps) {
   // A node beats five times per TTL and counts as dead one beat before the TTL runs out, so its
   // agents go OFFLINE within CLUSTER_NODE_TTL of its last beat (the reaper runs once per beat).
   const beatMs = Math.max(200, Math.floor(nodeTtlMs / 5));
-  const presence = createClusterPresence({ link, name: config.name, nodeId, nodeTtlMs, beatMs, repo, clock, log });
+  const presence = createClusterPresence({ link, name: config.name, nodeId, nodeTtlMs, beatMs, repo, clock, log, settleMs: BUS_SETTLE_MS });
   const batches = createBatches({
     nodeId,
     repo,

@@ -16,7 +16,7 @@ import { createPlatformIdentitiesRepo } from '../store/repositories/platformIden
 import type { ThreadsRepo } from '../store/repositories/threads.js';
 import type { UsersRepo } from '../store/repositories/users.js';
 import type { Database } from '../store/schema.js';
-import type { Clock } from '../clock.js';
+import type { Clock, Timers } from '../clock.js';
 import type { Bus } from '../delivery/bus.js';
 import type { Leadership } from '../delivery/leadership.js';
 import type { Pipeline } from '../delivery/pipeline.js';
@@ -35,6 +35,8 @@ export interface ConnectorDeps {
   pipeline: Pipeline;
   router: RouterRef;
   clock: Clock;
+  /** The hub's timers (send retries, the send-rate window, the long connection's backoff). */
+  timers: Timers;
   logger: Logger;
   platform: PlatformSettings;
   /** The hub's key material for secrets at rest (TOKEN_SECRET, else the JWT secret). */
@@ -63,7 +65,16 @@ export function createConnector(deps: ConnectorDeps) {
   const codec = createConnectorCodec(createSecretBox(deps.secret, 'connector-secret-encryption'), (connectorId, field) =>
     logger.warn({ connectorId, field }, 'a stored connector secret cannot be decrypted with the current key; enter it again'),
   );
-  const runtime = createConnectorRuntime({ platform: deps.platform, logger, log, identities, users: deps.users, pipeline: deps.pipeline, router: deps.router });
+  const runtime = createConnectorRuntime({
+    platform: deps.platform,
+    logger,
+    log,
+    identities,
+    users: deps.users,
+    pipeline: deps.pipeline,
+    router: deps.router,
+    timers: deps.timers,
+  });
   const { leadership, bus } = deps;
   // What the service starts and stops: here on the leader (a single node always is), else the leader is told.
   const serviceRuntime: typeof runtime = {

@@ -10,6 +10,7 @@
 import type * as LarkSdk from '@larksuiteoapi/node-sdk';
 import type { Logger } from 'pino';
 import { createActor, type ActorOptions } from 'xstate';
+import { systemTimers, type TimerHandle, type Timers } from '../clock.js';
 import { longConnectionMachine, type LongConnectionCredentials, type LongConnectionEvent, type LongConnectionState } from './longConnectionMachine.js';
 
 export { APP_ID_PATTERN, type LongConnectionCredentials, type LongConnectionState } from './longConnectionMachine.js';
@@ -24,6 +25,8 @@ export interface LongConnectionDeps {
   backoff?: { initialMs: number; maxMs: number };
   /** How often the client's status is checked for a dropped socket. */
   watchMs?: number;
+  /** The machine's clock (backoff, status checks): the hub's timers, so a test moves them. */
+  timers?: Timers;
 }
 
 const HANDSHAKE_TIMEOUT_MS = 10_000;
@@ -31,16 +34,18 @@ const HANDSHAKE_TIMEOUT_MS = 10_000;
 const PING_TIMEOUT_S = 30;
 
 /** The machine's timers (backoff, status checks) never keep the process alive on their own. */
-const unrefClock: NonNullable<ActorOptions<typeof longConnectionMachine>['clock']> = {
-  setTimeout(fn: (...args: unknown[]) => void, ms: number) {
-    const timer = setTimeout(fn, ms);
-    timer.unref?.();
-    return timer;
-  },
-  clearTimeout(id: unknown) {
-    clearTimeout(id as NodeJS.Timeout);
-  },
-};
+function unrefClock(timers: Timers): NonNullable<ActorOptions<typeof longConnectionMachine>['clock']> {
+  return {
+    setTimeout(fn: (...args: unknown[]) => void, ms: number) {
+      const timer = timers.setTimeout(fn, ms);
+      timer.unref?.();
+      return timer;
+    },
+    clearTimeout(id: unknown) {
+      timers.clearTimeout(id as TimerHandle);
+    },
+  };
+}
 
 type Sdk = typeof LarkSdk;
 type WSClient = LarkSdk.WSClient;
@@ -128,7 +133,7 @@ export function createLongConnection(deps: LongConnectionDeps) {
       report: (_, { state, detail }) => deps.onState(state, detail),
     },
   });
-  const actor = createActor(machine, { input: { backoff: deps.backoff, watchMs: deps.watchMs }, clock: unrefClock });
+  const actor = createActor(machine, { input: { backoff: deps.backoff, watchMs: deps.watchMs }, clock: unrefClock(deps.timers ?? systemTimers) });
   actor.subscribe({ error: (err) => deps.logger.error({ err }, 'long connection machine failed') });
   actor.start();
 

@@ -1,12 +1,15 @@
 // Messages for the platform, sent one at a time in order and at most `perMinute` in any sliding
 // minute. Past the limit they wait in the queue; nothing is dropped unless the queue is stopped or
 // holds MAX_QUEUED already (then the caller is told, so it can log it).
+import { systemTimers, type TimerHandle, type Timers } from '../clock.js';
 
 export interface OutboundQueueOptions<T> {
   perMinute: number;
   /** Sends one item; a rejection is the sender's to log, the queue moves on. */
   send(item: T): Promise<void>;
   now?: () => number;
+  /** Runs the wait for the window (the hub's timers); its `now` is the default of `now`. */
+  timers?: Timers;
   maxQueued?: number;
 }
 
@@ -14,7 +17,8 @@ const WINDOW_MS = 60_000;
 const MAX_QUEUED = 10_000;
 
 export function createOutboundQueue<T>(options: OutboundQueueOptions<T>) {
-  const now = options.now ?? Date.now;
+  const timers = options.timers ?? systemTimers;
+  const now = options.now ?? (options.timers ? () => timers.now() : Date.now);
   const maxQueued = options.maxQueued ?? MAX_QUEUED;
   let perMinute = options.perMinute;
   const queue: T[] = [];
@@ -22,7 +26,7 @@ export function createOutboundQueue<T>(options: OutboundQueueOptions<T>) {
   const sentAt: number[] = [];
   let running = false;
   let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
+  let timer: TimerHandle | undefined;
   const idleWaiters: Array<() => void> = [];
   const settleIdle = () => {
     for (const resolve of idleWaiters.splice(0)) resolve();
@@ -42,11 +46,11 @@ export function createOutboundQueue<T>(options: OutboundQueueOptions<T>) {
       const delay = wait();
       if (delay > 0) {
         running = false;
-        timer = setTimeout(() => {
+        timer = timers.setTimeout(() => {
           timer = undefined;
           void pump();
         }, delay);
-        timer.unref();
+        timer.unref?.();
         return;
       }
       sentAt.push(now());
@@ -83,7 +87,7 @@ export function createOutboundQueue<T>(options: OutboundQueueOptions<T>) {
     /** Stops sending; returns what was still queued. */
     stop(): T[] {
       stopped = true;
-      if (timer) clearTimeout(timer);
+      if (timer) timers.clearTimeout(timer);
       timer = undefined;
       settleIdle();
       return queue.splice(0);

@@ -22,6 +22,7 @@ import { createOutboundQueue, type OutboundQueue } from './outboundQueue.js';
 import { createPlatformApi, describeOutcome, type PlatformApi } from './platformApi.js';
 import type { ConnectorConfig } from './views.js';
 import type { Endpoint, Principal } from '../delivery/types.js';
+import { systemTimers, type Timers } from '../clock.js';
 
 export interface PlatformSettings {
   baseUrl: string;
@@ -39,6 +40,8 @@ export interface RuntimeDeps {
   router: RouterRef;
   /** Pauses between send attempts of one message (tests shorten them). */
   retryDelaysMs?: readonly number[];
+  /** The hub's timers: retry pauses, the send-rate window, the long connection's backoff. */
+  timers?: Timers;
 }
 
 interface Outbound {
@@ -68,6 +71,7 @@ const sameCredentials = (a: ConnectorConfig, b: ConnectorConfig) =>
 export function createConnectorRuntime(deps: RuntimeDeps) {
   const { platform, logger, log, identities, pipeline, router } = deps;
   const retryDelays = deps.retryDelaysMs ?? RETRY_DELAYS_MS;
+  const timers = deps.timers ?? systemTimers;
   let active: Active | undefined;
   let butler: Principal | undefined;
   const endpoints = new Map<number, Endpoint>();
@@ -148,7 +152,7 @@ export function createConnectorRuntime(deps: RuntimeDeps) {
         );
         return;
       }
-      await new Promise((resolve) => setTimeout(resolve, retryDelays[attempt]).unref());
+      await new Promise<void>((resolve) => timers.setTimeout(resolve, retryDelays[attempt]!).unref?.());
     }
   }
 
@@ -269,7 +273,7 @@ export function createConnectorRuntime(deps: RuntimeDeps) {
       const current: Active = {
         config,
         api: apiFor(config),
-        queue: createOutboundQueue<Outbound>({ perMinute: config.rate_limit_per_minute, send: (item) => send(current, item) }),
+        queue: createOutboundQueue<Outbound>({ perMinute: config.rate_limit_per_minute, send: (item) => send(current, item), timers: deps.timers }),
       };
       active = current;
       void learnBotId(current);
@@ -279,6 +283,7 @@ export function createConnectorRuntime(deps: RuntimeDeps) {
         logger,
         onMessage: (event) => receive(config.id, event),
         onState: connectionState(config.id),
+        timers: deps.timers,
       });
       current.connection.start({
         appId: config.app_id,

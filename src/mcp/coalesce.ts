@@ -3,6 +3,8 @@
 // (every agent reconnecting after a restart) reaches each subscriber as a notification or two,
 // never one per agent, and a lone change is not held back.
 
+import { systemTimers, type TimerHandle, type Timers } from '../clock.js';
+
 export interface Coalescer {
   /** Something changed. */
   poke(): void;
@@ -10,18 +12,18 @@ export interface Coalescer {
   stop(): void;
 }
 
-export function coalesce(windowMs: number, fire: () => void): Coalescer {
-  let timer: NodeJS.Timeout | undefined;
+export function coalesce(windowMs: number, fire: () => void, timers: Timers = systemTimers): Coalescer {
+  let timer: TimerHandle | undefined;
   let pending = false;
   const openWindow = () => {
-    timer = setTimeout(() => {
+    timer = timers.setTimeout(() => {
       timer = undefined;
       if (!pending) return;
       pending = false;
       fire();
       openWindow();
     }, windowMs);
-    timer.unref();
+    timer.unref?.();
   };
   return {
     poke() {
@@ -33,7 +35,7 @@ export function coalesce(windowMs: number, fire: () => void): Coalescer {
       openWindow();
     },
     stop() {
-      clearTimeout(timer);
+      timers.clearTimeout(timer);
       timer = undefined;
       pending = false;
     },

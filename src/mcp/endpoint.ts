@@ -22,6 +22,7 @@ import type { McpDeps, McpRequestScope } from './context.js';
 import { AGENTS_URI } from './resources.js';
 import { createMcpServerFor } from './server.js';
 import { onClientGone, readBody, sendWebResponse, toWebRequest } from './webBridge.js';
+import type { Timers } from '../clock.js';
 
 export const MCP_PATH = '/mcp';
 
@@ -39,6 +40,8 @@ export interface McpEndpointDeps {
   onAgentsChanged(listener: () => void): () => void;
   /** AGENTS_WINDOW_MS unless given. */
   agentsWindowMs?: number;
+  /** Runs the agent list's notification window (the hub's timers). */
+  timers?: Timers;
 }
 
 type Ending = 'client gone' | 'token revoked' | 'access ended' | 'hub stopping';
@@ -83,9 +86,13 @@ export function createMcpEndpoint(deps: McpEndpointDeps) {
   const people = new Map<number, { handler: McpHttpHandler; open: number; unwatch: () => void }>();
 
   // Only subscriptions of hub://agents hear it (the SDK filters by URI); humans all may list agents.
-  const agentsChanged = coalesce(deps.agentsWindowMs ?? AGENTS_WINDOW_MS, () => {
-    for (const entry of people.values()) entry.handler.notify.resourceUpdated(AGENTS_URI);
-  });
+  const agentsChanged = coalesce(
+    deps.agentsWindowMs ?? AGENTS_WINDOW_MS,
+    () => {
+      for (const entry of people.values()) entry.handler.notify.resourceUpdated(AGENTS_URI);
+    },
+    deps.timers,
+  );
   const stopAgents = deps.onAgentsChanged(() => {
     if (people.size > 0) agentsChanged.poke();
   });

@@ -5,7 +5,7 @@
 // SQLite each batch rides the writer thread's next group commit, so pruning takes no lock against
 // message writes and adds no fsync of its own.
 import type { Logger } from 'pino';
-import type { Clock } from '../clock.js';
+import { systemTimers, type Clock, type TimerHandle, type Timers } from '../clock.js';
 import type { MetricsFactory } from '../metrics/families.js';
 import { TelemetryTypes } from '../protocol/messages.js';
 import type { Store } from '../store/db.js';
@@ -18,11 +18,16 @@ export interface RetentionDeps {
   /** Telemetry older than this is pruned. */
   retentionMs: number;
   clock: Clock;
+  /** Runs the sweeps (the hub's timers: a test moves them). */
+  timers?: Timers;
   logger: Pick<Logger, 'info' | 'warn'>;
   metrics: MetricsFactory;
   /** Rows per type per batch (default 500): one batch is a few milliseconds of the writer's time. */
   batchRows?: number;
-  /** Between the end of one sweep and the next (default 60 s); the first runs after `firstDelayMs` (5 s). */
+  /**
+   * Between the starts of two sweeps (default 60 s); the first runs after `firstDelayMs` (5 s). A sweep
+   * still running when the next is due is followed by one more at once (never more than one waits).
+   */
   intervalMs?: number;
   firstDelayMs?: number;
 }
@@ -37,6 +42,7 @@ export interface Retention {
 export function startRetention(deps: RetentionDeps): Retention {
   const batchRows = deps.batchRows ?? 500;
   const intervalMs = deps.intervalMs ?? 60_000;
+  const timers = deps.timers ?? systemTimers;
   const pruned = deps.metrics.counter({
     name: 'hub_retention_pruned_rows_total',
     help: 'Telemetry rows deleted because they were older than MESSAGE_RETENTION',
@@ -44,7 +50,10 @@ export function startRetention(deps: RetentionDeps): Retention {
   });
   const failures = deps.metrics.counter({ name: 'hub_retention_failures_total', help: 'Retention sweeps that failed (retried at the next sweep)' });
   let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
+  let first: TimerHandle | undefined;
+  let every: TimerHandle | undefined;
+  /** A sweep fell due while one was running: one more runs when it ends. */
+  let behind = false;
   let running: Promise<Record<string, number>> | undefined;
 
   async function prune(): Promise<Record<string, number>> {
@@ -70,26 +79,41 @@ export function startRetention(deps: RetentionDeps): Retention {
     return running;
   }
 
-  const schedule = (ms: number) => {
+  // The cadence is kept by the timers, not by the end of each sweep: the cut-off of a sweep is the
+  // time it starts, so a test that moves simulated time past the retention gets a sweep that late.
+  function due(): void {
     if (stopped) return;
-    timer = setTimeout(() => {
-      sweep()
-        .catch((err: unknown) => {
-          failures.inc();
-          deps.logger.warn({ err }, 'pruning old telemetry failed; retrying at the next sweep');
-        })
-        .finally(() => schedule(intervalMs));
-    }, ms);
+    if (running) {
+      behind = true;
+      return;
+    }
+    sweep()
+      .catch((err: unknown) => {
+        failures.inc();
+        deps.logger.warn({ err }, 'pruning old telemetry failed; retrying at the next sweep');
+      })
+      .finally(() => {
+        if (!behind) return;
+        behind = false;
+        due();
+      });
+  }
+  first = timers.setTimeout(() => {
+    first = undefined;
+    if (stopped) return;
+    every = timers.setInterval(due, intervalMs);
     // Retention alone never keeps the process alive.
-    timer.unref();
-  };
-  schedule(deps.firstDelayMs ?? 5_000);
+    every.unref?.();
+    due();
+  }, deps.firstDelayMs ?? 5_000);
+  first.unref?.();
 
   return {
     sweep,
     async stop() {
       stopped = true;
-      clearTimeout(timer);
+      timers.clearTimeout(first);
+      timers.clearInterval(every);
       await running?.catch(() => undefined);
     },
   };

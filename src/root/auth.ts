@@ -57,6 +57,7 @@ export function createAuth(options: AuthOptions) {
   });
   // Its own purpose key, as the connector's secrets have theirs (see auth/secrets.ts).
   const sshKeyBox = createSecretBox(secret, 'ssh-key-encryption');
-  return { passwords, vault, accessTokenVault, sshKeyBox, users: usersService, service };
+  const a2aPushBox = createSecretBox(secret, 'a2a-push-credentials');
+  return { passwords, vault, accessTokenVault, sshKeyBox, a2aPushBox, users: usersService, service };
 }
 export type Auth = ReturnType<typeof createAuth>;

@@ -22,6 +22,7 @@ import type { WsMeter } from '../ws/metrics.js';
 import type { Auth } from './auth.js';
 import type { Core } from './core.js';
 import type { Services } from './features.js';
+import type { Timers } from '../clock.js';
 
 export interface WsEdgeOptions {
   uwsApp: uWS.TemplatedApp;
@@ -32,6 +33,7 @@ export interface WsEdgeOptions {
   butler: Butler;
   anchor: CorkAnchor;
   meter: WsMeter;
+  timers: Timers;
 }
 
 export function createWsEdge(options: WsEdgeOptions): WsEdge {
@@ -51,6 +53,7 @@ export function createWsEdge(options: WsEdgeOptions): WsEdge {
       await butler.authorizations.respond(user, payload);
     },
     meter: options.meter,
+    timers: options.timers,
   });
 }
 

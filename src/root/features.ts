@@ -6,7 +6,7 @@ import type { PasswordHasher } from '../auth/passwords.js';
 import { createButler, type Butler } from '../butler/index.js';
 import { STREAMS_LEDGER } from '../butler/streams.js';
 import { createButlerMeter } from '../butler/metrics.js';
-import type { Clock } from '../clock.js';
+import type { Clock, Timers } from '../clock.js';
 import type { Config } from '../config.js';
 import { createConnector, type Connector } from '../connector/index.js';
 import { createConnectorMeter } from '../connector/metrics.js';
@@ -65,6 +65,7 @@ export interface ConnectorOptions {
   repos: Repos;
   core: Core;
   clock: Clock;
+  timers: Timers;
   logger: Logger;
   metrics: Metrics;
   jwtSecret: string;
@@ -80,6 +81,7 @@ export function createConnectorFeature(options: ConnectorOptions): Connector {
     pipeline: core.pipeline,
     router: core.router,
     clock: options.clock,
+    timers: options.timers,
     logger: options.logger,
     platform: config.chatPlatform,
     secret: config.auth.tokenSecret ?? options.jwtSecret,
@@ -95,6 +97,7 @@ export interface ButlerOptions {
   core: Core;
   connector: Connector;
   clock: Clock;
+  timers: Timers;
   logger: Logger;
   metrics: Metrics;
   ports: Pick<NodePorts, 'bus' | 'leadership' | 'ledger' | 'online'>;
@@ -117,6 +120,7 @@ export async function createButlerFeature(options: ButlerOptions) {
     isPlatformIdentity: connector.isPlatformIdentity,
     meter: createButlerMeter(options.metrics.factory),
     clock: options.clock,
+    timers: options.timers,
     logger: options.logger,
     bus: options.ports.bus,
     leadership: options.ports.leadership,
@@ -147,6 +151,7 @@ export interface ServicesOptions {
   auth: Auth;
   connector: Connector;
   clock: Clock;
+  timers: Timers;
   logger: Logger;
   /** A2A settings (A2A_ALLOW_PRIVATE_NETWORK). */
   a2a: Config['a2a'];
@@ -167,11 +172,14 @@ export function createServices(options: ServicesOptions) {
     tasks: repos.a2aTasks,
     pushConfigs: repos.a2aPushConfigs,
     allowPrivateNetwork: options.a2a.allowPrivateNetwork,
+    maxOpenTasks: options.a2a.maxOpenTasks,
+    pushBox: auth.a2aPushBox,
     pipeline: core.pipeline,
     router: core.router,
     bus: options.bus,
     meter: createA2aMeter(options.metrics.factory),
     clock,
+    timers: options.timers,
     logger: options.logger,
   });
   const runtime = createRuntimeSampler({
@@ -199,6 +207,8 @@ export function createServices(options: ServicesOptions) {
     stats: createStatsService({ stats: heavy.stats, users, presence: core.presenceLog, runtime, clock }),
     ops: createOpsInventoryService({ repo: repos.opsInventory, box: auth.sshKeyBox, clock }),
     accessTokens: createAccessTokensService({ tokens: repos.accessTokens, users, vault: auth.accessTokenVault, clock, bus: options.bus }),
+    /** Seals webhook credentials stored in plain text by an older hub (at start). */
+    a2aStart: () => a2a.start(),
     a2aCards: a2a.cards,
     a2aEndpoint: a2a.endpoint,
   };

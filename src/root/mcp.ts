@@ -2,6 +2,7 @@
 // use. Built after the features and before the HTTP app, which mounts it.
 import type { Logger } from 'pino';
 import type { Butler } from '../butler/index.js';
+import type { Timers } from '../clock.js';
 import type { Config } from '../config.js';
 import { createBearerCheck } from '../mcp/bearer.js';
 import { createMcpEndpoint, MCP_PATH } from '../mcp/endpoint.js';
@@ -23,6 +24,7 @@ export interface McpOptions {
   metrics: Metrics;
   /** The per-caller gate of expensive reads the HTTP routes use too (READS_PER_CALLER). */
   readGate: ReadGate;
+  timers: Timers;
 }
 
 /** A little past Butler's own limit for one answer, so Butler's own "took too long" answer arrives first. */
@@ -52,6 +54,7 @@ export function createMcpEdge(options: McpOptions) {
     logger: options.logger,
     onTokenRevoked: (listener) => services.accessTokens.onRevoked(listener),
     onAgentsChanged: (listener) => options.core.presenceChanges.onChange(listener),
+    timers: options.timers,
   });
   const protocol: ProtocolEndpoint = { path: MCP_PATH, methods: ['post', 'get', 'delete'], handler: endpoint.route };
   return { endpoint, protocol };

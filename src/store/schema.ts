@@ -246,7 +246,10 @@ export interface A2aPushConfigsTable {
   id: string;
   owner_id: number;
   agent_id: number;
-  /** The SDK's TaskPushNotificationConfig as JSON. */
+  /**
+   * The SDK's TaskPushNotificationConfig as JSON, sealed (`v1.…`, a2a/pushStore.ts: it holds the
+   * webhook's credentials); plain JSON in rows an older hub wrote, sealed at the next start.
+   */
   config: string;
   /** The A2A version it was registered over ('1.0', '0.3'): the body shape its webhook gets. */
   wire_version: string;

@@ -9,7 +9,6 @@ import { Writable } from 'node:stream';
 import type { ActorRefLike, InspectionEvent } from 'xstate';
 import { conversationActorId } from '../butler/inspection.js';
 import { createRestClient, HubClient, type UserView } from '../client/index.js';
-import type { Timers } from '../clock.js';
 import { parseConfig } from '../config.js';
 import { startHub, type Hub, type HubOptions } from '../hub.js';
 import { createLogger } from '../logger.js';
@@ -18,7 +17,7 @@ import { createTestActors, type TestActors } from './actors.js';
 import { toMs, type Duration } from './duration.js';
 import { startFakeModel, type FakeModel } from './fakeModel.js';
 import { FAKE_BOT_OPEN_ID, messageEvent, startFakePlatform, type FakePlatform, type MessageEventInput } from './fakePlatform.js';
-import { createSimulatedTimers } from './kitTimers.js';
+import { createSimulatedTimers } from './simulatedTimers.js';
 import { attachProbe, type FrameProbe } from './probe.js';
 import { createTracer, type TraceEntry } from './trace.js';
 
@@ -155,16 +154,8 @@ async function start(options: TestHubOptions, cleanup: Array<() => Promise<void>
     if (event.type === '@xstate.snapshot') for (const listener of [...activity]) listener();
   };
 
-  // `timers` is the hub's Timers port (HubOptions.timers, src/clock.ts): the hub's expiries and idle
-  // timeouts run on the kit's clock once the hub takes it.
-  const hubOptions: HubOptions & { timers: Timers } = {
-    config,
-    logger: createLogger(config.logLevel, sink),
-    passwordCost: 1024,
-    clock: () => new Date(timers.now()).toISOString(),
-    timers,
-    inspect,
-  };
+  // The hub's timers (expiries, idle timeouts, retention) and its timestamps run on the kit's clock.
+  const hubOptions: HubOptions = { config, logger: createLogger(config.logLevel, sink), passwordCost: 1024, timers, inspect };
   const running = await startHub(hubOptions);
   started.hub = running;
   cleanup.push(() => running.stop());

@@ -18,6 +18,7 @@ import { createOpenHandler } from './open.js';
 import type { SendBatch } from './sendBatch.js';
 import type { SocketData, WsLimits } from './socketData.js';
 import { createUpgradeHandler, type Admission } from './upgrade.js';
+import type { Timers } from '../clock.js';
 
 export interface WsEdgeDeps {
   uwsApp: uWS.TemplatedApp;
@@ -38,7 +39,10 @@ export interface WsEdgeDeps {
   authResponse(user: Principal, payload: AuthResponseFrame['payload']): Promise<void>;
   /** Counts sockets, frames, bytes and cut-offs (per frame, with pre-bound counters). */
   meter: WsMeter;
+  /** Rate limits' time: the process clock (simulated time would stop their refill). */
   now?: () => number;
+  /** Runs session expiry (the hub's timers: a test moves them past a JWT's end). */
+  timers?: Timers;
 }
 
 export function attachWebSocket(deps: WsEdgeDeps) {
@@ -55,6 +59,7 @@ export function attachWebSocket(deps: WsEdgeDeps) {
     replay: deps.replay,
     connections,
     now: deps.now ?? Date.now,
+    timers: deps.timers,
   });
 
   deps.uwsApp.ws<SocketData>('/api/ws', {

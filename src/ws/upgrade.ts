@@ -15,6 +15,7 @@ import type { CorkAnchor } from './corkAnchor.js';
 import { readHandshake } from './handshake.js';
 import type { SocketData, WsLimits } from './socketData.js';
 import { TokenBucket } from './tokenBucket.js';
+import type { Timers } from '../clock.js';
 
 /** Rejected frames a client may send in a burst, and how many per second are forgiven. */
 const STRIKES_BURST = 20;
@@ -48,6 +49,8 @@ export interface UpgradeDeps {
   replay(user: Principal, since: number, outlet: ConnectionOutlet): Promise<number>;
   connections: ConnectionTable;
   now: () => number;
+  /** Runs session expiry (the hub's timers). */
+  timers?: Timers;
 }
 
 /** Answers an upgrade with an error status and a JSON body instead of a 101. */
@@ -90,7 +93,7 @@ class ConnectionWatch {
 export function createUpgradeHandler(deps: UpgradeDeps) {
   const { limits, logger, connections, now } = deps;
   let accepting = true;
-  const expiry = new SessionTimers();
+  const expiry = new SessionTimers(deps.timers);
   const machine = connectionMachine.provide({
     actors: {
       replay: fromPromise(({ input }: { input: { user: Principal; since: number; outlet: ConnectionOutlet } }) =>

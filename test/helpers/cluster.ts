@@ -70,14 +70,25 @@ class LogTail {
     });
   }
 
-  /** Fails every wait: the process is gone. */
+  /** How the process ended ("exit code 1", "signal SIGKILL"), once it has. */
+  ending: string | undefined;
+
+  /** Fails every wait: the process is gone (called once its output is read to the end). */
   exited(code: number | null, signal: NodeJS.Signals | null): void {
+    this.ending = signal ? `signal ${signal}` : `exit code ${code}`;
     for (const w of [...this.waiters]) this.settle(w).reject(new Error(`${this.label} exited (${signal ?? code}) before the awaited log line; ${this.tail()}`));
   }
 
+  /** The spawn itself failed (no such executable, say): a process that never ran. */
+  failed(err: Error): void {
+    this.ending = `spawn error: ${err.message}`;
+    for (const w of [...this.waiters]) this.settle(w).reject(new Error(`${this.label} could not be spawned (${err.message})`));
+  }
+
+  /** The last log lines and the end of stderr: what a failure says about why. */
   tail(): string {
     const last = this.lines.slice(-8).map((l) => String(l['msg']));
-    return `${JSON.stringify(last)}; stderr: ${this.stderr.join('').slice(-2000)}`;
+    return `last log lines: ${JSON.stringify(last)}; stderr: ${this.stderr.join('').slice(-2000) || '(empty)'}`;
   }
 }
 
@@ -145,11 +156,19 @@ function startNode(id: string, port: number, baseEnv: Record<string, string>): M
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child = c;
+    tail.ending = undefined;
     tail.follow(c);
     exit = new Promise((resolve) => {
-      c.on('exit', (code, signal) => {
+      // 'close', not 'exit': it comes once stdout and stderr are read to the end, so a failure
+      // carries the process's last words (a fatal line, a stack) instead of racing them.
+      c.on('close', (code, signal) => {
         if (child === c) child = undefined;
         tail.exited(code, signal);
+        resolve();
+      });
+      c.on('error', (err) => {
+        if (child === c) child = undefined;
+        tail.failed(err);
         resolve();
       });
     });
@@ -188,12 +207,29 @@ function startNode(id: string, port: number, baseEnv: Record<string, string>): M
       if (nextEnv) env = { ...baseEnv, ...nextEnv };
       await node.start();
     },
-    /** Spawns the process and resolves once it listens and /api/ready answers 200. */
+    /**
+     * Spawns the process and resolves once it listens and /api/ready answers 200. A node that does
+     * not come up fails the start with how its process ended (or that it still runs) and its last words.
+     */
     async start() {
       const since = tail.lines.length;
       spawnIt();
-      await tail.wait((l) => typeof l['msg'] === 'string' && l['msg'].startsWith('hub listening on'), 'hub listening', READY_TIMEOUT_MS, since);
-      await waitReady(url, () => tail.tail());
+      const startedExit = exit;
+      const notStarted = (err: unknown): Error => {
+        const how = tail.ending ?? `still running (pid ${child?.pid})`;
+        return new Error(`node ${id} did not start: ${how}; ${tail.tail()}`, { cause: err });
+      };
+      try {
+        await tail.wait((l) => typeof l['msg'] === 'string' && l['msg'].startsWith('hub listening on'), 'hub listening', READY_TIMEOUT_MS, since);
+        // A node that dies after listening fails here at once, not after the readiness timeout.
+        const ended = startedExit.then(() => {
+          throw new Error('the process ended before it was ready');
+        });
+        ended.catch(() => undefined);
+        await Promise.race([waitReady(url), ended]);
+      } catch (err) {
+        throw notStarted(err);
+      }
     },
     shutdown() {
       return untilExit('SIGTERM', STOP_GRACE_MS);
@@ -206,7 +242,7 @@ function startNode(id: string, port: number, baseEnv: Record<string, string>): M
  * Readiness over HTTP. Listening comes first, so this normally answers at once; a node still joining
  * (a degraded dependency) answers 503 with the reason, asked again every 100 ms until it is ready.
  */
-async function waitReady(url: string, describe: () => string): Promise<void> {
+async function waitReady(url: string): Promise<void> {
   const deadline = Date.now() + READY_TIMEOUT_MS;
   let last = '';
   while (Date.now() < deadline) {
@@ -215,7 +251,7 @@ async function waitReady(url: string, describe: () => string): Promise<void> {
     last = `${res.status} ${await res.text()}`;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  throw new Error(`${url}/api/ready did not answer 200 within ${READY_TIMEOUT_MS} ms (last: ${last}); ${describe()}`);
+  throw new Error(`${url}/api/ready did not answer 200 within ${READY_TIMEOUT_MS} ms (last: ${last})`);
 }
 
 /** Starts `options.nodes` hub processes on one fresh PostgreSQL database and Redis. */

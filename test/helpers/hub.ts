@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { inject } from 'vitest';
+import type { Timers } from '../../src/clock.js';
 import { parseConfig } from '../../src/config.js';
 import { startHub, type Hub } from '../../src/hub.js';
 import { createLogger } from '../../src/logger.js';
@@ -38,10 +39,15 @@ export const uniqueName = (prefix: string) => `${prefix}-${process.pid}-${++coun
 /** Settings over the defaults; a function sees the test database's settings first (to reroute DATABASE_URL). */
 export type TestHubEnv = Record<string, string> | ((dbEnv: Record<string, string>) => Record<string, string>);
 
-export async function startTestHub(driver: Driver, extraEnv: TestHubEnv = {}): Promise<TestHub> {
+export interface TestHubOptions {
+  /** The hub's timers (HubOptions.timers): simulated ones (src/testing/simulatedTimers.ts) let a test move time. Kept across `restart`. */
+  timers?: Timers;
+}
+
+export async function startTestHub(driver: Driver, extraEnv: TestHubEnv = {}, options: TestHubOptions = {}): Promise<TestHub> {
   const database = await createTestDatabase(driver);
   const env = typeof extraEnv === 'function' ? extraEnv(database.env) : extraEnv;
-  return launch(database, randomBytes(32).toString('hex'), env);
+  return launch(database, randomBytes(32).toString('hex'), env, options);
 }
 
 /**
@@ -63,7 +69,7 @@ export async function startTestHubBehindProxy(env: Record<string, string> = {}):
   };
 }
 
-async function launch(database: TestDatabase, jwtSecret: string, env: Record<string, string>): Promise<TestHub> {
+async function launch(database: TestDatabase, jwtSecret: string, env: Record<string, string>, options: TestHubOptions = {}): Promise<TestHub> {
   const config = parseConfig({
     SERVER_HOST: '127.0.0.1',
     SERVER_PORT: '0',
@@ -83,10 +89,12 @@ async function launch(database: TestDatabase, jwtSecret: string, env: Record<str
       done();
     },
   });
-  const hub = await startHub({ config, logger: createLogger(config.logLevel, sink), passwordCost: 1024 }).catch(async (err: unknown) => {
-    await database.drop();
-    throw err;
-  });
+  const hub = await startHub({ config, logger: createLogger(config.logLevel, sink), passwordCost: 1024, timers: options.timers }).catch(
+    async (err: unknown) => {
+      await database.drop();
+      throw err;
+    },
+  );
   const url = `http://127.0.0.1:${hub.port}`;
   const api = apiClient(url);
 
@@ -126,7 +134,7 @@ async function launch(database: TestDatabase, jwtSecret: string, env: Record<str
     },
     async restart(nextEnv = env) {
       await hub.stop();
-      return launch(database, jwtSecret, nextEnv);
+      return launch(database, jwtSecret, nextEnv, options);
     },
     async stop() {
       await hub.stop();

@@ -1,7 +1,9 @@
 // A2A push notifications against a real hub with the official SDK's client: the config methods,
 // webhook calls in order with the caller's token, a failed call tried again, a webhook that never
 // answers holding up nothing, and the SSRF guard refusing a loopback webhook where private
-// addresses are not allowed (as in production). The webhook is a real HTTP server on loopback.
+// addresses are not allowed (as in production). The webhook is a real HTTP server on loopback. The
+// webhook's credentials are stored sealed and never answered back; rows stored in plain text by an
+// older hub are still read, and sealed at the next start.
 import { randomUUID } from 'node:crypto';
 import { Message, TaskState, type Task } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
@@ -27,11 +29,12 @@ describeEachDriver('A2A push notifications', (driver) => {
   let agent: WsClient;
   let client: Client;
   let agentUrl: string;
+  let agentUser: { username: string; api_token: string };
   let webhook: FakeWebhook;
   beforeAll(async () => {
     t = await startTestHub(driver, { A2A_ALLOW_PRIVATE_NETWORK: 'true' });
     member = await t.createMember();
-    const agentUser = await t.createAgent();
+    agentUser = await t.createAgent();
     agent = await connectWs(t.url, agentUser.api_token);
     agentUrl = `${t.url}/a2a/agents/${agentUser.username}/`;
     client = await a2aClient(agentUrl, member.token);
@@ -96,6 +99,29 @@ describeEachDriver('A2A push notifications', (driver) => {
     await webhook.waitFor(() => true, 'a call to the hanging webhook');
   });
 
+  it("stores a webhook's credentials sealed, answers its config without them, and still calls it with them", async () => {
+    webhook = await startFakeWebhook();
+    const task = await taskWaitingForAnswer('sealed hook');
+    const config = { ...pushConfig(task.id, webhook.url), authentication: { scheme: 'Bearer', credentials: 'webhook-cred-2' } };
+    const created = await client.createTaskPushNotificationConfig(config);
+    const row = await t.hub.store.db.selectFrom('a2a_push_configs').select('config').where('task_id', '=', task.id).executeTakeFirstOrThrow();
+    expect(row.config).toMatch(/^v1\./);
+    expect(row.config).not.toContain('webhook-secret-1');
+    expect(row.config).not.toContain('webhook-cred-2');
+    expect(row.config).not.toContain(webhook.url);
+    // The answers carry the webhook and its scheme, never its credentials.
+    const got = await client.getTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: created.id });
+    const listed = await client.listTaskPushNotificationConfig({ tenant: '', taskId: task.id, pageSize: 10, pageToken: '' });
+    for (const answer of [created, got, listed.configs[0]!]) {
+      expect(answer).toMatchObject({ url: webhook.url, token: '', authentication: { scheme: 'Bearer', credentials: '' } });
+    }
+
+    await answerNext('sealed hook', 'sealed and sent');
+    const completed = await webhook.waitFor((c) => stateOf(c.body) === 'TASK_STATE_COMPLETED', 'the COMPLETED event');
+    expect(completed.headers['authorization']).toBe('Bearer webhook-cred-2');
+    expect(JSON.stringify(t.logs)).not.toContain('webhook-cred-2');
+  });
+
   it("does not show another caller's webhooks", async () => {
     webhook = await startFakeWebhook();
     const task = await taskWaitingForAnswer('mine only');
@@ -104,6 +130,29 @@ describeEachDriver('A2A push notifications', (driver) => {
     const stranger = await a2aClient(agentUrl, other.token);
     await expect(stranger.listTaskPushNotificationConfig({ tenant: '', taskId: task.id, pageSize: 10, pageToken: '' })).rejects.toThrow(/not found/i);
     await answerNext('mine only', 'ok');
+  });
+
+  it('calls a webhook stored in plain text by an older hub with its token, and seals it at the next start', async () => {
+    webhook = await startFakeWebhook();
+    const task = await taskWaitingForAnswer('legacy hook');
+    const created = await client.createTaskPushNotificationConfig(pushConfig(task.id, webhook.url));
+    // As a hub before sealing wrote it: the config's JSON.
+    const legacy = JSON.stringify({ taskId: task.id, id: created.id, url: webhook.url, token: 'legacy-token-3' });
+    await t.hub.store.db.updateTable('a2a_push_configs').set({ config: legacy }).where('task_id', '=', task.id).execute();
+    await answerNext('legacy hook', 'still called');
+    const completed = await webhook.waitFor((c) => stateOf(c.body) === 'TASK_STATE_COMPLETED', 'the COMPLETED event');
+    expect(completed.headers['x-a2a-notification-token']).toBe('legacy-token-3');
+
+    await agent.close();
+    t = await t.restart();
+    const row = await t.hub.store.db.selectFrom('a2a_push_configs').select('config').where('task_id', '=', task.id).executeTakeFirstOrThrow();
+    expect(row.config).toMatch(/^v1\./);
+    expect(row.config).not.toContain('legacy-token-3');
+    expect(t.logs.find((l) => l['msg'] === 'sealed the credentials of A2A webhook configs stored in plain text before')).toMatchObject({ configs: 1 });
+    // Read back through the restarted hub (a new port): the same webhook, without its token.
+    const again = await a2aClient(`${t.url}/a2a/agents/${agentUser.username}/`, member.token);
+    expect(await again.getTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: created.id })).toMatchObject({ url: webhook.url, token: '' });
+    agent = await connectWs(t.url, agentUser.api_token);
   });
 });
 

@@ -82,3 +82,19 @@ describe('private Redis', () => {
     }
   });
 });
+
+describe.skipIf(!inject('pgUrl'))('cluster harness: a node that does not start [postgres]', () => {
+  it('fails the start with the exit code and the end of its stderr, not a bare timeout', async () => {
+    // Nothing listens on the private Redis once it is stopped: the node cannot reach it and exits.
+    const redis = await startRedis();
+    await redis.stop();
+    const started = startCluster({ nodes: 1, env: { REDIS_URL: redis.url } });
+    const err = (await started.then(
+      (c) => c.stop().then(() => undefined),
+      (e: unknown) => e,
+    )) as Error | undefined;
+    expect(err).toBeInstanceOf(Error);
+    expect(err!.message).toMatch(/^node n1 did not start: exit code 1; /);
+    expect(err!.message).toContain(`stderr: The hub failed to start: cannot reach Redis at ${redis.url}`);
+  }, 60_000);
+});

@@ -4,7 +4,8 @@
 // reaches its reader once and in order, and nothing is late once Redis is back. And what comes over
 // Redis must be sealed by a node: a forged batch or control message, or a replayed one, is dropped.
 // A revocation decided on one node while Redis is away still closes the sockets on the others (the
-// bus journal in the store), and the token is refused there at once.
+// bus journal in the store), and the token is refused there at once. Presence decided on one node
+// while Redis is away reaches the other nodes' dashboards once it is back (read from the store).
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startCluster, startRedis, type ClusterNode, type PrivateRedis, type TestCluster } from '../helpers/cluster.js';
@@ -192,6 +193,48 @@ describe.skipIf(!inject('pgUrl'))('a cluster while Redis is away, and forged mes
     // Nothing was left behind: no node is behind the commits now.
     for (const node of nodes) expect((await node.api.get('/api/ready')).body).toEqual({ status: 'ready' });
   }, 120_000);
+
+  it('hands a dashboard on another node the presence changes made while Redis was stopped, within seconds of its return', async () => {
+    const [n1, n2] = cluster.nodes as [ClusterNode, ClusterNode, ClusterNode];
+    const leaving = await cluster.createAgent();
+    const coming = await cluster.createAgent();
+    const member = await cluster.createMember();
+    const presence = (id: number, online: boolean) => (f: Frame) =>
+      f.type === 'PRESENCE' && f.sender_id === id && (f.payload as { online?: boolean }).online === online;
+    // A tab on node 1 hears node 1's own decisions (stored by then); the tab on node 2 is the one under test.
+    const near = await connect(n1, member.token);
+    const far = await connect(n2, member.token);
+    const leavingSocket = await connect(n1, leaving.api_token);
+    await far.nextWhere(presence(leaving.id, true), 'the leaving agent ONLINE on node 2');
+    const since = cluster.nodes.map((n) => n.logs.length);
+    await redis.stop('SIGKILL');
+    try {
+      await Promise.all(
+        cluster.nodes.map((n, i) => n.waitForLog((l) => String(l['msg']).startsWith('redis is unreachable'), { since: since[i], description: 'the outage' })),
+      );
+      await leavingSocket.close();
+      await near.nextWhere(presence(leaving.id, false), 'the leaving agent OFFLINE on node 1');
+      await connect(n1, coming.api_token);
+      await near.nextWhere(presence(coming.id, true), 'the coming agent ONLINE on node 1');
+    } finally {
+      await redis.restart();
+    }
+    await Promise.all(
+      cluster.nodes.map((n, i) => n.waitForLog((l) => String(l['msg']).startsWith('redis is reachable again'), { since: since[i], description: 'Redis back' })),
+    );
+    // Before the back-fill the OFFLINE never came: node 1 re-asserts only the agents it holds.
+    const gone = await far.nextWhere(presence(leaving.id, false), 'the leaving agent OFFLINE on node 2', 8000);
+    expect(gone).toMatchObject({ payload: { status: 'OFFLINE', last_report: 'websocket_disconnected' } });
+    await far.nextWhere(presence(coming.id, true), 'the coming agent ONLINE on node 2', 8000);
+    const agents = await n2.api.get<Array<{ id: number; status: string; online: boolean }>>('/api/users/agents', { token: member.token });
+    expect(agents.status).toBe(200);
+    expect(agents.body.find((a) => a.id === leaving.id)).toMatchObject({ status: 'OFFLINE' });
+    expect(agents.body.find((a) => a.id === coming.id)).toMatchObject({ status: 'ONLINE' });
+    // The dashboard's last word on each agent is the store's.
+    const last = (id: number) => far.received.filter((f) => f.type === 'PRESENCE' && f.sender_id === id).at(-1)?.payload as { online?: boolean };
+    expect(last(leaving.id).online).toBe(false);
+    expect(last(coming.id).online).toBe(true);
+  }, 60_000);
 
   it('closes a rotated agent and a demoted member on the other nodes while Redis is stopped, within 3 s', async () => {
     const [n1, n2, n3] = cluster.nodes as [ClusterNode, ClusterNode, ClusterNode];

@@ -1,8 +1,8 @@
 // `@agent-hub/testing` as an agent author gets it: the three packages packed (`npm pack` builds each),
 // installed from their tarballs with vitest into an empty folder, and tests written there against
 // the kit run by that folder's own vitest and node:test: an agent and a human chat, Butler answers
-// from the scripted model, the connector and Butler's conversation reach named states, and a failing
-// expectation prints the actor trace.
+// from the scripted model, the connector and Butler's conversation reach named states, an approval
+// expires when the clock is moved, and a failing expectation prints the actor trace.
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -52,6 +52,19 @@ test('an agent answers a human; Butler and the connector reach their states', as
   await hub.actors.waitFor('connector', { state: 'enabled', context: { connection: 'connected' } });
   await hub.quiesce();
   expect(hub.trace({ actor: 'butler' }).length).toBeGreaterThan(0);
+}, 60_000);
+
+test('an approval nobody answers expires when the clock moves past BUTLER_AUTH_TIMEOUT', async () => {
+  hub = await startTestHub({ env: { BUTLER_AUTH_TIMEOUT: '10m' } });
+  const deployer = await hub.agent('deployer');
+  const alice = await hub.human('alice');
+  const call = { target_agent_id: deployer.id, command: 'deploy', reasoning: 'alice asked' };
+  hub.model.enqueue({ steps: [{ toolCall: { name: 'command_agent', arguments: JSON.stringify(call) } }] }, textReply('Approve it?'));
+  await alice.send({ type: 'CHAT', target_id: hub.butler.id, payload: 'deploy please' });
+  const request = await alice.expect({ type: 'AUTH_REQUEST' });
+  await hub.clock.advance('10m');
+  await alice.expect({ type: 'AUTH_STATUS_UPDATE', payload: { action_id: request.payload.action_id, status: 'EXPIRED' } });
+  await deployer.expectNothing({ type: 'CHAT', payload: /deploy/ });
 }, 60_000);
 `;
 
@@ -137,9 +150,9 @@ describe('@agent-hub/testing from its tarball', () => {
     expect(source).not.toMatch(/from '\.\.\//);
   });
 
-  it("runs a vitest test written in the empty project: chat, Butler's answer, actors reaching their states", async () => {
+  it("runs vitest tests written in the empty project: chat, Butler's answer, actors reaching their states, an approval expired by the clock", async () => {
     const result = await inProject('npx', ['--no-install', 'vitest', 'run', 'agent.test.js']);
-    expect(result.output).toMatch(/Tests {2}1 passed \(1\)/);
+    expect(result.output).toMatch(/Tests {2}2 passed \(2\)/);
     expect(result.code).toBe(0);
   }, 180_000);
 

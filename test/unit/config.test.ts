@@ -89,6 +89,12 @@ describe('parseConfig defaults outside production', () => {
     expect(problemsOf({ BUTLER_MAX_CONCURRENCY: 'many' })).toEqual(['BUTLER_MAX_CONCURRENCY must be a number']);
   });
 
+  it('caps a caller at A2A_MAX_OPEN_TASKS open A2A tasks, 100 unless set, a whole number of at least 1', () => {
+    expect(config.a2a.maxOpenTasks).toBe(100);
+    expect(parseConfig({ A2A_MAX_OPEN_TASKS: '5' }).a2a.maxOpenTasks).toBe(5);
+    expect(problemsOf({ A2A_MAX_OPEN_TASKS: '0' })).toEqual(['A2A_MAX_OPEN_TASKS must be at least 1']);
+  });
+
   it('has WebSocket limits 1048576 / 1000 / 2000 and log level info', () => {
     expect(config.ws).toEqual({
       maxFrameBytes: 1048576,

@@ -45,7 +45,7 @@ const FILL_PAGE = 1000;
  * After Redis is back, the store is still read on every tick for this long: the other nodes reconnect
  * up to one backoff step (2 s) later, and until they do, what they commit is not on the bus.
  */
-const BUS_SETTLE_MS = 3000;
+export const BUS_SETTLE_MS = 3000;
 
 export function createBatches(deps: BatchesDeps) {
   const { nodeId, repo, meter, log } = deps;

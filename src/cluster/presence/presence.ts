@@ -2,14 +2,16 @@
 // its count of every agent in its own hash on Redis (registry.ts); a socket is counted before it is
 // accepted (admit), the agent's first and last socket here are decided with the bus's order (decide),
 // the hash is written whole again after an outage (register), dead nodes' agents go OFFLINE (reap),
-// and the leader sweeps agents the store shows ONLINE that no live node holds (reconcile).
+// the leader sweeps agents the store shows ONLINE that no live node holds (reconcile), and what the
+// bus did not bring while Redis was away is read back from the store (backfill.ts).
 import type { Logger } from 'pino';
 import type { Clock } from '../../clock.js';
 import type { AddressReader } from '../../delivery/addressTable.js';
-import type { PresencePort, Principal } from '../../delivery/types.js';
+import type { Delivery, PresencePort, Principal } from '../../delivery/types.js';
 import type { PresencePatch } from '../../store/batchWriter.js';
 import type { ClusterRepo } from '../../store/repositories/cluster.js';
 import type { RedisLink } from '../bus/redis.js';
+import { createPresenceBackfill } from './backfill.js';
 import { createOnlineView } from './online.js';
 import { createRegistry, type Decision } from './registry.js';
 
@@ -20,9 +22,11 @@ export interface ClusterPresenceDeps {
   nodeTtlMs: number;
   /** How often this node beats (its hash's TTL is one beat short of the node TTL). */
   beatMs: number;
-  repo: Pick<ClusterRepo, 'onlineAgents'>;
+  repo: Pick<ClusterRepo, 'onlineAgents' | 'agentPresenceSince'>;
   clock: Clock;
   log: Logger;
+  /** After Redis is back, how long the other nodes may take to reconnect (ms). */
+  settleMs: number;
 }
 
 /** What presence drives once the core exists. */
@@ -32,6 +36,10 @@ export interface PresenceParts {
   /** This node's address table (read only): who it holds. */
   table: AddressReader;
   isLeader(): boolean;
+  /** Hands frames to this node's endpoints (the router's DELIVER). */
+  deliver(deliveries: Delivery[]): void;
+  /** Runs one delivery round (sockets corked once). */
+  round(fn: () => void): void;
 }
 
 export function createClusterPresence(deps: ClusterPresenceDeps) {
@@ -59,6 +67,18 @@ export function createClusterPresence(deps: ClusterPresenceDeps) {
   /** Presence decisions waiting for Redis's answer (shutdown waits for them). */
   const deciding = new Set<Promise<void>>();
   const online = createOnlineView();
+  const backfill = createPresenceBackfill({
+    repo,
+    clock,
+    log,
+    settleMs: deps.settleMs,
+    hand(deliveries) {
+      // As a batch from the bus would pass: the view first, then this node's sockets.
+      online.note(deliveries);
+      const { deliver, round } = need();
+      round(() => deliver(deliveries));
+    },
+  });
 
   /** Registers this node's hash again at the next beat, which is now if none is running. */
   function registerAgain(): void {
@@ -196,11 +216,16 @@ export function createClusterPresence(deps: ClusterPresenceDeps) {
     down(): void {
       mustRegister = true;
       lastOutageAt = performance.now();
+      backfill.down();
     },
-    /** Redis is back: every node's last beat is old, so nobody is reaped before all had one. */
+    /**
+     * Redis is back: every node's last beat is old, so nobody is reaped before all had one; the
+     * presence changes the bus did not bring are read from the store.
+     */
     up(): void {
       reapNotBefore = performance.now() + nodeTtlMs;
       void heartbeat();
+      if (parts) backfill.up();
     },
 
     /** Wires presence to the core; the store's ONLINE agents seed `isOnline`. */
@@ -210,7 +235,10 @@ export function createClusterPresence(deps: ClusterPresenceDeps) {
     },
 
     /** Keeps `isOnline` current from every PRESENCE that passes this node. */
-    note: online.note,
+    note(deliveries: readonly Delivery[]): void {
+      online.note(deliveries);
+      backfill.seen(deliveries);
+    },
     /** Whether the store shows the agent ONLINE (any node holds it), as of the last PRESENCE seen. */
     isOnline: online.isOnline,
 
@@ -250,6 +278,7 @@ export function createClusterPresence(deps: ClusterPresenceDeps) {
 
     /** Waits for presence decisions in flight, then leaves: the agents only this node held go OFFLINE now. */
     async leave(): Promise<void> {
+      backfill.stop();
       await Promise.allSettled([...deciding]);
       if (!link.up) return;
       try {

@@ -24,6 +24,21 @@ export function createA2aPushConfigsRepo(db: Kysely<Database>) {
     list(taskId: string, scope: A2aTaskScope): Promise<A2aPushConfigsTable[]> {
       return scoped(taskId, scope).selectAll().orderBy('created_at').orderBy('id').execute();
     },
+    /** Configs stored before they were sealed (plain JSON: not `v1.…`). */
+    unsealed(): Promise<Array<Pick<A2aPushConfigsTable, 'task_id' | 'id' | 'config'>>> {
+      return db.selectFrom('a2a_push_configs').select(['task_id', 'id', 'config']).where('config', 'not like', 'v1.%').execute();
+    },
+    /** Replaces a config's stored text if it is still `row.config`; whether it did. */
+    async reseal(row: Pick<A2aPushConfigsTable, 'task_id' | 'id' | 'config'>, config: string): Promise<boolean> {
+      const result = await db
+        .updateTable('a2a_push_configs')
+        .set({ config })
+        .where('task_id', '=', row.task_id)
+        .where('id', '=', row.id)
+        .where('config', '=', row.config)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
     async delete(taskId: string, scope: A2aTaskScope, id?: string): Promise<void> {
       let query = db.deleteFrom('a2a_push_configs').where('task_id', '=', taskId).where('owner_id', '=', scope.ownerId).where('agent_id', '=', scope.agentId);
       if (id !== undefined) query = query.where('id', '=', id);

@@ -57,6 +57,17 @@ export function createA2aTasksRepo(db: Kysely<Database>) {
       return row === undefined ? undefined : row.conversation_id === null ? null : Number(row.conversation_id);
     },
 
+    /** How many of `ownerId`'s tasks (to any agent) are in none of `ended` (the owner's index: one range). */
+    async countOpen(ownerId: number, ended: readonly string[]): Promise<number> {
+      const row = await db
+        .selectFrom('a2a_tasks')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('owner_id', '=', ownerId)
+        .where('state', 'not in', [...ended])
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+
     async list(query: A2aTaskListQuery): Promise<{ rows: A2aTasksTable[]; total: number }> {
       let base = db.selectFrom('a2a_tasks').where('owner_id', '=', query.ownerId).where('agent_id', '=', query.agentId);
       if (query.contextId !== undefined) base = base.where('context_id', '=', query.contextId);

@@ -2,6 +2,7 @@
 // node handed over (what the bus did not bring), and the agents the store shows online (the leader
 // checks each is still held by a live node), and the bus journal (the bus messages every node must hear).
 import type { Kysely } from 'kysely';
+import type { PresenceRow } from '../batchWriter.js';
 import type { Database, MessageRow } from '../schema.js';
 
 /** A bus message as the journal keeps it. */
@@ -26,6 +27,20 @@ export function createClusterRepo(db: Kysely<Database>) {
      */
     async catchUp(afterId: number, limit: number): Promise<MessageRow[]> {
       return db.selectFrom('messages').selectAll().where('id', '>', afterId).orderBy('id').limit(limit).execute();
+    },
+    /**
+     * Agents whose row changed at or after `since` (ISO time), as a PRESENCE frame is built from them:
+     * what a node missed while Redis was away. One pass over the agents (users_role_idx), once per outage.
+     */
+    async agentPresenceSince(since: string): Promise<PresenceRow[]> {
+      const rows = await db
+        .selectFrom('users')
+        .select(['id', 'username', 'role', 'status', 'online', 'last_seen_at', 'last_report'])
+        .where('role', '=', 'AGENT')
+        .where('updated_at', '>=', since)
+        .orderBy('id')
+        .execute();
+      return rows.map((r) => ({ ...r, id: Number(r.id), online: Number(r.online) }));
     },
     /** Agents the store shows ONLINE whose last presence change is older than `olderThanSeq`. */
     async onlineAgents(olderThanSeq: number): Promise<number[]> {
