@@ -72,7 +72,8 @@ export default {
     },
     {
       name: 'testing-imports-the-hub',
-      comment: 'the simulated timers implement the base ports (clock.ts) and import nothing else of the hub (the kit around them may import the hub and the client)',
+      comment:
+        'the simulated timers implement the base ports (clock.ts) and import nothing else of the hub (the kit around them may import the hub and the client)',
       severity: 'error',
       from: { path: '^src/testing/simulatedTimers[.]ts$' },
       to: { path: hubOnly, pathNot: `${layers.base}|${layers.protocol}` },
