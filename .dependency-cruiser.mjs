@@ -1,6 +1,7 @@
 // Import direction of the hub (README "Layout"): root → edges → features (cluster among them) → actors → delivery core
 // → store → base → protocol. A module may import its own room and the rooms below it, never above.
-// The client (and the CLI and example agents built on it) imports protocol only.
+// The client (and the CLI and example agents built on it) imports protocol only. The test kit (src/testing,
+// @agent-hub/testing) sits above all of them: it may import the hub and the client, and nothing imports it.
 const layers = {
   protocol: '^src/protocol/',
   base: '^src/(errors|clock|logger|config)[.]ts$|^src/metrics/',
@@ -11,6 +12,7 @@ const layers = {
   edges: '^src/(http|ws|mcp)/',
   root: '^src/(main|hub|shutdown)[.]ts$|^src/(root|server)/',
   client: '^src/(client|cli|examples)/',
+  testing: '^src/testing/',
 };
 const order = ['protocol', 'base', 'store', 'delivery', 'actors', 'features', 'edges', 'root'];
 const hubOnly = Object.values(layers).join('|');
@@ -70,9 +72,10 @@ export default {
     },
     {
       name: 'testing-imports-the-hub',
-      comment: 'src/testing/ implements the base ports (clock.ts) and imports nothing else of the hub',
+      comment:
+        'the simulated timers implement the base ports (clock.ts) and import nothing else of the hub (the kit around them may import the hub and the client)',
       severity: 'error',
-      from: { path: '^src/testing/' },
+      from: { path: '^src/testing/simulatedTimers[.]ts$' },
       to: { path: hubOnly, pathNot: `${layers.base}|${layers.protocol}` },
     },
     {

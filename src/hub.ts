@@ -7,6 +7,7 @@
 // when a start fails midway. main.ts runs the hub for real; tests run it in-process on port 0.
 import type { Logger } from 'pino';
 import uWS from 'uWebSockets.js';
+import type { InspectionEvent } from 'xstate';
 import type { ConnectionActor } from './actors/connection.js';
 import { developmentSecret } from './auth/secrets.js';
 import type { Butler } from './butler/index.js';
@@ -52,6 +53,11 @@ export interface HubOptions {
   passwordCost?: number;
   migrationsDir?: string;
   drainTimeoutMs?: number;
+  /**
+   * Sees every event and snapshot of the actor system rooted at the router (the router, the
+   * connection actors, Butler and its conversations): the test kit's trace. Absent, nothing is attached.
+   */
+  inspect?: (event: InspectionEvent) => void;
 }
 
 export interface Hub {
@@ -113,7 +119,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
 
     // The bus, the leadership, presence and the order of committed batches (root/node.ts).
     const ports = await createNodePorts({ config, repos, clock, logger, metrics, jwtSecret, shutdown });
-    const core = createCore({ store, repos, clock, logger, metrics, wsMeter, ports, writeQueueMaxBytes: config.writeQueueMaxBytes });
+    const core = createCore({ store, repos, clock, logger, metrics, wsMeter, ports, writeQueueMaxBytes: config.writeQueueMaxBytes, inspect: options.inspect });
     shutdown.add('close sockets with 1001', () => core.router.send({ type: 'SHUTDOWN' }));
     shutdown.add('commit everything queued', () => core.pipeline.drain());
     shutdown.add('stop the router', () => core.router.stop());

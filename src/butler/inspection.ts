@@ -10,7 +10,7 @@ interface ButlerLike {
 
 // `conversation-<asker id>-<thread id>` (0 when the asker has no thread: an agent).
 const CONVERSATION_ID = /^conversation-(\d{1,15})-(\d{1,15})$/;
-const conversationActorId = (key: string) => {
+export const conversationActorId = (key: string) => {
   const [asker, thread] = key.split(':');
   return `conversation-${asker}-${thread === '-' ? 0 : thread}`;
 };

@@ -1,7 +1,7 @@
 // The core stage: the directory, the persist-then-deliver pipeline, the router actor, and what the
 // features use to reach open sockets (live sessions) and replay missed messages.
 import type { Logger } from 'pino';
-import { createActor } from 'xstate';
+import { createActor, type InspectionEvent } from 'xstate';
 import { createLiveSessions } from '../actors/liveSessions.js';
 import { routerMachine, type RouterActor } from '../actors/router.js';
 import type { Clock } from '../clock.js';
@@ -32,6 +32,8 @@ export interface CoreOptions {
   ports: Pick<NodePorts, 'handoff' | 'presence' | 'admission' | 'bus'>;
   /** WRITE_QUEUE_MAX_BYTES: messages taken and not yet settled, hub-wide, at most (see the pipeline's `admit`). */
   writeQueueMaxBytes?: number;
+  /** An inspector for the actor system the router roots (HubOptions.inspect); absent, none. */
+  inspect?: (event: InspectionEvent) => void;
 }
 
 export function createCore(options: CoreOptions) {
@@ -55,7 +57,7 @@ export function createCore(options: CoreOptions) {
   // Presence transitions are also kept in memory for the dashboard's online/offline strips.
   const presenceLog = createPresenceLog({ clock });
   const presence = presenceLog.observe(ports.presence((userId, patch) => pipeline.presence(userId, patch)));
-  const router: RouterActor = createActor(routerMachine, { systemId: 'router', input: { meter: wsMeter, presence } });
+  const router: RouterActor = createActor(routerMachine, { systemId: 'router', input: { meter: wsMeter, presence }, inspect: options.inspect });
   // Every delivery list reaches the router through here (this node's and, attached, the other nodes').
   const presenceChanges = createPresenceTap();
   const toRouter = (deliveries: Delivery[]) => {

@@ -84,11 +84,11 @@ describe('@agent-hub/server from its tarball', () => {
     return r;
   };
 
-  it('holds the compiled hub, its dashboard, its migrations and the command, and nothing of the client or the sources', () => {
+  it('holds the compiled hub with its declarations, its dashboard, its migrations and the command, and nothing of the client, the test kit or the sources', () => {
     const paths = packed.files.map((f) => f.path);
     for (const path of paths)
       expect(path).toMatch(
-        /^(?:package\.json|README\.md|bin\/agent-hub\.js|bin\/install\.mjs|dist\/fix-uws-glibc\.mjs|dist\/migrations\/[\w.]+\.sql|dist\/src\/[\w/]+\.js|dist\/web\/.+|dist\/vendor\/ultimate-express\/(?:package\.json|LICENSE|EXPRESS_LICENSE|src\/\w+\.(?:js|d\.ts)))$/,
+        /^(?:package\.json|README\.md|bin\/agent-hub\.js|bin\/install\.mjs|dist\/fix-uws-glibc\.mjs|dist\/migrations\/[\w.]+\.sql|dist\/src\/[\w/]+\.(?:js|d\.ts)|dist\/web\/.+|dist\/vendor\/ultimate-express\/(?:package\.json|LICENSE|EXPRESS_LICENSE|src\/\w+\.(?:js|d\.ts)))$/,
       );
     expect(paths).toEqual(
       expect.arrayContaining([
@@ -100,7 +100,8 @@ describe('@agent-hub/server from its tarball', () => {
         'dist/migrations/0001_initial.sqlite.sql',
       ]),
     );
-    expect(paths.filter((p) => /^dist\/src\/(?:client|cli|examples)\//.test(p))).toEqual([]);
+    expect(paths.filter((p) => /^dist\/src\/(?:client|cli|examples|testing)\//.test(p))).toEqual([]);
+    expect(paths).toContain('dist/src/hub.d.ts');
     // ultimate-express is vendored (see packages/server/build.mjs): nothing installed comes from GitHub.
     expect(existsSync(join(project, 'node_modules/ultimate-express'))).toBe(false);
     const uws = JSON.parse(readFileSync(join(project, 'node_modules/uWebSockets.js/package.json'), 'utf8')) as { name: string; version: string };
