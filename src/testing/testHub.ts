@@ -250,6 +250,8 @@ async function start(options: TestHubOptions, cleanup: Array<() => Promise<void>
     },
     async agent(name) {
       const created = await admin.agents.register({ username: name });
+      // Only a remote A2A agent comes back without a token, and the kit registers none.
+      if (!created.api_token) throw new Error(`registering agent ${name} gave no api_token`);
       return connect(created.api_token, { id: created.id, username: name });
     },
     async human(name, humanOptions = {}) {
