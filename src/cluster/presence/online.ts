@@ -7,6 +7,8 @@ import type { Delivery } from '../../delivery/types.js';
 export function createOnlineView(): OnlineAgents & {
   seed(ids: Iterable<number>): void;
   note(deliveries: readonly Pick<Delivery, 'type' | 'text' | 'senderId'>[]): void;
+  /** How many agents this node sees ONLINE (inspection: presence convergence across nodes). */
+  readonly count: number;
 } {
   const online = new Set<number>();
   return {
@@ -23,5 +25,8 @@ export function createOnlineView(): OnlineAgents & {
       }
     },
     isOnline: (userId: number): boolean => online.has(userId),
+    get count() {
+      return online.size;
+    },
   };
 }
