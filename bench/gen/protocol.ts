@@ -208,6 +208,8 @@ export interface ScaleConnectParams {
   /** Source addresses, rotated per socket, so no address runs out of ephemeral ports. */
   localAddresses: string[];
   concurrency: number;
+  /** No new socket is opened after this time (epoch ms): the run reports how far it got instead. */
+  deadline: number;
   /** Reconnect as the client library does (its backoff) to another node when a socket drops. */
   reconnect: { initialMs: number; maxMs: number; floorMs: number };
 }

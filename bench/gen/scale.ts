@@ -102,6 +102,7 @@ async function connect(p: ScaleConnectParams): Promise<ScaleConnectResult> {
     added.map((s) => urlOf(p.ports[s.node]!, s.token)),
     p.concurrency,
     async (url, i) => {
+      if (now() > p.deadline) throw new Error('the connect budget ran out');
       const conn = await openSocket(url, { localAddress: added[i]!.address, timeoutMs: 60_000 });
       wire(added[i]!, conn);
       return conn;
