@@ -62,7 +62,6 @@ interface ScaleSettings extends TargetedSettings {
   connectBudgetMs: number;
   /** How long presence may take to converge before the scenario gives up. */
   convergeTimeoutMs: number;
-  hubEnv: Record<string, string>;
 }
 
 interface NodeFigures {
@@ -75,13 +74,15 @@ interface NodeFigures {
   onlineSeen: number;
 }
 
-const envInt = (name: string): number | undefined => {
-  const v = process.env[name];
-  return v === undefined || v === '' ? undefined : Number.parseInt(v, 10);
-};
-
-function settingsOf(plan: Parameters<typeof pick>[0]): ScaleSettings {
-  const fileLimit = hardFileLimit();
+/**
+ * The load for `plan` on a machine whose processes may open `fileLimit` files; `env` may change the
+ * sizes (BENCH_SCALE_AGENTS, BENCH_SCALE_NODES, BENCH_SCALE_SINGLE_AGENTS, BENCH_SCALE_CONNECT_BUDGET_S).
+ */
+export function settingsOf(plan: Parameters<typeof pick>[0], fileLimit = hardFileLimit(), env: NodeJS.ProcessEnv = process.env): ScaleSettings {
+  const envInt = (name: string): number | undefined => {
+    const v = env[name];
+    return v === undefined || v === '' ? undefined : Number.parseInt(v, 10);
+  };
   const population = envInt('BENCH_SCALE_AGENTS') ?? pick(plan, 3_000, 100_000);
   const requested = envInt('BENCH_SCALE_NODES') ?? pick(plan, 3, 6);
   // After one node dies its agents spread over the others, which must still fit under the file limit.
@@ -112,7 +113,6 @@ function settingsOf(plan: Parameters<typeof pick>[0]): ScaleSettings {
     killAfterMs: pick(plan, 3_000, 5_000),
     nodeTtl: '10s',
     convergeTimeoutMs: pick(plan, 60_000, 300_000),
-    hubEnv: { TOKEN_SECRET: randomBytes(24).toString('hex') },
   };
 }
 
@@ -246,19 +246,21 @@ export default defineScenario({
   key: 'scale',
   title: 'Many agents over many nodes (PostgreSQL + Redis), node loss at that scale',
   order: 70,
-  settings: settingsOf,
+  settings: (plan) => settingsOf(plan),
   async run(ctx, s) {
     const stores = await postgresStores(ctx.plan.pgUrl);
     const redis = await privateRedis(ctx);
     const problems: string[] = [];
+    // Every hub of the run shares it, so the agents inserted here hold working tokens (never printed: settings are).
+    const hubEnv = { TOKEN_SECRET: randomBytes(24).toString('hex') };
     ctx.log(`scale: ${int(s.population)} agents over ${s.nodes} nodes (${s.nodesWhy}), ${s.generators} generator processes; file limit ${int(s.fileLimit)}`);
     try {
       const gens = await Promise.all(Array.from({ length: s.generators }, (_, k) => ctx.generator(`scale${k}`, 'bench/gen/scale.ts')));
 
       // ---- One node with the reference population: the same targeted load, for the ratio.
       const singleStore = await stores.create('scale_single');
-      const single = await ctx.startHub('scale-single', singleStore, s.hubEnv);
-      const singleAgents = await insertAgents(singleStore.env['DATABASE_URL']!, s.hubEnv['TOKEN_SECRET']!, 'single', s.singleAgents);
+      const single = await ctx.startHub('scale-single', singleStore, hubEnv);
+      const singleAgents = await insertAgents(singleStore.env['DATABASE_URL']!, hubEnv.TOKEN_SECRET, 'single', s.singleAgents);
       const singleConnect = await connectAll(gens, [single.port], singleAgents.map((a) => a.token), () => 0, s.concurrency, 1, s.connectBudgetMs);
       if (singleConnect.connected < s.singleAgents) problems.push(`single: ${s.singleAgents - singleConnect.connected} sockets failed to connect: ${singleConnect.errors.slice(0, 3).join('; ')}`);
       ctx.log(`scale: single node holds ${int(singleConnect.connected)} agents`);
@@ -277,9 +279,12 @@ export default defineScenario({
       // ---- The cluster.
       const store = await stores.create('scale');
       const db = new pg.Client({ connectionString: store.env['DATABASE_URL'] });
+      // The PostgreSQL server is shared: another user's test may end every connection. The next
+      // query then fails (and the run says so) instead of an unhandled 'error' ending the bench.
+      db.on('error', (err) => ctx.log(`scale: the statistics connection to PostgreSQL failed: ${err.message}`));
       await db.connect();
       const cluster = `bench-${randomBytes(3).toString('hex')}`;
-      const envOf = (k: number) => ({ ...s.hubEnv, REDIS_URL: redis.url, NODE_ID: `n${k + 1}`, CLUSTER_NAME: cluster, CLUSTER_NODE_TTL: s.nodeTtl });
+      const envOf = (k: number) => ({ ...hubEnv, REDIS_URL: redis.url, NODE_ID: `n${k + 1}`, CLUSTER_NAME: cluster, CLUSTER_NODE_TTL: s.nodeTtl });
       // The first node applies the migrations; the others start together.
       const first = await ctx.startHub('scale-n1', store, envOf(0));
       const rest = await Promise.all(Array.from({ length: s.nodes - 1 }, (_, k) => ctx.startHub(`scale-n${k + 2}`, store, envOf(k + 1))));
@@ -288,7 +293,7 @@ export default defineScenario({
       const token = await adminToken(first);
 
       const t0 = performance.now();
-      const agents = await insertAgents(store.env['DATABASE_URL']!, s.hubEnv['TOKEN_SECRET']!, 'agent', s.population);
+      const agents = await insertAgents(store.env['DATABASE_URL']!, hubEnv.TOKEN_SECRET, 'agent', s.population);
       const registerPerSec = (s.population * 1000) / (performance.now() - t0);
       ctx.log(`scale: ${int(s.population)} agents inserted at ${int(registerPerSec)}/s`);
 
