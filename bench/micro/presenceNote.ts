@@ -11,7 +11,14 @@ const frames = Array.from({ length: FRAMES }, (_, i) => ({
   type: 'PRESENCE',
   senderId: i,
   text: presenceFrame(
-    { user_id: i, username: `agent-${i}`, status: 'ONLINE', online: i % 2 === 0, last_seen_at: new Date().toISOString(), last_report: 'websocket_connected' } as never,
+    {
+      user_id: i,
+      username: `agent-${i}`,
+      status: 'ONLINE',
+      online: i % 2 === 0,
+      last_seen_at: new Date().toISOString(),
+      last_report: 'websocket_connected',
+    } as never,
     new Date().toISOString(),
   ),
 }));

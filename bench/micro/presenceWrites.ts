@@ -75,7 +75,9 @@ try {
     console.log(
       `${variant.padEnd(5)} ${AGENTS} changes in batches of ${BATCH}: ${Math.round((AGENTS / ms) * 1000)
         .toString()
-        .padStart(7)} changes/s, stored ${stored}, batch → committed p50 ${held[Math.floor(held.length / 2)]!.toFixed(0)} ms p99 ${held[Math.floor(held.length * 0.99)]!.toFixed(0)} ms, ` +
+        .padStart(
+          7,
+        )} changes/s, stored ${stored}, batch → committed p50 ${held[Math.floor(held.length / 2)]!.toFixed(0)} ms p99 ${held[Math.floor(held.length * 0.99)]!.toFixed(0)} ms, ` +
         `this process's CPU ${((cpu.user + cpu.system) / 1000 / (AGENTS / 1000)).toFixed(1)} ms per 1,000 changes`,
     );
   }

@@ -119,9 +119,13 @@ export function settingsOf(plan: Parameters<typeof pick>[0], fileLimit = hardFil
 /** A private Redis for the run, so its CPU is the bus's alone (the shared one serves other people too). */
 async function privateRedis(ctx: ScenarioContext): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
   const port = await freePort();
-  const child: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--maxclients', '10000'], {
-    stdio: 'ignore',
-  });
+  const child: ChildProcess = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--maxclients', '10000'],
+    {
+      stdio: 'ignore',
+    },
+  );
   const url = `redis://127.0.0.1:${port}`;
   for (let i = 0; i < 100; i++) {
     const ok = await fetch(`http://127.0.0.1:${port}`, { signal: AbortSignal.timeout(500) }).then(
@@ -160,7 +164,8 @@ async function inspect(hub: Hub, token: string): Promise<{ sockets: number; onli
 async function metric(hub: Hub, name: string): Promise<number> {
   const text = await (await fetch(`${hub.baseUrl}/metrics`, { signal: AbortSignal.timeout(20_000) })).text();
   let sum = 0;
-  for (const line of text.split('\n')) if (line.startsWith(name) && (line[name.length] === ' ' || line[name.length] === '{')) sum += Number(line.slice(line.lastIndexOf(' ') + 1));
+  for (const line of text.split('\n'))
+    if (line.startsWith(name) && (line[name.length] === ' ' || line[name.length] === '{')) sum += Number(line.slice(line.lastIndexOf(' ') + 1));
   return sum;
 }
 
@@ -174,7 +179,15 @@ async function storeCounters(db: pg.Client): Promise<{ userUpdates: number; comm
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 
 /** Spreads `tokens` over the generators; token i's first node is `home(i)`. Each generator has its own source addresses. */
-async function connectAll(gens: Generator[], ports: number[], tokens: string[], home: (i: number) => number, concurrency: number, salt: number, budgetMs: number) {
+async function connectAll(
+  gens: Generator[],
+  ports: number[],
+  tokens: string[],
+  home: (i: number) => number,
+  concurrency: number,
+  salt: number,
+  budgetMs: number,
+) {
   const deadline = Date.now() + budgetMs;
   const results = await Promise.all(
     gens.map((gen, k) => {
@@ -261,8 +274,17 @@ export default defineScenario({
       const singleStore = await stores.create('scale_single');
       const single = await ctx.startHub('scale-single', singleStore, hubEnv);
       const singleAgents = await insertAgents(singleStore.env['DATABASE_URL']!, hubEnv.TOKEN_SECRET, 'single', s.singleAgents);
-      const singleConnect = await connectAll(gens, [single.port], singleAgents.map((a) => a.token), () => 0, s.concurrency, 1, s.connectBudgetMs);
-      if (singleConnect.connected < s.singleAgents) problems.push(`single: ${s.singleAgents - singleConnect.connected} sockets failed to connect: ${singleConnect.errors.slice(0, 3).join('; ')}`);
+      const singleConnect = await connectAll(
+        gens,
+        [single.port],
+        singleAgents.map((a) => a.token),
+        () => 0,
+        s.concurrency,
+        1,
+        s.connectBudgetMs,
+      );
+      if (singleConnect.connected < s.singleAgents)
+        problems.push(`single: ${s.singleAgents - singleConnect.connected} sockets failed to connect: ${singleConnect.errors.slice(0, 3).join('; ')}`);
       ctx.log(`scale: single node holds ${int(singleConnect.connected)} agents`);
       const singleToken = await adminToken(single);
       const singleCast = await createCast(new HubApi(single.baseUrl), singleToken, 'ssingle', s.humans, s.agents);
@@ -309,7 +331,15 @@ export default defineScenario({
 
       ctx.log(`scale: connecting ${int(s.population)} agents straight to ${s.nodes} nodes`);
       const connectStart = Date.now();
-      const connecting = connectAll(gens, ports, agents.map((a) => a.token), (i) => i % s.nodes, s.concurrency, 2, s.connectBudgetMs);
+      const connecting = connectAll(
+        gens,
+        ports,
+        agents.map((a) => a.token),
+        (i) => i % s.nodes,
+        s.concurrency,
+        2,
+        s.connectBudgetMs,
+      );
       const connected = await connecting;
       const lastConnectAt = Date.now();
       ctx.log(`scale: ${int(connected.connected)} connected in ${((connected.endedAt - connected.startedAt) / 1000).toFixed(1)} s`);
@@ -317,11 +347,13 @@ export default defineScenario({
       const held = connected.connected;
       const outOfBudget = connected.errors.filter((e) => e.includes('connect budget')).length > 0;
       if (held < s.population && !outOfBudget) problems.push(`${s.population - held} sockets failed to connect: ${connected.errors.slice(0, 3).join('; ')}`);
-      if (outOfBudget) ctx.log(`scale: the connect budget (${s.connectBudgetMs / 1000} s) ran out at ${int(held)} of ${int(s.population)} agents: the run goes on with those`);
+      if (outOfBudget)
+        ctx.log(`scale: the connect budget (${s.connectBudgetMs / 1000} s) ran out at ${int(held)} of ${int(s.population)} agents: the run goes on with those`);
       const connectLoop = await Promise.all(hubs.map((h) => h.loop()));
       const conv = await converge(hubs, token, held, lastConnectAt, s.convergeTimeoutMs, ctx.log, 'presence');
       const convergedAt = Date.now();
-      if (!Number.isFinite(conv.ms)) problems.push(`presence did not converge within ${s.convergeTimeoutMs / 1000} s of the last connect: ONLINE per node ${conv.seen.join(' / ')}`);
+      if (!Number.isFinite(conv.ms))
+        problems.push(`presence did not converge within ${s.convergeTimeoutMs / 1000} s of the last connect: ONLINE per node ${conv.seen.join(' / ')}`);
       const storeAfter = await storeCounters(db);
       const connectCpuMs = hubCpu.map((m) => m.used());
       const genConnectCpuMs = sum(genCpu.map((m) => m.used()));
@@ -366,14 +398,18 @@ export default defineScenario({
         senderUrls: cast.agents.map((a, i) => hubs[i % s.nodes]!.socketUrl(a.api_token)),
         send: { frame: 'chat', targets: cast.humans.map((h) => h.id) },
       });
-      const busBefore = await Promise.all(hubs.map(async (h) => ({ bytes: await metric(h, 'hub_cluster_bus_published_bytes_total'), count: await metric(h, 'hub_cluster_bus_published_total') })));
+      const busBefore = await Promise.all(
+        hubs.map(async (h) => ({ bytes: await metric(h, 'hub_cluster_bus_published_bytes_total'), count: await metric(h, 'hub_cluster_bus_published_total') })),
+      );
       const redisChat = new CpuMeter(redis.pid);
       const across = await measured(
         hubs.map((h) => h.pid),
         () => runSeries(chatRig, 'scl', s, ctx.log),
       );
       const redisChatCpuMs = redisChat.used();
-      const busAfter = await Promise.all(hubs.map(async (h) => ({ bytes: await metric(h, 'hub_cluster_bus_published_bytes_total'), count: await metric(h, 'hub_cluster_bus_published_total') })));
+      const busAfter = await Promise.all(
+        hubs.map(async (h) => ({ bytes: await metric(h, 'hub_cluster_bus_published_bytes_total'), count: await metric(h, 'hub_cluster_bus_published_total') })),
+      );
       await disconnectRig(chatRig);
       const busBytes = sum(busAfter.map((b, k) => b.bytes - busBefore[k]!.bytes));
       const busCount = sum(busAfter.map((b, k) => b.count - busBefore[k]!.count));
@@ -403,7 +439,13 @@ export default defineScenario({
       await Promise.all(survivors.map((h) => h.loop()));
       const pings = survivors.map((h) => pingSampler(h.pingUrl, 100));
       const chatter = Promise.all(
-        gens.map((g, k) => g.call<ScaleChatterResult>('chatter', { tag: `kill${k}`, rate: s.chatterRate / gens.length, durationMs: s.chatterMs, drainMs: 30_000 }, s.chatterMs + 90_000)),
+        gens.map((g, k) =>
+          g.call<ScaleChatterResult>(
+            'chatter',
+            { tag: `kill${k}`, rate: s.chatterRate / gens.length, durationMs: s.chatterMs, drainMs: 30_000 },
+            s.chatterMs + 90_000,
+          ),
+        ),
       );
       await sleep(s.killAfterMs);
       ctx.log(`scale: kill -9 node n${victim + 1}, which holds ${int(heldByVictim)} agents`);
@@ -432,7 +474,9 @@ export default defineScenario({
         else if (Number.isNaN(onlineAt)) onlineAt = Date.now();
         if (online && reaped) break;
         if (Date.now() - killedAt > 120_000) {
-          problems.push(`node loss: 120 s after the kill ${st.down} sockets are down, ONLINE per survivor ${seenLast.join(' / ')}, dead node ${reaped ? '' : 'not '}reaped (${st.failures.join('; ')})`);
+          problems.push(
+            `node loss: 120 s after the kill ${st.down} sockets are down, ONLINE per survivor ${seenLast.join(' / ')}, dead node ${reaped ? '' : 'not '}reaped (${st.failures.join('; ')})`,
+          );
           break;
         }
         await sleep(500);
@@ -456,12 +500,20 @@ export default defineScenario({
       const lostAcked = acked.length - stored;
       if (lostAcked > 0) problems.push(`node loss: ${lostAcked} acknowledged frames are not in the store`);
       const chatterErrors = sum(chatted.map((c) => c.errors));
-      if (chatterErrors > 0) problems.push(`node loss: ${chatterErrors} ERROR frames, e.g. ${chatted.flatMap((c) => c.errorSamples).slice(0, 2).join(' | ')}`);
+      if (chatterErrors > 0)
+        problems.push(
+          `node loss: ${chatterErrors} ERROR frames, e.g. ${chatted
+            .flatMap((c) => c.errorSamples)
+            .slice(0, 2)
+            .join(' | ')}`,
+        );
       const after = await Promise.all(survivors.map((h) => inspect(h, token)));
       await db.end();
 
       await Promise.all(gens.map((g) => g.call('disconnect', {}, 300_000)));
-      for (const [k, h] of hubs.entries()) if (k !== victim) await ctx.stopHub(h, { from: connectStart, to: convergedAt }, `connecting ${int(s.population)} agents until presence converged (node n${k + 1})`);
+      for (const [k, h] of hubs.entries())
+        if (k !== victim)
+          await ctx.stopHub(h, { from: connectStart, to: convergedAt }, `connecting ${int(s.population)} agents until presence converged (node n${k + 1})`);
 
       problems.push(
         ...seriesProblems(alone.result).map((p) => `single: ${p}`),
@@ -537,7 +589,9 @@ export default defineScenario({
         `Clients reconnect as the client library does (full-jitter backoff from ${RECONNECT.initialMs} ms, at least ${RECONNECT.floorMs} ms, at most ${RECONNECT.maxMs} ms) to another node at random ` +
           `(what a balancer would do). ${int(s.chatterRate)} acknowledged SYSTEM_LOG/s from random agents throughout.`,
         '',
-        '| all sockets open again | ONLINE on every node | dead node reaped (CLUSTER_NODE_TTL ' + s.nodeTtl + ') | reconnects / failed attempts / 503 | ACKed frames | **ACKed lost** | unconfirmed at the kill | survivors: ping p50 / p99 / max ms | survivors: loop lag p99 ms |',
+        '| all sockets open again | ONLINE on every node | dead node reaped (CLUSTER_NODE_TTL ' +
+          s.nodeTtl +
+          ') | reconnects / failed attempts / 503 | ACKed frames | **ACKed lost** | unconfirmed at the kill | survivors: ping p50 / p99 / max ms | survivors: loop lag p99 ms |',
         '|---:|---:|---:|---|---:|---:|---:|---:|---|',
         `| ${(reconnectMs / 1000).toFixed(1)} s | ${(onlineMs / 1000).toFixed(1)} s (lowest seen: ${minOnline.map(int).join(' / ')}) | ${(reapedMs / 1000).toFixed(1)} s | ${int(worst.reconnects)} / ${int(worst.failedAttempts)} / ${int(worst.refusedBusy)} | ` +
           `${int(acked.length)} | **${int(lostAcked)}** | ${int(sum(chatted.map((c) => c.unconfirmed)))} | ${ms(pingAll.p50)} / ${ms(pingAll.p99)} / ${ms(pingAll.max)} | ${loopP99(loopDuring)} |`,
@@ -556,7 +610,19 @@ export default defineScenario({
           single: alone,
           across,
           broadcast: fan,
-          nodeLoss: { heldByVictim, reconnectMs, onlineMs, minOnline, reapedMs, status: worst, pingMs: pingAll, loopDuring, acked: acked.length, lostAcked, after },
+          nodeLoss: {
+            heldByVictim,
+            reconnectMs,
+            onlineMs,
+            minOnline,
+            reapedMs,
+            status: worst,
+            pingMs: pingAll,
+            loopDuring,
+            acked: acked.length,
+            lostAcked,
+            after,
+          },
         },
         markdown,
         problems,

@@ -3,7 +3,10 @@
 // root plugs it into the inspection (root/cluster.ts).
 import type { ClusterNode } from './node.js';
 
-export function nodeSummary(node: Pick<ClusterNode, 'nodeId' | 'status'> & { presence: { readonly onlineCount: number } }, lease: { readonly isLeader: boolean; readonly epoch: number | undefined }) {
+export function nodeSummary(
+  node: Pick<ClusterNode, 'nodeId' | 'status'> & { presence: { readonly onlineCount: number } },
+  lease: { readonly isLeader: boolean; readonly epoch: number | undefined },
+) {
   const status = node.status();
   return {
     id: node.nodeId,

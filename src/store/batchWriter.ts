@@ -368,8 +368,7 @@ export function postgresBatchWriter(pool: PgPool, options: PostgresWriterOptions
         prev = Number(results[1]?.rows[0]?.last_id ?? 0);
       } else await client.query('BEGIN');
       const messages = await insertMessages(client, batch.messages);
-      const presence =
-        options.presenceInOneStatement === false ? await writePresenceEach(client, batch.presence) : await writePresence(client, batch.presence);
+      const presence = options.presenceInOneStatement === false ? await writePresenceEach(client, batch.presence) : await writePresence(client, batch.presence);
       for (const { id, at } of batch.threads) await client.query('UPDATE conversation_threads SET last_message_at = $1 WHERE id = $2', [at, id]);
       let order: CommitMark | undefined;
       if (options.ordered) {

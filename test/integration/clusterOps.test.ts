@@ -62,7 +62,8 @@ describe.skipIf(!inject('pgUrl'))('a cluster seen from outside [postgres + redis
   });
 
   it('says in inspection how many agents each node sees ONLINE, the same on every node once presence has passed both', async () => {
-    const online = () => Promise.all(c.nodes.map(async (n) => (await n.api.get('/api/admin/actors', { token: c.adminToken })).body.node.online_agents as number));
+    const online = () =>
+      Promise.all(c.nodes.map(async (n) => (await n.api.get('/api/admin/actors', { token: c.adminToken })).body.node.online_agents as number));
     const member = await c.createMember();
     const watchers = await Promise.all(c.nodes.map((n) => connectWs(n.url, member.token)));
     sockets.push(...watchers);

@@ -133,7 +133,11 @@ describeEachDriver('group commit', (driver) => {
   if (driver === 'postgres') {
     it('applies an ordered presence change (cluster mode) only over an older one, in the same statement as unordered ones', async () => {
       const [a, b, c] = [await agent('a'), await agent('b'), await agent('c')];
-      await store.db.updateTable('users').set({ presence_seq: 100 } as never).where('id', '=', a).execute();
+      await store.db
+        .updateTable('users')
+        .set({ presence_seq: 100 } as never)
+        .where('id', '=', a)
+        .execute();
       const result = await store.writeBatch({
         messages: [],
         presence: [

@@ -13,10 +13,7 @@ export interface BatchedLookupOptions {
 type Waiter<V> = { resolve(value: V | undefined): void; reject(err: unknown): void };
 
 /** `fetchMany` answers the rows it found by key; a key it leaves out resolves undefined. */
-export function createBatchedLookup<K, V>(
-  fetchMany: (keys: K[]) => Promise<Map<K, V>>,
-  options: BatchedLookupOptions,
-): (key: K) => Promise<V | undefined> {
+export function createBatchedLookup<K, V>(fetchMany: (keys: K[]) => Promise<Map<K, V>>, options: BatchedLookupOptions): (key: K) => Promise<V | undefined> {
   let waiting = new Map<K, Waiter<V>[]>();
   let running = 0;
   let scheduled = false;

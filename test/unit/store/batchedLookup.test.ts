@@ -28,7 +28,10 @@ describe('batched lookups', () => {
     calls[0]!.answer({ a: 1 });
     expect(await Promise.all(first)).toEqual([1, undefined, 1]);
     await turn();
-    expect(calls.map((c) => c.keys)).toEqual([['a', 'b'], ['c', 'd']]);
+    expect(calls.map((c) => c.keys)).toEqual([
+      ['a', 'b'],
+      ['c', 'd'],
+    ]);
     calls[1]!.answer({ c: 3, d: 4 });
     expect(await Promise.all(later)).toEqual([3, 4]);
   });
@@ -36,7 +39,12 @@ describe('batched lookups', () => {
   it('splits past maxKeys over parallel queries, and a failed query fails only its callers', async () => {
     const { calls, fetchMany } = manual();
     const lookup = createBatchedLookup(fetchMany, { parallel: 2, maxKeys: 2 });
-    const all = ['a', 'b', 'c', 'd', 'e'].map((k) => lookup(k).then((v) => v, (err: Error) => err.message));
+    const all = ['a', 'b', 'c', 'd', 'e'].map((k) =>
+      lookup(k).then(
+        (v) => v,
+        (err: Error) => err.message,
+      ),
+    );
     await turn();
     expect(calls.map((c) => c.keys)).toEqual([
       ['a', 'b'],
