@@ -198,3 +198,58 @@ export interface ButlerRunResult {
   problems: string[];
   problemCount: number;
 }
+
+export interface ScaleConnectParams {
+  /** The hub nodes' ports (127.0.0.1), in node order. */
+  ports: number[];
+  tokens: string[];
+  /** The node each token connects to first (an index into `ports`). */
+  homes: number[];
+  /** Source addresses, rotated per socket, so no address runs out of ephemeral ports. */
+  localAddresses: string[];
+  concurrency: number;
+  /** No new socket is opened after this time (epoch ms): the run reports how far it got instead. */
+  deadline: number;
+  /** Reconnect as the client library does (its backoff) to another node when a socket drops. */
+  reconnect: { initialMs: number; maxMs: number; floorMs: number };
+}
+
+export interface ScaleConnectResult extends ConnectResult {
+  startedAt: number;
+  endedAt: number;
+}
+
+export interface ScaleStatus {
+  open: number;
+  /** Open sockets per node (by index into `ports`). */
+  perNode: number[];
+  /** Sockets that dropped and are waiting to reconnect or reconnecting. */
+  down: number;
+  reconnects: number;
+  /** Failed reconnect attempts (refused, timed out, upgrade refused), with a few examples. */
+  failedAttempts: number;
+  failures: string[];
+  /** When the last dropped socket was open again (epoch ms; 0 if none dropped). */
+  lastReconnectAt: number;
+  /** Upgrades the hub answered 503 (admission control) among the failed attempts. */
+  refusedBusy: number;
+}
+
+export interface ScaleChatterParams {
+  tag: string;
+  /** SYSTEM_LOG frames per second from this generator, each from a random open socket, with a local_id. */
+  rate: number;
+  durationMs: number;
+  /** How long to wait for outstanding ACKs at the end. */
+  drainMs: number;
+}
+
+export interface ScaleChatterResult {
+  sent: number;
+  /** local_ids the hub acknowledged: each must be in the store. */
+  acked: string[];
+  /** Sent on a socket that dropped before its ACK (a client sends those again after reconnecting). */
+  unconfirmed: number;
+  errors: number;
+  errorSamples: string[];
+}

@@ -192,3 +192,30 @@ export function machine(): Machine {
     hubCommit,
   };
 }
+
+/** Kernel slab caches one TCP socket's file takes from (socket, inode, file, dentry, epoll entry). */
+const SOCKET_SLABS = new Set(['TCP', 'sock_inode_cache', 'filp', 'dentry', 'epitem', 'eppoll_entry']);
+
+/**
+ * Kernel memory held for sockets, in KB: TCP buffer pages (/proc/net/sockstat `mem`) and the slab
+ * objects of each socket's file (/proc/slabinfo, readable as root; NaN otherwise). Machine-wide:
+ * the generators' ends of the connections are on this machine too, so a step's delta counts both.
+ */
+export function kernelSocketKb(): { buffersKb: number; slabKb: number } {
+  const sockstat = readFileSync('/proc/net/sockstat', 'utf8');
+  const pages = Number(/^TCP: .* mem (\d+)/m.exec(sockstat)?.[1] ?? NaN);
+  let slabBytes = NaN;
+  try {
+    slabBytes = 0;
+    for (const line of readFileSync('/proc/slabinfo', 'utf8').split('\n')) {
+      const [name, active, , size] = line.split(/\s+/);
+      if (SOCKET_SLABS.has(name!)) slabBytes += Number(active) * Number(size);
+    }
+  } catch {
+    slabBytes = NaN;
+  }
+  return { buffersKb: pages * 4, slabKb: slabBytes / 1024 };
+}
+
+/** The per-process open-file limit (hard) this machine allows: a hub or generator holds at most about this many sockets. */
+export const hardFileLimit = () => Number(execFileSync('bash', ['-c', 'ulimit -Hn'], { encoding: 'utf8' }).trim()) || 1024;

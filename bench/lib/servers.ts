@@ -23,6 +23,15 @@ export interface LoopLag {
   utilisation: number;
 }
 
+/** process.memoryUsage() of a server, in bytes, read by its probe. */
+export interface Memory {
+  rss: number;
+  heapUsed: number;
+  heapTotal: number;
+  external: number;
+  arrayBuffers: number;
+}
+
 /** How a generator reaches a server: a plain WebSocket, or a Socket.IO client. */
 export type Transport = 'ws' | 'socketio';
 
@@ -37,6 +46,8 @@ export interface Server {
   socketUrl(credential: string | number): string;
   /** Event-loop lag since the previous call (the probe resets on each reading). */
   loop(): Promise<LoopLag>;
+  /** Its JS heap and external memory (the probe's process.memoryUsage()). */
+  memory(): Promise<Memory>;
   alive(): boolean;
   stop(): Promise<void>;
   /** Sends `signal` and resolves with how the process ended (a crash test's kill -9, a SIGTERM's exit code). */
@@ -86,6 +97,7 @@ async function startServer(s: Started): Promise<Server> {
     pingUrl: `http://127.0.0.1:${port}${s.pingPath}`,
     socketUrl: (credential) => s.socketUrl(port, credential),
     loop: () => rpc.call<LoopLag>('loop', {}, 10_000),
+    memory: () => rpc.call<Memory>('memory', {}, 10_000),
     alive: () => child.exitCode === null && child.signalCode === null,
     stop: () => stopChild(child),
     kill(signal) {

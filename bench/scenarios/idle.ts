@@ -2,13 +2,11 @@
 // left alone. Memory per socket and connect rate, measured at each step of sockets. Agents are
 // registered on one hub process, which is then restarted on the same store, so the "before" RSS is
 // a clean process and not one whose heap grew while serving thousands of registrations.
-import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import type { IdleConnectParams, IdleConnectResult, IdleStatus } from '../gen/protocol.js';
 import { HubApi, registerAgents } from '../lib/api.js';
 import { sleep } from '../lib/net.js';
 import { pick } from '../lib/plan.js';
-import { CpuMeter, ForeignCpuMeter, rssKb } from '../lib/procfs.js';
+import { CpuMeter, ForeignCpuMeter, hardFileLimit, kernelSocketKb, rssKb } from '../lib/procfs.js';
 import { foreign } from '../lib/report.js';
 import { defineScenario, type ScenarioContext } from '../lib/scenario.js';
 import { ADMIN, type Hub } from '../lib/servers.js';
@@ -59,36 +57,13 @@ interface Step {
    */
   kernelBufferKbPerSocket: number;
   kernelSlabKbPerSocket: number;
+  /** (V8 heap used now − before any socket) / sockets, and the same for memory outside the heap (external). */
+  heapKbPerSocket: number;
+  externalKbPerSocket: number;
   /** Loop lag while this step connected. */
   loopP99Ms: number;
   loopMaxMs: number;
 }
-
-/** Kernel slab caches one TCP socket's file takes from (socket, inode, file, dentry, epoll entry). */
-const SOCKET_SLABS = new Set(['TCP', 'sock_inode_cache', 'filp', 'dentry', 'epitem', 'eppoll_entry']);
-
-/**
- * Kernel memory held for sockets, in KB: TCP buffer pages (/proc/net/sockstat `mem`) and the slab
- * objects of each socket's file (/proc/slabinfo, readable as root; NaN otherwise). Machine-wide:
- * the generators' ends of the connections are on this machine too, so a step's delta counts both.
- */
-function kernelSocketKb(): { buffersKb: number; slabKb: number } {
-  const sockstat = readFileSync('/proc/net/sockstat', 'utf8');
-  const pages = Number(/^TCP: .* mem (\d+)/m.exec(sockstat)?.[1] ?? NaN);
-  let slabBytes = NaN;
-  try {
-    slabBytes = 0;
-    for (const line of readFileSync('/proc/slabinfo', 'utf8').split('\n')) {
-      const [name, active, , size] = line.split(/\s+/);
-      if (SOCKET_SLABS.has(name!)) slabBytes += Number(active) * Number(size);
-    }
-  } catch {
-    slabBytes = NaN;
-  }
-  return { buffersKb: pages * 4, slabKb: slabBytes / 1024 };
-}
-
-const hardFileLimit = () => Number(execFileSync('bash', ['-c', 'ulimit -Hn'], { encoding: 'utf8' }).trim()) || 1024;
 
 function settingsOf(requested: number[], settleMs: number): IdleSettings {
   const fileLimit = hardFileLimit();
@@ -160,6 +135,7 @@ export default defineScenario({
     const gens = await Promise.all(Array.from({ length: s.generators }, (_, k) => ctx.generator(`idle${k}`, 'bench/gen/idle.ts')));
     await sleep(s.settleMs);
     const rssBefore = rssKb(hub.pid);
+    const memoryBefore = await hub.memory();
     const kernelBefore = kernelSocketKb();
     const primeCount = Math.max(1, Math.round(s.steps[0]! * PRIME_SHARE));
     ctx.log(`idle: hub RSS before ${(rssBefore / 1024).toFixed(1)} MB; priming with ${primeCount} sockets`);
@@ -194,6 +170,7 @@ export default defineScenario({
         problems.push(`${batch.length - burst.connected} sockets failed to connect, e.g. ${burst.errors.slice(0, 3).join('; ')}`);
       await sleep(s.settleMs);
       const rss = rssKb(hub.pid);
+      const memory = await hub.memory();
       const kernel = kernelSocketKb();
       const status = await Promise.all(gens.map((g) => g.call<IdleStatus>('status', {}, 10_000)));
       const stillOpen = status.reduce((n, st) => n + st.open, 0);
@@ -210,6 +187,8 @@ export default defineScenario({
         marginalKbPerSocket: burst.connected > 0 ? (rss - rssPrevious) / burst.connected : NaN,
         kernelBufferKbPerSocket: (kernel.buffersKb - kernelBefore.buffersKb) / connected,
         kernelSlabKbPerSocket: (kernel.slabKb - kernelBefore.slabKb) / connected,
+        heapKbPerSocket: (memory.heapUsed - memoryBefore.heapUsed) / 1024 / connected,
+        externalKbPerSocket: (memory.external - memoryBefore.external) / 1024 / connected,
         serverCpuPercent,
         hubCpuMsPerConnect: hubCpuMs / Math.max(1, burst.connected),
         generatorCpuMsPerConnect: generatorCpuMs / Math.max(1, burst.connected),
@@ -220,7 +199,7 @@ export default defineScenario({
       rssPrevious = rss;
       steps.push(step);
       ctx.log(
-        `idle: ${connected} connected, ${acked} acknowledged, RSS ${step.rssMb.toFixed(1)} MB, ${step.kbPerSocket.toFixed(1)} KB/socket (marginal ${step.marginalKbPerSocket.toFixed(1)}); ` +
+        `idle: ${connected} connected, ${acked} acknowledged, RSS ${step.rssMb.toFixed(1)} MB, ${step.kbPerSocket.toFixed(1)} KB/socket (marginal ${step.marginalKbPerSocket.toFixed(1)}, JS heap ${step.heapKbPerSocket.toFixed(1)}); ` +
           `kernel per connection: buffers ${step.kernelBufferKbPerSocket.toFixed(2)} KB, socket slabs ${step.kernelSlabKbPerSocket.toFixed(1)} KB (both ends)`,
       );
       if (acked < connected) problems.push(`${connected - acked} announces were not acknowledged at ${target} sockets`);
@@ -235,6 +214,7 @@ export default defineScenario({
       summary: {
         sockets: first.sockets,
         rssPerSocketKB: first.kbPerSocket,
+        heapPerSocketKB: first.heapKbPerSocket,
         connectPerSec: first.connectPerSecond,
         maxSockets: last.sockets,
         rssPerSocketKBAtMax: last.kbPerSocket,
@@ -244,18 +224,19 @@ export default defineScenario({
       markdown: [
         `### Idle agent sockets (each announced once with an acknowledged SYSTEM_LOG)`,
         '',
-        `KB / socket = (hub RSS with the sockets − hub RSS before any) / sockets; marginal = what the sockets added since the step before cost each. ` +
+        `KB / socket = (hub RSS with the sockets − hub RSS before any) / sockets; marginal = what the sockets added since the step before cost each; JS heap / external = V8's heap used and its external memory (uWS and Buffers), each (now − before any socket) / sockets, read inside the hub by the probe (no GC forced, so the heap figure includes garbage not yet collected). ` +
           `Hub RSS before any socket: ${(rssBefore / 1024).toFixed(1)} MB.` +
           ' Kernel KB / connection: what the kernel holds outside any RSS, machine-wide (TCP buffer pages from `/proc/net/sockstat`, and the socket, inode, file, ' +
           "dentry and epoll objects from `/proc/slabinfo`); both ends of every connection are on this machine, so about half of it is the hub's." +
           (s.cappedAt ? ` A process may open ${int(s.fileLimit)} files on this machine, so the largest step was lowered to ${int(s.cappedAt)} sockets.` : '') +
           ' *CPU ms per connect*: what each socket of the step cost the hub, and the connecting generators (`ws` clients, which on this machine share its cores), in CPU time from handshake to acknowledged announce.',
         '',
-        '| sockets | still open | connect/s | hub RSS MB | **KB / socket** | marginal KB / socket | kernel KB / connection: buffers + slabs | hub CPU % while connecting | CPU ms per connect: hub / generators | loop lag p99 / max ms | foreign CPU % |',
-        '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+        '| sockets | still open | connect/s | hub RSS MB | **KB / socket** | marginal KB / socket | JS heap / external KB / socket | kernel KB / connection: buffers + slabs | hub CPU % while connecting | CPU ms per connect: hub / generators | loop lag p99 / max ms | foreign CPU % |',
+        '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
         ...steps.map(
           (st) =>
             `| ${int(st.sockets)} | ${int(st.stillOpen)} | ${int(st.connectPerSecond)} | ${st.rssMb.toFixed(1)} | **${st.kbPerSocket.toFixed(1)}** | ${st.marginalKbPerSocket.toFixed(1)} | ` +
+            `${st.heapKbPerSocket.toFixed(1)} / ${st.externalKbPerSocket.toFixed(1)} | ` +
             `${st.kernelBufferKbPerSocket.toFixed(2)} + ${st.kernelSlabKbPerSocket.toFixed(1)} | ` +
             `${int(st.serverCpuPercent)} | ${st.hubCpuMsPerConnect.toFixed(2)} / ${st.generatorCpuMsPerConnect.toFixed(2)} | ${ms(st.loopP99Ms)} / ${ms(st.loopMaxMs)} | ${foreign(st.foreignCpuPercent)} |`,
         ),

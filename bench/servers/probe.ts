@@ -32,5 +32,10 @@ serve({
     histogram.reset();
     return result;
   },
+  /** The V8 heap and memory outside it (uWS's and Buffers' native allocations count as external). */
+  memory: () => {
+    const m = process.memoryUsage();
+    return { rss: m.rss, heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external, arrayBuffers: m.arrayBuffers };
+  },
 });
 process.channel?.unref();

@@ -3,7 +3,10 @@
 // root plugs it into the inspection (root/cluster.ts).
 import type { ClusterNode } from './node.js';
 
-export function nodeSummary(node: Pick<ClusterNode, 'nodeId' | 'status'>, lease: { readonly isLeader: boolean; readonly epoch: number | undefined }) {
+export function nodeSummary(
+  node: Pick<ClusterNode, 'nodeId' | 'status'> & { presence: { readonly onlineCount: number } },
+  lease: { readonly isLeader: boolean; readonly epoch: number | undefined },
+) {
   const status = node.status();
   return {
     id: node.nodeId,
@@ -12,6 +15,8 @@ export function nodeSummary(node: Pick<ClusterNode, 'nodeId' | 'status'>, lease:
     lease_epoch: lease.epoch ?? null,
     peers: status.nodes.filter((n) => n.nodeId !== node.nodeId).map((n) => n.nodeId),
     nodes: status.nodes.map((n) => ({ id: n.nodeId, last_beat_ms_ago: n.lastBeatMsAgo })),
+    // Agents this node sees ONLINE (from every PRESENCE passing it): equal on every node once presence has converged.
+    online_agents: node.presence.onlineCount,
     redis: { status: status.redis, reason: status.reason ?? null },
     bus: {
       delivered_through: status.gate.through,

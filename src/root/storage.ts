@@ -45,7 +45,7 @@ export function createRepos(options: { store: Store; reads: Reads }) {
   const { db } = options.store;
   return {
     heavy: { messages: createMessagesRepo(options.reads.db), stats: createStatsRepo(options.reads.db, options.store.driver) },
-    users: createUsersRepo(db),
+    users: createUsersRepo(db, { batchTokenLookups: options.store.driver === 'postgres' }),
     credentials: createCredentialsRepo(db),
     accessTokens: createAccessTokensRepo(db),
     messages: createMessagesRepo(db),

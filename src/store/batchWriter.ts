@@ -265,6 +265,64 @@ const PG_PRESENCE_ORDERED = `UPDATE users SET
   status = coalesce($1, status), online = coalesce($2, online), last_seen_at = coalesce($3, last_seen_at),
   last_report = coalesce($4, last_report), updated_at = $5, presence_seq = $7
   WHERE id = $6 AND presence_seq < $7 RETURNING id, username, role, status, online, last_seen_at, last_report`;
+// Many users at once, each at most once (see writePresence): a change with a seq applies only over
+// an older one, as PG_PRESENCE_ORDERED; one without (decided alone while Redis was away) always.
+const PG_PRESENCE_MANY = `UPDATE users AS u SET
+  status = coalesce(p.status, u.status), online = coalesce(p.online, u.online), last_seen_at = coalesce(p.last_seen_at, u.last_seen_at),
+  last_report = coalesce(p.last_report, u.last_report), updated_at = p.at, presence_seq = coalesce(p.seq, u.presence_seq)
+  FROM unnest($1::bigint[], $2::text[], $3::smallint[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::int[])
+    AS p(id, status, online, last_seen_at, last_report, at, seq, ord)
+  WHERE u.id = p.id AND (p.seq IS NULL OR u.presence_seq < p.seq)
+  RETURNING u.id, u.username, u.role, u.status, u.online, u.last_seen_at, u.last_report, p.ord`;
+
+/**
+ * Presence changes of a batch in one statement per round (a user's first change in the batch is in
+ * round 1, its second in round 2...), instead of one UPDATE each: in cluster mode the batch holds
+ * the commit-order lock of every node while it writes, so a connect storm's thousands of changes
+ * were as many round trips with every node's commits waiting (seen profiling the scale bench).
+ * Rows come back in the batch's order, so PRESENCE frames keep it.
+ */
+async function writePresence(client: PgClient, changes: WriteBatch['presence']): Promise<PresenceRow[]> {
+  if (changes.length === 0) return [];
+  const rounds: Array<Array<{ change: WriteBatch['presence'][number]; ord: number }>> = [];
+  const seen = new Map<number, number>();
+  changes.forEach((change, ord) => {
+    const round = seen.get(change.userId) ?? 0;
+    seen.set(change.userId, round + 1);
+    (rounds[round] ??= []).push({ change, ord });
+  });
+  const rows: Array<PresenceRow & { ord: number }> = [];
+  for (const round of rounds) {
+    const col = <T>(f: (c: WriteBatch['presence'][number]) => T) => round.map(({ change }) => f(change));
+    const result = await client.query<PresenceRow & { ord: string }>(PG_PRESENCE_MANY, [
+      col((c) => c.userId),
+      col((c) => c.patch.status ?? null),
+      col((c) => c.patch.online ?? null),
+      col((c) => c.patch.last_seen_at ?? null),
+      col((c) => c.patch.last_report ?? null),
+      col((c) => c.at),
+      col((c) => (c.patch.seq === undefined ? null : String(c.patch.seq))),
+      round.map(({ ord }) => ord),
+    ]);
+    for (const r of result.rows) rows.push({ ...r, ord: Number(r.ord) });
+  }
+  rows.sort((a, b) => a.ord - b.ord);
+  return rows.map(({ ord: _ord, ...row }) => row);
+}
+
+/** One UPDATE per change: the writer before `writePresence`, kept for its benchmark. */
+async function writePresenceEach(client: PgClient, changes: WriteBatch['presence']): Promise<PresenceRow[]> {
+  const presence: PresenceRow[] = [];
+  for (const { userId, patch, at } of changes) {
+    const values = [patch.status ?? null, patch.online ?? null, patch.last_seen_at ?? null, patch.last_report ?? null, at, userId];
+    const result =
+      patch.seq === undefined
+        ? await client.query<PresenceRow>(PG_PRESENCE, values)
+        : await client.query<PresenceRow>(PG_PRESENCE_ORDERED, [...values, patch.seq]);
+    if (result.rows[0]) presence.push(result.rows[0]);
+  }
+  return presence;
+}
 
 export interface PostgresWriterOptions {
   /**
@@ -274,6 +332,11 @@ export interface PostgresWriterOptions {
   ordered?: boolean;
   /** false: a batch starts only once the one before has settled (the writer before pipelining, for the writer benchmark). */
   pipelined?: boolean;
+  /**
+   * false: one UPDATE (one round trip) per presence change, as before the scale work (for
+   * bench/micro/presenceWrites.ts). Default: one statement per batch (`writePresence`).
+   */
+  presenceInOneStatement?: boolean;
 }
 
 /**
@@ -305,15 +368,7 @@ export function postgresBatchWriter(pool: PgPool, options: PostgresWriterOptions
         prev = Number(results[1]?.rows[0]?.last_id ?? 0);
       } else await client.query('BEGIN');
       const messages = await insertMessages(client, batch.messages);
-      const presence: PresenceRow[] = [];
-      for (const { userId, patch, at } of batch.presence) {
-        const values = [patch.status ?? null, patch.online ?? null, patch.last_seen_at ?? null, patch.last_report ?? null, at, userId];
-        const result =
-          patch.seq === undefined
-            ? await client.query<PresenceRow>(PG_PRESENCE, values)
-            : await client.query<PresenceRow>(PG_PRESENCE_ORDERED, [...values, patch.seq]);
-        if (result.rows[0]) presence.push(result.rows[0]);
-      }
+      const presence = options.presenceInOneStatement === false ? await writePresenceEach(client, batch.presence) : await writePresence(client, batch.presence);
       for (const { id, at } of batch.threads) await client.query('UPDATE conversation_threads SET last_message_at = $1 WHERE id = $2', [at, id]);
       let order: CommitMark | undefined;
       if (options.ordered) {

@@ -1,10 +1,10 @@
 // A cluster seen from outside: /metrics and actor inspection name the node, the bus, leadership and
-// the other live nodes; while Redis is away each node says so in /api/ready (degraded, still 200),
+// the other live nodes, and how many agents each node sees ONLINE; while Redis is away each node says so in /api/ready (degraded, still 200),
 // logs it once and counts it, and comes back on its own when Redis does. Failed logins share one
 // budget across the nodes, reserved before the hash.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startCluster, startRedis, type ClusterNode, type PrivateRedis, type TestCluster } from '../helpers/cluster.js';
-import { connectWs, type WsClient } from '../helpers/wsClient.js';
+import { connectWs, type Frame, type WsClient } from '../helpers/wsClient.js';
 
 const metricValue = (text: string, name: string) => {
   const line = text.split('\n').find((l) => l.startsWith(`${name} `) || l.startsWith(`${name}{`));
@@ -59,6 +59,25 @@ describe.skipIf(!inject('pgUrl'))('a cluster seen from outside [postgres + redis
     expect(sections.every((s) => s.cluster === true && s.redis.status === 'up')).toBe(true);
     // Members do not see it.
     expect((await n1.api.get('/api/admin/actors', { token: member.token })).status).toBe(403);
+  });
+
+  it('says in inspection how many agents each node sees ONLINE, the same on every node once presence has passed both', async () => {
+    const online = () =>
+      Promise.all(c.nodes.map(async (n) => (await n.api.get('/api/admin/actors', { token: c.adminToken })).body.node.online_agents as number));
+    const member = await c.createMember();
+    const watchers = await Promise.all(c.nodes.map((n) => connectWs(n.url, member.token)));
+    sockets.push(...watchers);
+    const before = await online();
+    expect(before[0]).toBe(before[1]);
+    const agent = await c.createAgent();
+    const isPresence = (up: boolean) => (f: Frame) => f.type === 'PRESENCE' && f.payload?.user_id === agent.id && f.payload?.online === up;
+    const socket = await connectWs(c.nodes[0]!.url, agent.api_token);
+    // A node notes a PRESENCE before it hands the frame to its sockets: once each watcher has it, its node counts it.
+    await Promise.all(watchers.map((w) => w.nextWhere(isPresence(true), 'the agent ONLINE')));
+    expect(await online()).toEqual(before.map((n) => n + 1));
+    await socket.close();
+    await Promise.all(watchers.map((w) => w.nextWhere(isPresence(false), 'the agent OFFLINE')));
+    expect(await online()).toEqual(before);
   });
 
   it('counts failed logins across nodes: guesses on two nodes share one budget', async () => {

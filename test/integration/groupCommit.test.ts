@@ -98,6 +98,71 @@ describeEachDriver('group commit', (driver) => {
     expect(row.status).toBe('d');
   });
 
+  const agent = (username: string) =>
+    store.db
+      .insertInto('users')
+      .values({ username, role: 'AGENT', actor_type: 'SYSTEM', status: 'OFFLINE', online: 0, created_at: 'now', updated_at: 'now' } as never)
+      .returning('id')
+      .executeTakeFirstOrThrow()
+      .then((r) => r.id);
+
+  it("stores a batch's presence changes of many users, one user twice, and answers them in the batch's order", async () => {
+    const [a, b] = [await agent('a'), await agent('b')];
+    const result = await store.writeBatch({
+      messages: [],
+      presence: [
+        { userId: b, patch: { status: 'ONLINE', online: 1 }, at: 't1' },
+        { userId: a, patch: { status: 'ONLINE', online: 1, last_report: 'websocket_connected' }, at: 't1' },
+        { userId: 99_999, patch: { status: 'ONLINE', online: 1 }, at: 't1' },
+        { userId: b, patch: { status: 'OFFLINE', online: 0 }, at: 't2' },
+      ],
+      threads: [],
+    });
+    expect(result.presence.map((r) => [r.id, r.status, r.online])).toEqual([
+      [b, 'ONLINE', 1],
+      [a, 'ONLINE', 1],
+      [b, 'OFFLINE', 0],
+    ]);
+    const rows = await store.db.selectFrom('users').select(['id', 'status', 'last_report', 'updated_at']).where('id', 'in', [a, b]).orderBy('id').execute();
+    expect(rows).toEqual([
+      { id: a, status: 'ONLINE', last_report: 'websocket_connected', updated_at: 't1' },
+      { id: b, status: 'OFFLINE', last_report: null, updated_at: 't2' },
+    ]);
+  });
+
+  if (driver === 'postgres') {
+    it('applies an ordered presence change (cluster mode) only over an older one, in the same statement as unordered ones', async () => {
+      const [a, b, c] = [await agent('a'), await agent('b'), await agent('c')];
+      await store.db
+        .updateTable('users')
+        .set({ presence_seq: 100 } as never)
+        .where('id', '=', a)
+        .execute();
+      const result = await store.writeBatch({
+        messages: [],
+        presence: [
+          { userId: a, patch: { status: 'ONLINE', seq: 50 }, at: 't' },
+          { userId: b, patch: { status: 'ONLINE', seq: 10 }, at: 't' },
+          { userId: c, patch: { status: 'ONLINE' }, at: 't' },
+          { userId: b, patch: { status: 'OFFLINE', seq: 20 }, at: 't' },
+          { userId: b, patch: { status: 'ONLINE', seq: 15 }, at: 't' },
+        ],
+        threads: [],
+      });
+      expect(result.presence.map((r) => [r.id, r.status])).toEqual([
+        [b, 'ONLINE'],
+        [c, 'ONLINE'],
+        [b, 'OFFLINE'],
+      ]);
+      const rows = await store.db.selectFrom('users').select(['id', 'status', 'presence_seq']).where('id', 'in', [a, b, c]).orderBy('id').execute();
+      expect(rows.map((r) => [r.id, r.status, Number(r.presence_seq)])).toEqual([
+        [a, 'OFFLINE', 100],
+        [b, 'OFFLINE', 20],
+        [c, 'ONLINE', 0],
+      ]);
+    });
+  }
+
   if (driver === 'sqlite') {
     it('refuses a whole group at once while another connection holds the write lock, instead of waiting again for each batch', async () => {
       const BUSY_MS = 300;

@@ -4,9 +4,13 @@
 import type { OnlineAgents } from '../../delivery/presence.js';
 import type { Delivery } from '../../delivery/types.js';
 
+const ONLINE = '"online":true';
+
 export function createOnlineView(): OnlineAgents & {
   seed(ids: Iterable<number>): void;
   note(deliveries: readonly Pick<Delivery, 'type' | 'text' | 'senderId'>[]): void;
+  /** How many agents this node sees ONLINE (inspection: presence convergence across nodes). */
+  readonly count: number;
 } {
   const online = new Set<number>();
   return {
@@ -17,11 +21,17 @@ export function createOnlineView(): OnlineAgents & {
     note(deliveries: readonly Pick<Delivery, 'type' | 'text' | 'senderId'>[]): void {
       for (const d of deliveries) {
         if (d.type !== 'PRESENCE') continue;
-        const frame = JSON.parse(d.text) as { payload?: { online?: boolean } };
-        if (frame.payload?.online) online.add(d.senderId);
+        // Every node reads every agent's every change: parsing each frame was 3.4 % of a node's time
+        // connecting 60,000 agents over 7 nodes (the scale bench). The hub serialises the frame
+        // (presenceFrame), so the key appears unescaped only as payload.online: a quote inside a
+        // string value (a username) is escaped.
+        if (d.text.includes(ONLINE)) online.add(d.senderId);
         else online.delete(d.senderId);
       }
     },
     isOnline: (userId: number): boolean => online.has(userId),
+    get count() {
+      return online.size;
+    },
   };
 }

@@ -241,6 +241,10 @@ export function createClusterPresence(deps: ClusterPresenceDeps) {
     },
     /** Whether the store shows the agent ONLINE (any node holds it), as of the last PRESENCE seen. */
     isOnline: online.isOnline,
+    /** How many agents this node sees ONLINE. */
+    get onlineCount(): number {
+      return online.count;
+    },
 
     /** The router's presence port in cluster mode: an agent is ONLINE while any node holds it. */
     port: {

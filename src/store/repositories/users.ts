@@ -2,6 +2,7 @@
 import type { Kysely } from 'kysely';
 import { MachineRoles } from '../../protocol/roles.js';
 import type { Database, MachineCredentialRow, NewUser, UserPatch, UserRow } from '../schema.js';
+import { createBatchedLookup } from './batchedLookup.js';
 import { containsIgnoreCase } from './like.js';
 import { createUnchangedCache } from './changeMark.js';
 import { prepare } from './prepared.js';
@@ -32,7 +33,15 @@ function totalFromPage(rows: number, query: { offset: number; limit: number }): 
   return undefined;
 }
 
-export function createUsersRepo(db: Kysely<Database>) {
+export interface UsersRepoOptions {
+  /**
+   * Token lookups that arrive together go to the store as one query (PostgreSQL, where each query
+   * holds a pool connection for a round trip); on SQLite a lookup is a few µs in process, one each.
+   */
+  batchTokenLookups?: boolean;
+}
+
+export function createUsersRepo(db: Kysely<Database>, options: UsersRepoOptions = {}) {
   function filtered(query: Omit<UserQuery, 'offset' | 'limit'>) {
     let builder = db.selectFrom('users');
     if (query.roles && query.roles.length > 0) builder = builder.where('role', 'in', [...query.roles]);
@@ -70,6 +79,19 @@ export function createUsersRepo(db: Kysely<Database>) {
       .selectAll()
       .where('id', '=', (eb) => eb.selectFrom('machine_credentials').select('user_id').where('token_lookup', '=', lookup)),
   );
+  const byTokenLookups = createBatchedLookup(
+    async (lookups: string[]) => {
+      const rows = await db
+        .selectFrom('machine_credentials')
+        .innerJoin('users', 'users.id', 'machine_credentials.user_id')
+        .selectAll('users')
+        .select('machine_credentials.token_lookup')
+        .where('machine_credentials.token_lookup', 'in', lookups)
+        .execute();
+      return new Map(rows.map(({ token_lookup, ...user }) => [token_lookup, user as UserRow]));
+    },
+    { parallel: 2, maxKeys: 500 },
+  );
   const machinePage = prepare(db, 2, (limit: number, offset: number) => machines({}).limit(limit).offset(offset));
   const machinePageExcluding = prepare(db, 3, (excludeRole: string, limit: number, offset: number) => machines({ excludeRole }).limit(limit).offset(offset));
   // Dashboards poll the agent list; on SQLite a page is read again only once the file changed.
@@ -97,7 +119,7 @@ export function createUsersRepo(db: Kysely<Database>) {
     },
     /** The user holding the machine credential with this lookup digest, in one query. */
     async findByTokenLookup(lookup: string): Promise<UserRow | undefined> {
-      return (await byTokenLookup(lookup))[0];
+      return options.batchTokenLookups ? byTokenLookups(lookup) : (await byTokenLookup(lookup))[0];
     },
     async list(query: UserQuery): Promise<{ rows: UserRow[]; total: number }> {
       const rows = await filtered(query).selectAll().orderBy('id').limit(query.limit).offset(query.offset).execute();
