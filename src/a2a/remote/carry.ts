@@ -43,6 +43,19 @@ export class CarryLedger {
     if (this.pending.delete(id)) this.kept.add(id);
   }
 
+  /**
+   * A back-log was read: kept chats it no longer lists (older than its bound) are given up, so they
+   * do not hold the mark forever. Returns the new mark when it moved.
+   */
+  expire(listed: ReadonlySet<number>): number | undefined {
+    for (const id of this.kept) {
+      if (listed.has(id)) continue;
+      this.kept.delete(id);
+      this.done.add(id);
+    }
+    return this.advance();
+  }
+
   private advance(): number | undefined {
     let floor = Infinity;
     for (const id of this.pending) floor = Math.min(floor, id);

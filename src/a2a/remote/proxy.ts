@@ -100,10 +100,11 @@ export function createProxy(deps: ProxyDeps) {
     });
   }
 
-  function finish(id: number): void {
-    const mark = ledger.finish(id);
+  function moved(mark: number | undefined): void {
     if (mark !== undefined) writes = writes.then(() => deps.setCarried(mark));
   }
+
+  const finish = (id: number) => moved(ledger.finish(id));
 
   async function forward(frame: MessageFrame): Promise<void> {
     const id = frame.id!;
@@ -159,6 +160,7 @@ export function createProxy(deps: ProxyDeps) {
         const frames = await deps.backlog(ledger.carried);
         if (stopped) return;
         if (frames.length > 0) logger.info({ agent: agent.username, chats: frames.length }, 'a2a: carrying the chats a remote agent missed');
+        moved(ledger.expire(new Set(frames.map((f) => f.id!))));
         for (const frame of frames) enqueue(frame);
       } while (readAgain && !stopped);
     } catch (err) {

@@ -37,6 +37,17 @@ describe('CarryLedger', () => {
     expect(ledger.hasKept).toBe(false);
     expect(ledger.finish(4)).toBe(6);
   });
+
+  it('gives up a kept chat the back-log no longer lists (past its bound), so the mark moves on', () => {
+    const ledger = new CarryLedger(0);
+    ledger.take(2);
+    ledger.take(3);
+    ledger.keep(2);
+    ledger.finish(3);
+    expect(ledger.expire(new Set([2, 3]))).toBeUndefined();
+    expect(ledger.expire(new Set([3]))).toBe(3);
+    expect(ledger.hasKept).toBe(false);
+  });
 });
 
 describe('failureLine', () => {
