@@ -1,7 +1,7 @@
 // Machine users (agents and Butler): registration with an api_token, listing with presence,
 // token checks and rotation, deletion. Only agents hold api_tokens: Butler runs inside the hub, and
 // no credential may act as it.
-import type { Kysely, Transaction } from 'kysely';
+import type { Insertable, Kysely, Transaction } from 'kysely';
 import { Errors } from '../errors.js';
 import type { AgentSkill } from '../protocol/a2a.js';
 import type { AgentCounts } from '../protocol/stats.js';
@@ -29,7 +29,7 @@ export const DEFAULT_RUNTIME_KIND = 'websocket';
 export interface RemoteAgentPort {
   checkCard(cardUrl: string, credential: string | undefined): Promise<{ json: string; description: string }>;
   seal(credential: string): string;
-  insert(row: A2aRemoteAgentsTable, trx: Transaction<Database>): Promise<void>;
+  insert(row: Insertable<A2aRemoteAgentsTable>, trx: Transaction<Database>): Promise<void>;
   added(userId: number): void;
 }
 

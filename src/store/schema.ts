@@ -264,6 +264,8 @@ export interface A2aRemoteAgentsTable {
   credential: string | null;
   /** The card as last fetched (the SDK's JSON). */
   card: string;
+  /** The id of the last chat carried to the agent (answered or failed for good): the back-log starts after it. */
+  carried_id: Generated<number>;
   created_at: string;
   updated_at: string;
 }

@@ -38,6 +38,11 @@ export interface A2aPeer {
   stop(): Promise<void>;
   /** Listens again on the same port. */
   listen(): Promise<void>;
+  /**
+   * How the next calls fail: the executor throws, the endpoint answers a JSON-RPC error, or the agent
+   * goes away in the middle of the next call (its server stops: `listen` brings it back); undefined: they do not.
+   */
+  failWith: 'throw' | 'rpc-error' | 'vanish' | undefined;
 }
 
 export interface A2aPeerOptions {
@@ -58,6 +63,7 @@ export async function startA2aPeer(options: A2aPeerOptions = {}): Promise<A2aPee
   let port = 0;
   const authorizations = new Map<string, string | undefined>();
 
+  let failWith: A2aPeer['failWith'];
   const executor: AgentExecutor = {
     async execute(context: RequestContext, bus: ExecutionEventBus) {
       const text = textOf(context);
@@ -65,6 +71,7 @@ export async function startA2aPeer(options: A2aPeerOptions = {}): Promise<A2aPee
       const entry = { text, contextId: context.contextId, directive, authorization: authorizations.get(context.userMessage.messageId) };
       received.push(entry);
       waiters.shift()?.(entry);
+      if (failWith === 'throw') throw new Error('the model behind the agent is down');
       const base = { taskId: context.taskId, contextId: context.contextId };
       bus.publish(
         AgentEvent.task({
@@ -128,6 +135,16 @@ export async function startA2aPeer(options: A2aPeerOptions = {}): Promise<A2aPee
     const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
     const messageId = (body.params as { message?: { messageId?: string } } | undefined)?.message?.messageId;
     if (messageId) authorizations.set(messageId, req.headers.authorization);
+    if (failWith === 'vanish') {
+      failWith = undefined;
+      await stop();
+      return;
+    }
+    if (failWith === 'rpc-error') {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ jsonrpc: '2.0', id: body.id ?? null, error: { code: -32603, message: 'quota exceeded for this caller' } }));
+      return;
+    }
     const answer = await transport.handle(body, new ServerCallContext({ requestedVersion: '1.0' }));
     if (answer && typeof answer === 'object' && Symbol.asyncIterator in answer) {
       res.writeHead(200, SSE_HEADERS);
@@ -139,6 +156,13 @@ export async function startA2aPeer(options: A2aPeerOptions = {}): Promise<A2aPee
   }
 
   let server: Server | undefined;
+  async function stop(): Promise<void> {
+    const s = server;
+    server = undefined;
+    if (!s) return;
+    s.closeAllConnections();
+    await new Promise<void>((resolve) => s.close(() => resolve()));
+  }
   async function listen(): Promise<void> {
     server = createServer((req, res) => void serve(req, res).catch(() => res.writeHead(500).end()));
     await new Promise<void>((resolve) => server!.listen(port, '127.0.0.1', resolve));
@@ -154,14 +178,14 @@ export async function startA2aPeer(options: A2aPeerOptions = {}): Promise<A2aPee
       return port;
     },
     received,
-    nextMessage: () => new Promise((resolve) => waiters.push(resolve)),
-    async stop() {
-      const s = server;
-      server = undefined;
-      if (!s) return;
-      s.closeAllConnections();
-      await new Promise<void>((resolve) => s.close(() => resolve()));
+    get failWith() {
+      return failWith;
     },
+    set failWith(mode) {
+      failWith = mode;
+    },
+    nextMessage: () => new Promise((resolve) => waiters.push(resolve)),
+    stop,
     listen,
   };
 }

@@ -140,6 +140,136 @@ describeEachDriver('A2A agents joining the hub', (driver) => {
     expect(again.body).toMatchObject({ online: true, status: 'ONLINE' });
   });
 
+  it('keeps chat sent while the agent is OFFLINE and carries it once, in order, when the agent is back; the human gets its answers', async () => {
+    const member = await t.createMember();
+    const ws = await connectWs(t.url, member.token);
+    try {
+      await peer.stop();
+      await admin.nextWhere(presence(agent.id, false), 'the remote agent OFFLINE', 10_000);
+      const before = peer.received.length;
+      ws.send({ type: 'CHAT', target_id: agent.id, payload: 'missed one' });
+      const first = await ws.nextWhere((f) => f.type === 'CHAT' && f.sender_id === member.id, 'the echo of the first chat');
+      ws.send({ type: 'CHAT', target_id: agent.id, payload: 'missed two', conversation_id: first.conversation_id });
+      await ws.nextWhere((f) => f.type === 'CHAT' && f.sender_id === member.id && f.payload === 'missed two', 'the echo of the second chat');
+      const stored = await t.api.get(`/api/chat/history/${agent.id}`, { token: member.token });
+      expect(stored.body.map((m: { payload: unknown }) => m.payload)).toEqual(['missed one', 'missed two']);
+      expect((await t.api.get(`/api/users/${agent.id}`, { token: t.adminToken })).body).toMatchObject({ online: false, status: 'OFFLINE' });
+      expect(peer.received.length).toBe(before);
+
+      await peer.listen();
+      await admin.nextWhere(presence(agent.id, true), 'the remote agent ONLINE again', 10_000);
+      const one = await ws.nextWhere((f) => f.type === 'CHAT' && f.sender_id === agent.id, 'the answer to the first missed chat');
+      expect(one).toMatchObject({ payload: 'echo: missed one', conversation_id: first.conversation_id });
+      const two = await ws.nextWhere((f) => f.type === 'CHAT' && f.sender_id === agent.id, 'the answer to the second missed chat');
+      expect(two.payload).toBe('echo: missed two');
+
+      // Away and back once more, then a new chat in the thread: the missed ones are not carried again.
+      await peer.stop();
+      await admin.nextWhere(presence(agent.id, false), 'the remote agent OFFLINE again', 10_000);
+      await peer.listen();
+      await admin.nextWhere(presence(agent.id, true), 'the remote agent ONLINE a third time', 10_000);
+      ws.send({ type: 'CHAT', target_id: agent.id, payload: 'after', conversation_id: first.conversation_id });
+      const after = await ws.nextWhere((f) => f.type === 'CHAT' && f.sender_id === agent.id, 'the answer to the chat after');
+      expect(after.payload).toBe('echo: after');
+      expect(peer.received.slice(before).map((m) => m.text)).toEqual(['missed one', 'missed two', 'after']);
+    } finally {
+      await ws.close();
+    }
+  });
+
+  it('tells the human in a CHAT from the agent when its executor throws (the SDK fails the task with the reason), and keeps the credential out of it', async () => {
+    const member = await t.createMember();
+    const ws = await connectWs(t.url, member.token);
+    peer.failWith = 'throw';
+    try {
+      ws.send({ type: 'CHAT', target_id: agent.id, payload: 'this will fail' });
+      const answer = await ws.nextWhere((f) => f.type === 'CHAT' && f.sender_id === agent.id, 'the failure');
+      expect(answer.payload).toBe("(the agent's task ended TASK_STATE_FAILED: Agent execution error: the model behind the agent is down)");
+      expect(JSON.stringify(answer)).not.toContain(CREDENTIAL);
+    } finally {
+      peer.failWith = undefined;
+      await ws.close();
+    }
+  });
+
+  it("brings a JSON-RPC error back to Butler's request as the agent's answer (the request's stream id), so the human hears it", async () => {
+    const member = await t.createMember();
+    const ws = await connectWs(t.url, member.token);
+    try {
+      fake.enqueue(
+        {
+          steps: [
+            { toolCall: { name: 'command_agent', arguments: JSON.stringify({ target_agent_id: agent.id, command: 'spend the quota', reasoning: 'asked' }) } },
+          ],
+        },
+        textReply('I asked for your approval.'),
+      );
+      const echo = await askButler(ws, 'please spend the quota');
+      const request = await ws.next('AUTH_REQUEST');
+      expect((await nextAnswer(ws)).text).toBe('I asked for your approval.');
+      peer.failWith = 'rpc-error';
+      await t.api.post('/api/chat/auth/response', { action_id: (request.payload as { action_id: string }).action_id, approved: true }, { token: member.token });
+      expect((await nextAnswer(ws, { conversationId: echo.conversation_id })).text).toBe(
+        `${agent.username} carried out \`spend the quota\`:\n\n(the call to the agent failed: quota exceeded for this caller)`,
+      );
+      const history = await t.api.get(`/api/chat/history/${agent.id}`, { token: t.adminToken });
+      expect(JSON.stringify(history.body)).not.toContain(CREDENTIAL);
+    } finally {
+      peer.failWith = undefined;
+      await ws.close();
+    }
+  });
+
+  it('keeps a chat whose call failed because the agent went away (no failure message) and carries it when the agent is back', async () => {
+    const member = await t.createMember();
+    const ws = await connectWs(t.url, member.token);
+    try {
+      const before = peer.received.length;
+      peer.failWith = 'vanish';
+      ws.send({ type: 'CHAT', target_id: agent.id, payload: 'cut off' });
+      await admin.nextWhere(presence(agent.id, false), 'the remote agent OFFLINE after going away mid-call', 10_000);
+      const history = await t.api.get(`/api/chat/history/${agent.id}`, { token: member.token });
+      expect(history.body.map((m: { sender_id: number; payload: unknown }) => [m.sender_id, m.payload])).toEqual([[member.id, 'cut off']]);
+      await peer.listen();
+      const answer = await ws.nextWhere((f) => f.type === 'CHAT' && f.sender_id === agent.id, 'the answer once the agent is back', 10_000);
+      expect(answer.payload).toBe('echo: cut off');
+      expect(peer.received.slice(before).map((m) => m.text)).toEqual(['cut off']);
+    } finally {
+      peer.failWith = undefined;
+      await ws.close();
+    }
+  });
+
+  it('remembers what was carried across a restart: the new hub carries only the chat the agent missed, once', async () => {
+    const member = await t.createMember();
+    let ws = await connectWs(t.url, member.token);
+    const before = peer.received.length;
+    await peer.stop();
+    await admin.nextWhere(presence(agent.id, false), 'the remote agent OFFLINE before the restart', 10_000);
+    ws.send({ type: 'CHAT', target_id: agent.id, payload: 'missed across a restart' });
+    const sent = await ws.nextWhere((f) => f.type === 'CHAT' && f.sender_id === member.id, 'the echo of the chat');
+    await ws.close();
+    await admin.close();
+    t = await t.restart();
+    admin = await connectWs(t.url, t.adminToken);
+    ws = await connectWs(t.url, await t.login(member.username, 'member-password'));
+    try {
+      await peer.listen();
+      const answer = await ws.nextWhere((f) => f.type === 'CHAT' && f.sender_id === agent.id, 'the answer after the restart', 10_000);
+      expect(answer).toMatchObject({ payload: 'echo: missed across a restart', conversation_id: sent.conversation_id });
+      expect(peer.received.slice(before).map((m) => m.text)).toEqual(['missed across a restart']);
+      // A stop stores the marks of the chats carried before it ends.
+      await ws.close();
+      await admin.close();
+      t = await t.restart();
+      admin = await connectWs(t.url, t.adminToken);
+      const mark = await t.hub.store.db.selectFrom('a2a_remote_agents').select('carried_id').where('user_id', '=', agent.id).executeTakeFirstOrThrow();
+      expect(mark.carried_id).toBe(sent.id);
+    } finally {
+      await ws.close();
+    }
+  });
+
   it('refuses a member (403) and a bad body (400, naming the field)', async () => {
     const member = await t.createMember();
     const denied = await t.api.post('/api/users/agents', { username: uniqueName('m'), runtime_kind: 'a2a', card_url: peer.cardUrl }, { token: member.token });

@@ -37,6 +37,17 @@ export const textOfParts = (parts: readonly Part[] | undefined): string =>
 export const contextIdOf = (frame: MessageFrame, agentId: number): string =>
   frame.conversation_id ? `hub-thread-${frame.conversation_id}` : `hub-pair-${frame.sender_id}-${agentId}`;
 
+/** A call that failed; `report` posts one line to the sender as the agent's answer (same stream id, same thread). */
+export class CallFailed extends Error {
+  override name = 'CallFailed';
+  constructor(
+    override readonly cause: unknown,
+    readonly report: (line: string) => Promise<Accepted>,
+  ) {
+    super(cause instanceof Error ? cause.message : String(cause));
+  }
+}
+
 /** What the agent said, gathered from its events in order. */
 class Answer {
   /** Artifact text streamed so far (sent as chunks). */
@@ -97,13 +108,20 @@ export async function forwardChat(deps: ForwardDeps, frame: MessageFrame, agentI
   } catch (err) {
     // The stream that began ends without an answer (an A2A caller's task fails on it); the caller learns why.
     if (chunks > 0) await deps.post({ type: 'CHAT_STREAM_END', payload: '', stream_id: streamId, ...base }).catch(() => undefined);
-    throw err;
+    throw new CallFailed(err, (line) => deps.post({ type: 'CHAT', payload: line, stream_id: streamId, ...base }));
   }
   if (answer.state !== undefined && WAITING.has(answer.state) && answer.taskId) deps.openTasks.set(contextId, answer.taskId);
   const failed = answer.state !== undefined && TERMINAL.has(answer.state) && answer.state !== TaskState.TASK_STATE_COMPLETED;
-  const reply = answer.text || (failed ? `(the agent's task ended ${taskStateToJSON(answer.state!)})` : '(the agent answered with no text)');
+  const reply = failed ? failedReply(answer) : answer.text || '(the agent answered with no text)';
   await deps.post({ type: 'CHAT', payload: reply, stream_id: streamId, ...base });
   if (chunks > 0) await deps.post({ type: 'CHAT_STREAM_END', payload: '', stream_id: streamId, ...base });
+}
+
+/** A task that ended without completing: what it streamed, then the state and the agent's last word on it (its reason), cut short. */
+function failedReply(answer: Answer): string {
+  const reason = answer.said.replace(/\s+/g, ' ').trim();
+  const ended = `(the agent's task ended ${taskStateToJSON(answer.state!)}${reason ? `: ${reason.length > 200 ? `${reason.slice(0, 199)}…` : reason}` : ''})`;
+  return answer.streamed ? `${answer.streamed}\n\n${ended}` : ended;
 }
 
 async function take(event: StreamResponse, answer: Answer, chunk: (text: string) => Promise<void>): Promise<void> {

@@ -12,9 +12,10 @@ import { Errors } from '../../errors.js';
 import type { Clock } from '../../clock.js';
 import { defineBusMessage, type Bus } from '../../delivery/bus.js';
 import { toPrincipal } from '../../delivery/directory.js';
+import { toMessageFrame } from '../../protocol/frames.js';
 import type { Leadership } from '../../delivery/leadership.js';
 import type { Accepted, MessageInput, Principal } from '../../delivery/types.js';
-import type { Transaction } from 'kysely';
+import type { Insertable, Transaction } from 'kysely';
 import type { A2aRemoteAgentsRepo } from '../../store/repositories/a2aRemoteAgents.js';
 import type { A2aRemoteAgentsTable, Database } from '../../store/schema.js';
 import type { UsersRepo } from '../../store/repositories/users.js';
@@ -28,6 +29,13 @@ export const CARD_TIMEOUT_MS = 5000;
 export const CARD_MAX_BYTES = 256 * 1024;
 /** A call to the agent (a whole answer, streamed or not). */
 const CALL_TIMEOUT_MS = 120_000;
+/**
+ * The back-log carried to a remote agent when its proxy binds: chats of the last day, at most the
+ * newest 100. Older chat is still stored and in the history; carried a day late it would answer a
+ * question nobody waits for, and an agent down for weeks should not wake to thousands of calls.
+ */
+export const BACKLOG_MAX_AGE_MS = 24 * 60 * 60 * 1000;
+export const BACKLOG_MAX_CHATS = 100;
 /** Keys of the proxies' endpoints: negative and far from sockets', the connector's and A2A callers'. */
 const KEY_BASE = -(2 ** 41);
 
@@ -112,13 +120,26 @@ export function createRemoteAgents(deps: RemoteAgentsDeps) {
           .updateCard(userId, card.json, deps.clock())
           .catch((err: unknown) => logger.warn({ err, userId }, 'a2a: could not store a remote agent’s new card')),
       post: deps.pipeline.post,
+      carried: row.carried_id,
+      backlog: async (afterId) => {
+        const since = new Date(Date.parse(deps.clock()) - BACKLOG_MAX_AGE_MS).toISOString();
+        const rows = await repo.backlog(userId, afterId, since, BACKLOG_MAX_CHATS);
+        return rows.map((r) => toMessageFrame({ ...r, payload: JSON.parse(r.payload) as unknown }));
+      },
+      setCarried: (id) =>
+        repo.setCarried(userId, id).catch((err: unknown) => logger.warn({ err, userId }, 'a2a: could not store a remote agent’s carried mark')),
+      secrets: credential ? [credential] : [],
       meter: deps.meter,
       closed: () => {
         // Deleted, or its sessions revoked: stop here, and start again if it is still a remote agent.
         if (proxies.get(userId) !== proxy || !running) return;
         proxies.delete(userId);
         proxy.stop();
-        void startOne(userId).catch((err: unknown) => logger.error({ err, userId }, 'a2a: could not restart a remote agent’s proxy'));
+        // The new proxy reads the stored mark: the old one's writes land first.
+        void proxy
+          .written()
+          .then(() => startOne(userId))
+          .catch((err: unknown) => logger.error({ err, userId }, 'a2a: could not restart a remote agent’s proxy'));
       },
       logger,
     });
@@ -159,7 +180,7 @@ export function createRemoteAgents(deps: RemoteAgentsDeps) {
         }
       },
       seal: (credential: string) => deps.box.seal(credential),
-      insert: (row: A2aRemoteAgentsTable, trx: Transaction<Database>) => repo.insert(row, trx),
+      insert: (row: Insertable<A2aRemoteAgentsTable>, trx: Transaction<Database>) => repo.insert(row, trx),
       /** A remote agent's rows were stored: its proxy starts here if this node leads, else on the leader. */
       added(userId: number): void {
         if (deps.leadership.isLeader()) startLogged(userId);
@@ -178,9 +199,11 @@ export function createRemoteAgents(deps: RemoteAgentsDeps) {
     /** This node no longer leads: every proxy stops, its agent's endpoint unbound. */
     stop,
 
-    /** The hub stops: the proxies, then the connections to the agents. */
+    /** The hub stops: the proxies, then the connections to the agents; the marks of chats carried are stored first. */
     async close(): Promise<void> {
+      const stopping = [...proxies.values()];
       stop();
+      await Promise.all(stopping.map((p) => p.written()));
       await Promise.all([cardDispatcher.close(), callDispatcher.close()]);
     },
 

@@ -3,6 +3,10 @@
 // router's presence path makes it ONLINE (on every node, in cluster mode) and chat addressed to it
 // reaches it; each such CHAT is carried to the agent (forward.ts), one at a time per conversation.
 // A failed call checks the card at once; a card that stops answering unbinds the endpoint (OFFLINE).
+// Chat sent while the agent was offline is carried when it binds again: the chats above the stored
+// mark (carry.ts) are read first, live ones held back meanwhile, so each is carried once and in order.
+// A call that fails while the card still answers is the agent's failure: the sender gets it as a
+// CHAT from the agent. A call that fails because the card no longer answers is kept for the back-log.
 import type { Client } from '@a2a-js/sdk/client';
 import type { Logger } from 'pino';
 import { createActor } from 'xstate';
@@ -10,7 +14,8 @@ import type { Accepted, Endpoint, MessageInput, Principal } from '../../delivery
 import type { MessageFrame } from '../../protocol/frames.js';
 import type { RouterPort } from '../replies.js';
 import type { FetchedCard } from './cardFetch.js';
-import { forwardChat } from './forward.js';
+import { CarryLedger, failureLine } from './carry.js';
+import { CallFailed, forwardChat } from './forward.js';
 import { proxyMachine, type ProxyTiming } from './proxyMachine.js';
 
 export interface ProxyDeps {
@@ -26,6 +31,14 @@ export interface ProxyDeps {
   /** A card that changed since it was stored. */
   cardChanged(card: FetchedCard): void;
   post(sender: Principal, input: MessageInput): Promise<Accepted>;
+  /** The stored mark: the id of the last chat carried to the agent. */
+  carried: number;
+  /** Stored chats to the agent above `afterId` (bounded), oldest first. */
+  backlog(afterId: number): Promise<MessageFrame[]>;
+  /** Stores a new mark (never rejects: a failed write is logged, and the next one catches up). */
+  setCarried(id: number): Promise<void>;
+  /** Never shown to the sender in a failure line (the agent's credential). */
+  secrets: readonly string[];
   meter: { forwarded(outcome: 'ok' | 'failed'): void };
   /** The endpoint was closed by the hub (the agent deleted, its sessions revoked): the owner decides what next. */
   closed(): void;
@@ -51,6 +64,14 @@ export function createProxy(deps: ProxyDeps) {
   /** The last call of each conversation: the next waits for it (answers stay in order). */
   const queues = new Map<string, Promise<void>>();
   const openTasks = new Map<string, string>();
+  const ledger = new CarryLedger(deps.carried);
+  /** Live chats held back while the back-log is read (undefined: none is being read). */
+  let held: MessageFrame[] | undefined;
+  /** A back-log read is wanted again once the current one ends. */
+  let readAgain = false;
+  let bound = false;
+  /** The mark's writes, one after another (the hub's shutdown waits for them). */
+  let writes = Promise.resolve();
   let stopped = false;
 
   const endpoint: Endpoint = {
@@ -59,7 +80,8 @@ export function createProxy(deps: ProxyDeps) {
     deliver: (text, id, frame) => {
       const message = frameOf(text, frame);
       if (id === undefined || message?.type !== 'CHAT' || message.target_id !== agent.id || message.sender_id === agent.id) return;
-      enqueue(message);
+      if (held) held.push(message);
+      else enqueue(message);
     },
     close: () => {
       actor.send({ type: 'STOP' });
@@ -68,6 +90,7 @@ export function createProxy(deps: ProxyDeps) {
   };
 
   function enqueue(frame: MessageFrame): void {
+    if (frame.id === undefined || !ledger.take(frame.id)) return;
     const key = `${frame.sender_id}:${frame.conversation_id ?? ''}`;
     const previous = queues.get(key) ?? Promise.resolve();
     const next = previous.then(() => forward(frame));
@@ -77,9 +100,16 @@ export function createProxy(deps: ProxyDeps) {
     });
   }
 
+  function moved(mark: number | undefined): void {
+    if (mark !== undefined) writes = writes.then(() => deps.setCarried(mark));
+  }
+
+  const finish = (id: number) => moved(ledger.finish(id));
+
   async function forward(frame: MessageFrame): Promise<void> {
+    const id = frame.id!;
     const target = current;
-    if (!target || stopped) return;
+    if (!target || stopped) return ledger.keep(id);
     try {
       await forwardChat(
         { client: target.client, streaming: target.card.streaming, post: (input) => deps.post(agent, input), openTasks, signal: calls.signal },
@@ -87,11 +117,58 @@ export function createProxy(deps: ProxyDeps) {
         agent.id,
       );
       deps.meter.forwarded('ok');
+      finish(id);
     } catch (err) {
       deps.meter.forwarded('failed');
-      if (stopped) return;
-      logger.warn({ err, agent: agent.username, messageId: frame.id }, 'a2a: a chat to a remote agent failed; checking its card now');
-      actor.send({ type: 'CHECK_NOW' });
+      if (stopped) return ledger.keep(id);
+      if (!(err instanceof CallFailed)) {
+        // The call was answered but the answer could not be posted: nothing to carry again.
+        logger.warn({ err, agent: agent.username, messageId: id }, 'a2a: a remote agent’s answer could not be posted');
+        return finish(id);
+      }
+      logger.warn({ err: err.cause, agent: agent.username, messageId: id }, 'a2a: a chat to a remote agent failed; checking its card now');
+      await settle(id, err);
+    }
+  }
+
+  /** After a failed call: the agent's failure when its card still answers (told to the sender), else kept for the back-log. */
+  async function settle(id: number, failure: CallFailed): Promise<void> {
+    try {
+      await deps.check(probes.signal);
+    } catch {
+      ledger.keep(id);
+      if (!stopped) actor.send({ type: 'CHECK_NOW' });
+      return;
+    }
+    if (stopped) return ledger.keep(id);
+    await failure
+      .report(failureLine(failure.cause, deps.secrets))
+      .catch((err: unknown) => logger.warn({ err, agent: agent.username, messageId: id }, 'a2a: could not tell the sender a call failed'));
+    finish(id);
+  }
+
+  /** Carries the chats stored above the mark, live ones held back meanwhile (so none is carried twice or out of order). */
+  async function catchUp(): Promise<void> {
+    if (held) {
+      readAgain = true;
+      return;
+    }
+    held = [];
+    try {
+      do {
+        readAgain = false;
+        const frames = await deps.backlog(ledger.carried);
+        if (stopped) return;
+        if (frames.length > 0) logger.info({ agent: agent.username, chats: frames.length }, 'a2a: carrying the chats a remote agent missed');
+        moved(ledger.expire(new Set(frames.map((f) => f.id!))));
+        for (const frame of frames) enqueue(frame);
+      } while (readAgain && !stopped);
+    } catch (err) {
+      logger.error({ err, agent: agent.username }, 'a2a: could not read the chats a remote agent missed');
+    } finally {
+      const live = held;
+      held = undefined;
+      for (const frame of live) enqueue(frame);
     }
   }
 
@@ -104,6 +181,8 @@ export function createProxy(deps: ProxyDeps) {
         current = { card, client };
       }
       actor.send({ type: 'PROBE_OK', probe: number });
+      // A chat kept when a call failed (the card did not answer then) is carried once the card answers again.
+      if (bound && ledger.hasKept) void catchUp();
     } catch (err) {
       if (stopped) return;
       const error = err instanceof Error ? err.message : String(err);
@@ -118,9 +197,12 @@ export function createProxy(deps: ProxyDeps) {
         bind: () => {
           logger.info({ agent: agent.username }, 'a2a: remote agent online (its card answers)');
           deps.router.send({ type: 'BIND', endpoint });
+          bound = true;
+          void catchUp();
         },
         unbind: ({ context }) => {
           if (!stopped) logger.warn({ agent: agent.username, reason: context.lastError }, 'a2a: remote agent offline (its card does not answer)');
+          bound = false;
           deps.router.send({ type: 'UNBIND', endpoint });
         },
       },
@@ -143,6 +225,10 @@ export function createProxy(deps: ProxyDeps) {
       actor.stop();
       calls.abort();
       probes.abort();
+    },
+    /** Resolves once the marks of the chats carried so far are stored. */
+    written(): Promise<void> {
+      return writes;
     },
     /** For inspection and tests: the machine's state and why the last check failed. */
     snapshot(): { state: unknown; failures: number; lastError?: string } {
