@@ -44,7 +44,7 @@ const withoutPassword = (url: URL) => {
 /** Scratch databases on the PostgreSQL server of `adminUrl`. */
 export async function postgresStores(adminUrl: string): Promise<StoreFactory> {
   const admin = new pg.Client({ connectionString: adminUrl });
-  // A shared server may end the connection (another user's test): dropping the databases then fails and says so.
+  // The server may end this connection (a restart, an administrator): dropping the databases then fails and says so.
   admin.on('error', () => undefined);
   try {
     await admin.connect();
