@@ -8,25 +8,11 @@ import { pick } from '../../bench/lib/plan.js';
 import { int, ms } from '../../bench/lib/stats.js';
 import { crew } from '../lib/cast.js';
 import { defineCheck } from '../lib/check.js';
-import { seedMessages, SEED_WORD } from '../lib/seedMessages.js';
+import { heavyPaths } from '../lib/expensiveReads.js';
+import { seedMessages } from '../lib/seedMessages.js';
 import { atMost, equals, holds, info } from '../lib/verdict.js';
 import type { AckProbeResult } from '../gen/ackProbe.js';
 import type { HammerResult } from '../gen/readHammer.js';
-
-/** Every expensive read a member may call, with the settings that read the most rows. */
-function heavyPaths(seedSender: string): string[] {
-  return [
-    '/api/messages',
-    `/api/messages?q=${SEED_WORD}`,
-    '/api/messages?q=no-row-has-this-text',
-    '/api/messages?level=ERROR&limit=200',
-    '/api/stats/messages?minutes=60&bucket_minutes=1',
-    `/api/stats/messages?minutes=60&bucket_minutes=1&q=row`,
-    '/api/stats/reports?minutes=1440',
-    `/api/stats/report-fields?agent_id=${encodeURIComponent(seedSender)}&type=CODE_REVIEW&limit=1000`,
-    '/api/stats/unanswered',
-  ];
-}
 
 export default defineCheck({
   key: 'readStall',

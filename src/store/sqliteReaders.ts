@@ -5,13 +5,12 @@
 // `Errors.readTimedOut`, and the thread running it is replaced (better-sqlite3 cannot interrupt a
 // statement: the old thread ends when its statement does, at its low priority).
 // An in-memory database cannot be opened by another thread: its reads stay on the main thread.
-import type { Worker } from 'node:worker_threads';
 import { Kysely, SqliteDialect, type CompiledQuery, type DatabaseConnection, type Driver, type QueryResult } from 'kysely';
 import { Errors } from '../errors.js';
 import type { ReadSettings, Reads } from './reads.js';
 import type { ReaderReply, ReaderRequest, ReaderThreadSettings } from './sqliteReaderThread.js';
 import type { Database } from './schema.js';
-import { startThread } from './threadEntry.js';
+import { startThread, type StoreThread } from './threadEntry.js';
 
 interface Job {
   request: ReaderRequest;
@@ -22,7 +21,9 @@ interface Job {
 }
 
 interface Reader {
-  worker: Worker;
+  thread: StoreThread;
+  /** Jobs go only to a thread that has loaded: a job's deadline that passes while it loads then fails the job alone. */
+  loaded: boolean;
   job?: Job;
 }
 
@@ -38,10 +39,14 @@ export function startReaderPool(path: string, settings: ReadSettings): ReaderPoo
   let closed = false;
 
   const spawn = (): Reader => {
-    const reader: Reader = { worker: startThread('sqliteReaderThread', { path } satisfies ReaderThreadSettings) };
+    const reader: Reader = { thread: startThread('sqliteReaderThread', { path } satisfies ReaderThreadSettings), loaded: false };
+    void reader.thread.loaded.then(() => {
+      reader.loaded = true;
+      dispatch();
+    });
     // Only requests keep the process alive; an idle pool must not.
-    reader.worker.unref();
-    reader.worker.on('message', (reply: ReaderReply) => {
+    reader.thread.worker.unref();
+    reader.thread.worker.on('message', (reply: ReaderReply) => {
       const job = reader.job;
       if (!job || job.request.seq !== reply.seq) return;
       reader.job = undefined;
@@ -49,8 +54,8 @@ export function startReaderPool(path: string, settings: ReadSettings): ReaderPoo
       dispatch();
     });
     // A thread that fails takes its read with it; the next read waiting starts a new one (dispatch).
-    reader.worker.on('error', (err) => retire(reader, err));
-    reader.worker.on('exit', (code) => retire(reader, new Error(`a SQLite reader thread exited (${code})`)));
+    reader.thread.worker.on('error', (err) => retire(reader, err));
+    reader.thread.worker.on('exit', (code) => retire(reader, new Error(`a SQLite reader thread exited (${code})`)));
     return reader;
   };
 
@@ -69,7 +74,10 @@ export function startReaderPool(path: string, settings: ReadSettings): ReaderPoo
     const job = reader.job;
     reader.job = undefined;
     if (job) settle(job, { err });
-    void reader.worker.terminate();
+    // One that ended before it loaded cannot open the file: the reads waiting fail with why, instead of
+    // starting thread after thread until their deadlines.
+    if (!reader.loaded) for (const waiting of queue.splice(0)) settle(waiting, { err });
+    void reader.thread.stop();
     dispatch();
   }
 
@@ -77,12 +85,12 @@ export function startReaderPool(path: string, settings: ReadSettings): ReaderPoo
     // Threads are replaced only for reads waiting: one that cannot start fails those reads, it does not respawn in a loop.
     while (!closed && readers.length < settings.poolSize && queue.length > readers.filter((r) => !r.job).length) readers.push(spawn());
     for (const reader of readers) {
-      if (reader.job) continue;
+      if (reader.job || !reader.loaded) continue;
       const job = queue.shift();
       if (!job) return;
       reader.job = job;
       job.reader = reader;
-      reader.worker.postMessage(job.request);
+      reader.thread.worker.postMessage(job.request);
     }
   }
 
@@ -123,7 +131,7 @@ export function startReaderPool(path: string, settings: ReadSettings): ReaderPoo
       }
       const all = readers.splice(0);
       for (const reader of all) if (reader.job) settle(reader.job, { err: new Error('the store is closed') });
-      await Promise.all(all.map((r) => r.worker.terminate()));
+      await Promise.all(all.map((r) => r.thread.stop()));
     },
   };
 }

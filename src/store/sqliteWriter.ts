@@ -1,11 +1,11 @@
 // The main thread's side of the SQLite writer thread: posts each batch and resolves with its
 // result, in order. Runs the thread from TypeScript sources under tsx (development, tests) and from
 // the compiled file otherwise.
-import { MessageChannel, type Worker } from 'node:worker_threads';
+import { MessageChannel } from 'node:worker_threads';
 import type { BatchWriter, DefaultThreadsWriter, MessagePruner } from './batchWriter.js';
 import type { CheckpointDone, CheckpointThreadSettings } from './sqliteCheckpointThread.js';
 import type { SqliteSynchronous } from './sqliteConnection.js';
-import { startThread } from './threadEntry.js';
+import { startThread, type StoreThread } from './threadEntry.js';
 import type { WriterReply, WriterRequest, WriterThreadSettings } from './sqliteWriterThread.js';
 
 export interface SqliteWriter {
@@ -50,14 +50,14 @@ export function startSqliteWriter(path: string, options: SqliteWriterOptions = {
   };
   const pending = new Map<number, { resolve(result: never): void; reject(err: Error): void }>();
   let seq = 0;
-  let worker: Worker | undefined;
+  let writer: StoreThread | undefined;
   let closing: Promise<void> | undefined;
   let idleWaiters: Array<() => void> = [];
 
   const settled = () => {
     if (pending.size > 0) return;
     // Idle, the thread must not keep the process alive; with batches in flight it must.
-    worker?.unref();
+    writer?.worker.unref();
     const waiters = idleWaiters;
     idleWaiters = [];
     for (const resolve of waiters) resolve();
@@ -68,24 +68,26 @@ export function startSqliteWriter(path: string, options: SqliteWriterOptions = {
     settled();
   };
 
-  let checkpointer: Worker | undefined;
+  let checkpointer: StoreThread | undefined;
   /** The checkpointer of this writer thread, linked to it by a channel of their own. */
   const spawnCheckpointer = () => {
     if (options.checkpoints === 'inline') return undefined;
     const { port1, port2 } = new MessageChannel();
     const data: CheckpointThreadSettings = { path, synchronous: settings.synchronous, writer: port2 };
     checkpointer = startThread('sqliteCheckpointThread', data, [port2]);
-    checkpointer.unref();
-    if (options.onCheckpoint) checkpointer.on('message', options.onCheckpoint);
+    const w = checkpointer.worker;
+    w.unref();
+    if (options.onCheckpoint) w.on('message', options.onCheckpoint);
     // A checkpointer that fails leaves the WAL to grow until the writer's next start; the writer goes on.
-    checkpointer.on('error', () => undefined);
+    w.on('error', () => undefined);
     return port1;
   };
 
-  const spawn = (): Worker => {
-    void checkpointer?.terminate();
+  const spawn = (): StoreThread => {
+    void checkpointer?.stop();
     const link = spawnCheckpointer();
-    const w = startThread('sqliteWriterThread', { ...settings, checkpointer: link } satisfies WriterThreadSettings, link ? [link] : []);
+    const thread = startThread('sqliteWriterThread', { ...settings, checkpointer: link } satisfies WriterThreadSettings, link ? [link] : []);
+    const w = thread.worker;
     // One message per group commit: the replies of its batches, in posting order.
     w.on('message', (replies: WriterReply[]) => {
       for (const reply of replies) {
@@ -100,24 +102,24 @@ export function startSqliteWriter(path: string, options: SqliteWriterOptions = {
     // A thread that dies takes its batches with it (they were not committed); the next batch starts a new one.
     w.on('error', (err) => failAll(err));
     w.on('exit', (code) => {
-      if (worker === w) worker = undefined;
+      if (writer === thread) writer = undefined;
       if (pending.size > 0) failAll(new Error(`the SQLite writer thread exited (${code})`));
     });
-    return w;
+    return thread;
   };
 
   // Started now, not on the first batch: loading the thread takes a moment the first message should not wait for.
-  worker = spawn();
-  worker.unref();
+  writer = spawn();
+  writer.worker.unref();
 
   function post<R>(request: (seq: number) => WriterRequest): Promise<R> {
     if (closing) return Promise.reject(new Error('the store is closed'));
-    worker ??= spawn();
-    worker.ref();
+    const thread = (writer ??= spawn());
+    thread.worker.ref();
     const id = ++seq;
     return new Promise<R>((resolve, reject) => {
       pending.set(id, { resolve: resolve as (result: never) => void, reject });
-      worker!.postMessage(request(id));
+      thread.worker.postMessage(request(id));
     });
   }
 
@@ -128,9 +130,8 @@ export function startSqliteWriter(path: string, options: SqliteWriterOptions = {
     close() {
       closing ??= (async () => {
         if (pending.size > 0) await new Promise<void>((resolve) => idleWaiters.push(resolve));
-        await worker?.terminate();
-        await checkpointer?.terminate();
-        worker = undefined;
+        await Promise.all([writer?.stop(), checkpointer?.stop()]);
+        writer = undefined;
         checkpointer = undefined;
       })();
       return closing;

@@ -1,0 +1,18 @@
+// The expensive reads a signed-in member may call, with the settings that read the most rows: what the
+// read checks hammer.
+import { SEED_WORD } from './seedMessages.js';
+
+/** Every expensive read a member may call, with the settings that read the most rows. */
+export function heavyPaths(seedSender: string): string[] {
+  return [
+    '/api/messages',
+    `/api/messages?q=${SEED_WORD}`,
+    '/api/messages?q=no-row-has-this-text',
+    '/api/messages?level=ERROR&limit=200',
+    '/api/stats/messages?minutes=60&bucket_minutes=1',
+    `/api/stats/messages?minutes=60&bucket_minutes=1&q=row`,
+    '/api/stats/reports?minutes=1440',
+    `/api/stats/report-fields?agent_id=${encodeURIComponent(seedSender)}&type=CODE_REVIEW&limit=1000`,
+    '/api/stats/unanswered',
+  ];
+}
