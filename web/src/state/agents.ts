@@ -20,12 +20,19 @@ export interface AgentsState {
 export interface Agents {
   state: Store<AgentsState>;
   reload(): Promise<void>;
+  /**
+   * Past the first page: reads the agents whose name contains `q` from the hub and keeps them, so a
+   * picker's filter finds any agent (their presence then follows live like the rest).
+   */
+  search(q: string): Promise<void>;
   dispose(): void;
 }
 
 const BUTLER_ID = 2;
 /** Agents read for the pickers: Butler and the first agents by id. */
-const FIRST_PAGE = 1000;
+export const FIRST_PAGE = 1000;
+/** Agents a picker's search past the first page reads from the hub. */
+const SEARCH_PAGE = 50;
 
 export function isButler(user: Pick<UserView, 'id' | 'role'>): boolean {
   return user.role === 'BUTLER' || user.id === BUTLER_ID;
@@ -102,9 +109,24 @@ export function createAgents(api: RestClient, live: Live): Agents {
   // Presence is not replayed on resume: every (re)connection reads the list again.
   const offConnections = live.connections.subscribe(() => void reload());
   void reload();
+  async function search(q: string) {
+    if (state.get().complete || q === '') return;
+    try {
+      const found = await api.agents.list({ q, limit: SEARCH_PAGE });
+      state.set((prev) => {
+        const byId = new Map(prev.byId);
+        for (const agent of found.items) if (!byId.has(agent.id)) byId.set(agent.id, agent);
+        return { ...prev, byId };
+      });
+    } catch (err) {
+      state.set((prev) => ({ ...prev, error: err }));
+    }
+  }
+
   return {
     state,
     reload,
+    search,
     dispose() {
       offPresence();
       offConnections();
