@@ -97,6 +97,7 @@ export interface AgentListQuery {
   q?: string;
   status?: string;
   kind?: string;
+  id?: number;
   page: number;
   limit: number;
 }
@@ -181,6 +182,7 @@ export function createAgentsService(deps: AgentsServiceDeps) {
         q: query.q,
         status: query.status,
         kind: query.kind,
+        id: query.id,
         offset: (query.page - 1) * query.limit,
         limit: query.limit,
       });

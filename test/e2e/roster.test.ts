@@ -144,6 +144,9 @@ describe('roster with 100k agents', { timeout: E2E_TIMEOUT * 3 }, () => {
     await page.locator('[data-testid="peer"]').filter({ hasText: 'bulk-77777' }).waitFor();
     await page.locator('[data-testid="peer"]').filter({ hasText: 'bulk-77777' }).click();
     await page.waitForURL(/\/chat\/\d+/);
+    // Opened again by its address (a reload, a link), the agent is read on its own.
+    await page.reload();
+    await page.locator('.conv-head').filter({ hasText: 'bulk-77777' }).waitFor();
 
     await page.goto('/monitor');
     await page.getByText('The first 1,000 agents are listed: type a name to search them all.').waitFor();
