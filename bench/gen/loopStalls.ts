@@ -36,6 +36,10 @@ export class LoopStallWatch {
     this.timer.unref();
   }
 
+  stop(): void {
+    clearTimeout(this.timer);
+  }
+
   /** Every stretch of at least LOOP_STALL_FLOOR_MS so far. */
   list(): LoopStall[] {
     return [...this.stalls];

@@ -136,7 +136,9 @@ export default defineCheck({
         ),
         info(
           'reading dashboards cut off while their process was starved (not a hub fault)',
-          starved.length === 0 ? 'none' : `${describeReaders(starved)}: the readers' process was starved (loop stalled up to ${ms(Math.max(...starved.map((r) => r.stallMs)))} ms)`,
+          starved.length === 0
+            ? 'none'
+            : `${describeReaders(starved)}: the readers' process was starved (loop stalled up to ${ms(Math.max(...starved.map((r) => r.stallMs)))} ms)`,
         ),
         equals('other sockets cut off as slow consumers (agents)', cutOthers.length, 0),
         info(
