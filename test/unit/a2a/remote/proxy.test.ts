@@ -58,6 +58,8 @@ it('holds live chats back while the back-log is read, and carries each chat once
       backlogAsked(afterId);
       return new Promise((resolve) => (release = resolve));
     },
+    answered: async () => new Set(),
+    messageIdOf: (id) => `m-${id}`,
     setCarried: async (id) => {
       marks.push(id);
       if (id === 5) allAnswered();
