@@ -53,6 +53,8 @@ export interface A2aPeerOptions {
   streaming?: boolean;
   /** The answer's chunks for a message's text (default: "echo: " and the text, in two chunks). */
   reply?: (text: string) => string[];
+  /** How long the agent works on a message (by its text) before it answers (default: no time). */
+  workMs?: (text: string) => number;
 }
 
 const textOf = (context: RequestContext) => context.userMessage.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : '')).join('');
@@ -79,6 +81,8 @@ export async function startA2aPeer(options: A2aPeerOptions = {}): Promise<A2aPee
       received.push(entry);
       waiters.shift()?.(entry);
       if (failWith === 'throw') throw new Error('the model behind the agent is down');
+      const workMs = options.workMs?.(text) ?? 0;
+      if (workMs > 0) await new Promise((resolve) => setTimeout(resolve, workMs));
       if (holdWhen?.test(text)) {
         const released = releaseHeld.signal;
         await new Promise((resolve) => released.addEventListener('abort', resolve, { once: true }));
