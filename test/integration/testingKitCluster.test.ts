@@ -14,7 +14,7 @@ describe('@agent-hub/testing with nodes', () => {
   });
 
   it('delivers a chat from an agent on node 0 to a human on node 1, and shows each node its own actors', async () => {
-    hub = await startKitCluster(2);
+    hub = await startKitCluster(2, { trace: true });
     expect(hub.nodes.map((n) => n.id)).toEqual(['n1', 'n2']);
     const agent = await hub.agent('weather', { node: 0 });
     const alice = await hub.nodes[1]!.human('alice');
@@ -31,6 +31,9 @@ describe('@agent-hub/testing with nodes', () => {
     expect(usersOn(1)).toEqual([alice.id]);
     expect(hub.actors.list({ kind: 'connection' }).map((c) => c.node)).toEqual(['n1', 'n2']);
     expect(hub.actors.list({ kind: 'router' }).map((r) => r.node)).toEqual(['n1', 'n2']);
+    // The trace names each actor with its node.
+    expect(hub.trace({ actor: /^n2\/connection-\d+$/ }).length).toBeGreaterThan(0);
+    expect(hub.explain()).toMatch(/^ {2}n1\/router \(router\): /m);
 
     // Quiesce covers the other node's hand-over: a batch queued on node 0 is on node 1's socket when it resolves.
     const sender = { id: agent.id, username: agent.username, role: 'AGENT' as const };
