@@ -38,7 +38,7 @@ try {
   ).rows.map((r) => Number(r.id));
   let seq = 1;
   for (const [round, variant] of variants.entries()) {
-    const write = postgresBatchWriter(pool, { ordered: true, presenceInOneStatement: variant === 'one' });
+    const write = postgresBatchWriter(pool, { ordered: { holdMs: 2_000 }, presenceInOneStatement: variant === 'one' });
     const commits = createCommitOrder({
       store: { writeBatch: write, writeDepth: 2, writeBudget: { rows: 20_000, bytes: 16 * 1024 * 1024 } },
       meter: { committed: () => undefined, failed: () => undefined },

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
+import type { OrderedCommits } from '../store/batchWriter.js';
 import { createLoopbackBus, defineBusMessage } from '../delivery/bus.js';
 import { alwaysLeader } from '../delivery/leadership.js';
 import { emptyLedger } from '../delivery/ledger.js';
@@ -15,7 +16,8 @@ import type { Core } from './core.js';
 import type { NodePorts, NodePortsOptions } from './nodePorts.js';
 
 /** Whether the store orders commits across every node's writers (cluster mode's visibility order). */
-export const ordersCommitsAcrossNodes = (config: Config): boolean => config.cluster !== undefined;
+export const ordersCommitsAcrossNodes = (config: Config): OrderedCommits | undefined =>
+  config.cluster === undefined ? undefined : { holdMs: config.cluster.commitHoldMs };
 
 export async function createNodePorts(options: NodePortsOptions): Promise<NodePorts> {
   const { config } = options;

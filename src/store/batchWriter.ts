@@ -324,12 +324,22 @@ async function writePresenceEach(client: PgClient, changes: WriteBatch['presence
   return presence;
 }
 
+/** Cluster mode's commit order (see `PostgresWriterOptions.ordered`). */
+export interface OrderedCommits {
+  /**
+   * Longest the order may be held while PostgreSQL waits for this node (its process paused or starved
+   * of CPU between two statements of the batch): the server then ends the session, the batch fails
+   * (unacknowledged, so its senders send it again) and the other nodes' batches go on.
+   */
+  holdMs: number;
+}
+
 export interface PostgresWriterOptions {
   /**
    * Cluster mode: every batch takes the commit-order row before it takes ids and moves it on before
    * it commits, so batches of all nodes commit in id order (see migrations/0007_cluster).
    */
-  ordered?: boolean;
+  ordered?: OrderedCommits;
   /** false: a batch starts only once the one before has settled (the writer before pipelining, for the writer benchmark). */
   pipelined?: boolean;
   /**
@@ -345,6 +355,13 @@ export interface PostgresWriterOptions {
  * thus overlap the previous commit's wait for the disk. Two batches at most are in flight
  * (`writeDepth` 2). In ordered mode the second waits at the commit-order row lock instead.
  */
+/**
+ * An ordered batch's first round trip. The session's idle-in-transaction limit, for this transaction
+ * only, bounds how long the lock can be held while the server waits for this node's next statement.
+ */
+export const orderedBegin = (ordered: OrderedCommits) =>
+  `BEGIN; SET LOCAL idle_in_transaction_session_timeout = ${Math.max(1, Math.trunc(ordered.holdMs))}; SELECT last_id FROM cluster_commit_order WHERE id = 1 FOR UPDATE`;
+
 export function postgresBatchWriter(pool: PgPool, options: PostgresWriterOptions = {}): BatchWriter {
   let idsDrawn: Promise<void> = Promise.resolve();
   let settled: Promise<void> = Promise.resolve();
@@ -361,11 +378,9 @@ export function postgresBatchWriter(pool: PgPool, options: PostgresWriterOptions
       await afterIds;
       let prev = 0;
       if (options.ordered) {
-        // One round trip for both (a simple query may hold several statements); the lock is held to COMMIT.
-        const results = (await client.query('BEGIN; SELECT last_id FROM cluster_commit_order WHERE id = 1 FOR UPDATE')) as unknown as Array<
-          pg.QueryResult<{ last_id: number }>
-        >;
-        prev = Number(results[1]?.rows[0]?.last_id ?? 0);
+        // One round trip for all three (a simple query may hold several statements); the lock is held to COMMIT.
+        const results = (await client.query(orderedBegin(options.ordered))) as unknown as Array<pg.QueryResult<{ last_id: number }>>;
+        prev = Number(results[2]?.rows[0]?.last_id ?? 0);
       } else await client.query('BEGIN');
       const messages = await insertMessages(client, batch.messages);
       const presence = options.presenceInOneStatement === false ? await writePresenceEach(client, batch.presence) : await writePresence(client, batch.presence);

@@ -23,6 +23,7 @@ import {
   type BatchWriter,
   type DefaultThreadsWriter,
   type MessagePruner,
+  type OrderedCommits,
 } from './batchWriter.js';
 import { createPgPool, type PoolCounts } from './pgPool.js';
 import { openSqliteConnection } from './sqliteConnection.js';
@@ -77,7 +78,7 @@ const MIGRATIONS_DDL = `CREATE TABLE IF NOT EXISTS migrations (
 
 export interface StoreOptions {
   /** Cluster mode (PostgreSQL): batches of every node commit in id order (see `postgresBatchWriter`). */
-  orderedCommits?: boolean;
+  orderedCommits?: OrderedCommits;
   /** Where connection failures are logged (default: nowhere). */
   logger?: Logger;
 }
