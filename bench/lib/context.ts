@@ -16,6 +16,7 @@ export class Live {
   readonly servers = new Set<Pick<Server, 'stop'>>();
   readonly generators = new Set<Generator>();
   private readonly cleanups: (() => Promise<void>)[] = [];
+  private stopping: Promise<void> = Promise.resolve();
 
   /** `fn` runs in `stopAll` once every process is stopped (last registered first): what they use, such as a scratch database. */
   afterStop(fn: () => Promise<void>): void {
@@ -26,7 +27,15 @@ export class Live {
    * Stops the generators, then the servers, then runs the clean-ups: a database is never dropped
    * under a hub still running. Every clean-up runs; those that failed are thrown together at the end.
    */
-  async stopAll(): Promise<void> {
+  stopAll(): Promise<void> {
+    // A second call (a Ctrl-C or an unhandled error while a scenario's clean-up runs) waits for the
+    // first, then stops what is left: whoever asked returns only once everything is stopped.
+    const run = this.stopping.catch(() => undefined).then(() => this.stopNow());
+    this.stopping = run;
+    return run;
+  }
+
+  private async stopNow(): Promise<void> {
     const generators = [...this.generators];
     const servers = [...this.servers];
     const cleanups = this.cleanups.splice(0).reverse();

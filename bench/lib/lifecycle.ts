@@ -64,7 +64,8 @@ export function runToExit(main: () => Promise<number>, o: { live: Live; log(line
     });
   }
   main().then(
-    (code) => process.exit(code),
+    // While an unhandled error's clean-up runs, that clean-up ends the process once done.
+    (code) => ending || process.exit(code),
     (err: unknown) => {
       if (err instanceof UsageError) {
         process.stderr.write(`${err.message}\n`);

@@ -3,9 +3,11 @@
 // database) dropped only then: the scale runs dropped their database under live nodes from the
 // scenario's own clean-up, and the error that started it was never printed.
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { Live } from '../../../bench/lib/context.js';
 import { runStage } from '../../../bench/lib/lifecycle.js';
+import { RpcClient } from '../../../bench/lib/rpc.js';
 import { stopChild } from '../../../bench/lib/spawn.js';
 
 /** A real child process standing in for a hub node, tracked as the bench tracks its servers. */
@@ -64,3 +66,43 @@ describe('runStage', () => {
     expect(events[2]).toMatch(/^!!! scale: stopping what it started: AggregateError: clean-up failed: redis-server did not exit/);
   });
 });
+
+describe('Live.stopAll called again while it runs', () => {
+  it('returns only once the first call has stopped everything and run its clean-ups', async () => {
+    const live = new Live();
+    const events: string[] = [];
+    const node = startNode(live, events);
+    let finishDrop!: () => void;
+    const dropping = new Promise<void>((resolve) => (finishDrop = resolve));
+    live.afterStop(async () => {
+      events.push('dropping the store');
+      await dropping;
+      events.push('store dropped');
+    });
+
+    const first = live.stopAll();
+    const second = live.stopAll().then(() => events.push('second call returned'));
+    await until(() => events.includes('dropping the store'));
+    expect(node.alive()).toBe(false);
+    finishDrop();
+    await Promise.all([first, second]);
+    expect(events).toEqual(['node stopped', 'dropping the store', 'store dropped', 'second call returned']);
+  });
+});
+
+describe('RpcClient', () => {
+  it('fails a call to a child that has exited instead of raising an error nobody handles', async () => {
+    const child = spawn(process.execPath, ['-e', 'process.on("message", () => {})'], { stdio: ['ignore', 'ignore', 'ignore', 'ipc'] });
+    const rpc = new RpcClient(child, 'scale1');
+    const exited = once(child, 'exit');
+    child.kill('SIGKILL');
+    await exited;
+
+    await expect(rpc.call('status', {}, 5_000)).rejects.toThrow(/^scale1\.status could not be sent: /);
+  });
+});
+
+/** Resolves once `done()` holds, checked on each turn of the event loop. */
+async function until(done: () => boolean): Promise<void> {
+  while (!done()) await new Promise((resolve) => setImmediate(resolve));
+}
