@@ -53,6 +53,8 @@ export function parseDurationMs(text: string): number | undefined {
 
 /** Language-model calls in flight at once, hub-wide, unless BUTLER_MAX_CONCURRENCY says otherwise. */
 export const DEFAULT_BUTLER_MAX_CONCURRENCY = 256;
+/** Outbound bytes one socket may have queued (the slow-consumer bound). */
+export const DEFAULT_WS_MAX_BUFFERED_BYTES = 1024 * 1024;
 
 const positiveInt = (fallback: number) => z.preprocess(unsetIfEmpty, z.coerce.number().int().min(1).default(fallback));
 
@@ -128,7 +130,7 @@ const envSchema = z.object({
   WS_HARD_FRAME_BYTES: z.preprocess(unsetIfEmpty, z.coerce.number().int().positive().optional()),
   WS_RATE_LIMIT: positiveInt(1000),
   WS_RATE_BURST: positiveInt(2000),
-  WS_MAX_BUFFERED_BYTES: positiveInt(1024 * 1024),
+  WS_MAX_BUFFERED_BYTES: positiveInt(DEFAULT_WS_MAX_BUFFERED_BYTES),
   WS_IDLE_TIMEOUT: positiveInt(60),
   METRICS_ENABLED: boolean(true),
   METRICS_TOKEN: optionalString,

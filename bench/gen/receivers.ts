@@ -5,6 +5,7 @@
 import { serve } from '../lib/rpc.js';
 import { percentiles, Samples } from '../lib/stats.js';
 import { closeAll, connectEach, now, parseLocalId, sentAtOf, type Conn } from './common.js';
+import { LoopStallWatch } from './loopStalls.js';
 import type { ConnectParams, ConnectResult, ReceiversArmParams, ReceiversSettleParams, ReceiversSettleResult } from './protocol.js';
 
 let conns: Conn[] = [];
@@ -13,6 +14,9 @@ let closedSockets = 0;
 const SLOW_CONSUMER = 4011;
 /** Sockets the hub cut off as slow consumers (by index). */
 const cutOff = new Set<number>();
+/** This process's own starvation: a reader cut off while it was stalled was slow for its own reasons. */
+const stalls = new LoopStallWatch();
+stalls.start();
 
 /** Receipts per (sender, sequence): counts, so duplicates show up. */
 class Ledger {
@@ -226,6 +230,7 @@ serve({
   connect,
   arm,
   settle,
+  loopStalls: () => stalls.list(),
   disconnect: async () => {
     await closeAll(conns);
     conns = [];

@@ -32,6 +32,16 @@ export class HubApi {
     return this.request('POST', '/api/users/agents', { username }, adminToken);
   }
 
+  /** A remote A2A agent, registered by its card URL (the hub fetches the card first). */
+  registerRemoteAgent(adminToken: string, username: string, cardUrl: string): Promise<UserRef> {
+    return this.request('POST', '/api/users/agents', { username, runtime_kind: 'a2a', card_url: cardUrl }, adminToken);
+  }
+
+  /** A user as the hub describes it (presence included). */
+  user(token: string, id: number): Promise<UserRef & { online: boolean; status: string }> {
+    return this.request('GET', `/api/users/${id}`, undefined, token);
+  }
+
   /** A new api_token for the agent; its open sockets close with 4001 on every node. */
   rotateToken(adminToken: string, agentId: number): Promise<{ api_token: string }> {
     return this.request('PATCH', `/api/users/agents/${agentId}/token`, {}, adminToken);

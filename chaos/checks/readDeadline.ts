@@ -11,7 +11,7 @@ import { pick } from '../../bench/lib/plan.js';
 import { int, ms } from '../../bench/lib/stats.js';
 import { crew } from '../lib/cast.js';
 import { defineCheck } from '../lib/check.js';
-import { heavyPaths } from '../lib/expensiveReads.js';
+import { answeredWith, hammerNotes, heavyPaths } from '../lib/expensiveReads.js';
 import { seedMessages } from '../lib/seedMessages.js';
 import { atLeast, equals, holds, info } from '../lib/verdict.js';
 import type { AckProbeResult } from '../gen/ackProbe.js';
@@ -52,7 +52,7 @@ export default defineCheck({
     const log = ctx.hubLog('readDeadline');
     const fatal = log.split('\n').find((line) => line.includes('FATAL ERROR'));
 
-    const byStatus = (status: number) => Object.entries(hammered.statuses).reduce((n, [key, count]) => (key.endsWith(` ${status}`) ? n + count : n), 0);
+    const byStatus = (status: number) => answeredWith(hammered, status);
     const others = hammered.requests - byStatus(200) - byStatus(503);
     return {
       measured:
@@ -67,13 +67,7 @@ export default defineCheck({
         holds('ACKs kept coming', acks.acked > 0, `${acks.acked} ACKs`, 'some'),
         equals('probe frames not acknowledged, answered with ERROR, or cut by a close', acks.missing + acks.errors + acks.closes.length, 0),
       ],
-      notes: [
-        `- answers by route: ${Object.entries(hammered.statuses)
-          .sort()
-          .map(([key, n]) => `${key}: ${int(n)}`)
-          .join(', ')}`,
-        ...hammered.failureSamples.map((f) => `- no answer: ${f}`),
-      ],
+      notes: hammerNotes(hammered),
     };
   },
 });

@@ -8,7 +8,7 @@ import { pick } from '../../bench/lib/plan.js';
 import { int, ms } from '../../bench/lib/stats.js';
 import { crew } from '../lib/cast.js';
 import { defineCheck } from '../lib/check.js';
-import { heavyPaths } from '../lib/expensiveReads.js';
+import { answeredWith, hammerNotes, heavyPaths } from '../lib/expensiveReads.js';
 import { seedMessages } from '../lib/seedMessages.js';
 import { atMost, equals, holds, info } from '../lib/verdict.js';
 import type { AckProbeResult } from '../gen/ackProbe.js';
@@ -63,7 +63,7 @@ export default defineCheck({
     const bar = Math.max(s.factor * idle.latency.p99, idle.latency.p99 + s.slackMs);
     const measuredBoth = idle.acked > 0 && loaded.acked > 0;
     const serverErrors = Object.entries(hammered.statuses).filter(([key]) => Number(key.split(' ')[1]) >= 500 && !key.endsWith(' 503'));
-    const byStatus = (status: number) => Object.entries(hammered.statuses).reduce((n, [key, count]) => (key.endsWith(` ${status}`) ? n + count : n), 0);
+    const byStatus = (status: number) => answeredWith(hammered, status);
     return {
       measured:
         `${int(s.rows)} dashboard rows seeded straight into the store (${seedSeconds.toFixed(1)} s); an agent sends a CHAT every ${s.intervalMs} ms and times its ACK, ` +
@@ -94,13 +94,7 @@ export default defineCheck({
         ),
         equals('expensive reads answered 500 or other 5xx (503 aside), or not at all', serverErrors.reduce((n, [, c]) => n + c, 0) + hammered.failures, 0),
       ],
-      notes: [
-        `- answers by route: ${Object.entries(hammered.statuses)
-          .sort()
-          .map(([key, n]) => `${key}: ${int(n)}`)
-          .join(', ')}`,
-        ...hammered.failureSamples.map((f) => `- no answer: ${f}`),
-      ],
+      notes: hammerNotes(hammered),
     };
   },
 });

@@ -13,3 +13,13 @@ export async function until<S>(gen: Generator, done: (s: S) => boolean, timeoutM
     await sleep(everyMs);
   }
 }
+
+/** Calls `check` until it answers true or `timeoutMs` passes; answers whether it did and the time taken. */
+export async function pollUntil(check: () => Promise<boolean>, timeoutMs: number, everyMs = 100): Promise<{ done: boolean; ms: number }> {
+  const t0 = performance.now();
+  for (;;) {
+    if (await check()) return { done: true, ms: performance.now() - t0 };
+    if (performance.now() - t0 > timeoutMs) return { done: false, ms: performance.now() - t0 };
+    await sleep(everyMs);
+  }
+}

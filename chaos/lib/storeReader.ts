@@ -49,3 +49,35 @@ async function query(store: ScratchStore, sql: string, params: string[]): Promis
     await client.end();
   }
 }
+
+/** The stored messages of one sender and type (their payload as stored: JSON text), ordered by id. */
+export async function storedPayloads(store: ScratchStore, senderId: number, type: string): Promise<Array<{ id: number; payload: string }>> {
+  return rows(store, 'SELECT id, payload FROM messages WHERE sender_id = $1 AND type = $2 ORDER BY id', [senderId, type], (r) => ({
+    id: Number(r['id']),
+    payload: String(r['payload']),
+  }));
+}
+
+/** A remote A2A agent's carried mark (a2a_remote_agents.carried_id). */
+export async function carriedMark(store: ScratchStore, agentId: number): Promise<number> {
+  const [row] = await rows(store, 'SELECT carried_id FROM a2a_remote_agents WHERE user_id = $1', [agentId], (r) => Number(r['carried_id']));
+  return row ?? 0;
+}
+
+async function rows<T>(store: ScratchStore, sql: string, params: unknown[], map: (row: Record<string, unknown>) => T): Promise<T[]> {
+  if (store.env['DB_DRIVER'] === 'sqlite') {
+    const db = new Database(store.env['DB_PATH']!, { readonly: true, fileMustExist: true });
+    try {
+      return (db.prepare(sql.replace(/\$\d/g, '?')).all(...params) as Array<Record<string, unknown>>).map(map);
+    } finally {
+      db.close();
+    }
+  }
+  const client = new pg.Client({ connectionString: store.env['DATABASE_URL'] });
+  await client.connect();
+  try {
+    return (await client.query(sql, params)).rows.map(map);
+  } finally {
+    await client.end();
+  }
+}

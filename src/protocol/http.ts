@@ -107,6 +107,8 @@ export const listAgentsQuery = z.object({
   status: z.preprocess(emptyAsAbsent, presenceStatus.optional()),
   /** Only agents of this `agent_kind`, exactly. */
   kind: optionalQueryText(64),
+  /** Only the agent (or Butler) with this id: a page of one or none, for a page that names one agent. */
+  id: z.preprocess(emptyAsAbsent, id.optional()),
   page: pageNumber,
   limit: limitOf(1000, 1000),
 });

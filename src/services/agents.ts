@@ -10,7 +10,7 @@ import { BUTLER_USERNAME } from '../protocol/roles.js';
 import { isUniqueViolation } from '../store/errors.js';
 import type { CredentialsRepo } from '../store/repositories/credentials.js';
 import type { MachineUserRow, UsersRepo } from '../store/repositories/users.js';
-import type { A2aRemoteAgentsTable, Database, UserRow } from '../store/schema.js';
+import type { A2aRemoteAgentsTable, Database, NewUser, UserRow } from '../store/schema.js';
 import { tokenHint, type TokenVault } from '../auth/agentTokens.js';
 import type { Clock } from '../clock.js';
 import type { LiveSessions } from '../actors/liveSessions.js';
@@ -76,11 +76,28 @@ export function skillsOf(row: Pick<UserRow, 'skills'>): AgentSkill[] {
 
 const skillsColumn = (skills: AgentSkill[] | null | undefined): string | null => (skills && skills.length > 0 ? JSON.stringify(skills) : null);
 
+/** A new agent's row: OFFLINE until it connects; `kind` says how it runs and where its description comes from. */
+function agentRow(input: RegisterAgentInput, now: string, kind: Pick<NewUser, 'runtime_kind' | 'description'>): NewUser {
+  return {
+    username: input.username,
+    role: 'AGENT',
+    actor_type: 'SYSTEM',
+    agent_kind: input.agent_kind || DEFAULT_AGENT_KIND,
+    ...kind,
+    skills: skillsColumn(input.skills),
+    status: 'OFFLINE',
+    online: 0,
+    created_at: now,
+    updated_at: now,
+  };
+}
+
 export interface AgentListQuery {
   excludeRole?: string;
   q?: string;
   status?: string;
   kind?: string;
+  id?: number;
   page: number;
   limit: number;
 }
@@ -115,21 +132,9 @@ export function createAgentsService(deps: AgentsServiceDeps) {
     const now = clock();
     try {
       const user = await db.transaction().execute(async (trx) => {
+        // The card's own description unless the admin gave one.
         const row = await users.insert(
-          {
-            username: input.username,
-            role: 'AGENT',
-            actor_type: 'SYSTEM',
-            agent_kind: input.agent_kind || DEFAULT_AGENT_KIND,
-            runtime_kind: input.runtime_kind!,
-            // The card's own description unless the admin gave one.
-            description: input.description ?? (card.description || null),
-            skills: skillsColumn(input.skills),
-            status: 'OFFLINE',
-            online: 0,
-            created_at: now,
-            updated_at: now,
-          },
+          agentRow(input, now, { runtime_kind: input.runtime_kind!, description: input.description ?? (card.description || null) }),
           trx,
         );
         const credential = input.credential === undefined ? null : remote.seal(input.credential);
@@ -153,21 +158,9 @@ export function createAgentsService(deps: AgentsServiceDeps) {
       const now = clock();
       try {
         const user = await db.transaction().execute(async (trx) => {
+          // The older hub's defaults: its dashboards show "AGENT · —" for a kind left null.
           const row = await users.insert(
-            {
-              username: input.username,
-              role: 'AGENT',
-              actor_type: 'SYSTEM',
-              // The older hub's defaults: its dashboards show "AGENT · —" for a kind left null.
-              agent_kind: input.agent_kind || DEFAULT_AGENT_KIND,
-              runtime_kind: input.runtime_kind || DEFAULT_RUNTIME_KIND,
-              description: input.description ?? null,
-              skills: skillsColumn(input.skills),
-              status: 'OFFLINE',
-              online: 0,
-              created_at: now,
-              updated_at: now,
-            },
+            agentRow(input, now, { runtime_kind: input.runtime_kind || DEFAULT_RUNTIME_KIND, description: input.description ?? null }),
             trx,
           );
           await credentials.setMachineToken(row.id, vault.seal(token), now, trx);
@@ -189,6 +182,7 @@ export function createAgentsService(deps: AgentsServiceDeps) {
         q: query.q,
         status: query.status,
         kind: query.kind,
+        id: query.id,
         offset: (query.page - 1) * query.limit,
         limit: query.limit,
       });

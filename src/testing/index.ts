@@ -1,7 +1,7 @@
 // @agent-hub/testing: test agents against a real hub (see packages/testing/README.md).
 export { startTestHub } from './testHub.js';
-export type { TestClient, TestHub, TestHubOptions, TestPlatform } from './testHub.js';
-export type { TestActors } from './actors.js';
+export type { NodeChoice, TestClient, TestHub, TestHubOptions, TestNode, TestPlatform } from './testHub.js';
+export type { TestActors, TestActorView } from './actors.js';
 export type { Duration } from './duration.js';
 export { toMs } from './duration.js';
 export { lastUserText, textReply } from './fakeModel.js';

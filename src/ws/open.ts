@@ -12,7 +12,7 @@ import type { SocketData, WsLimits } from './socketData.js';
 /** A socket above half of WS_MAX_BUFFERED_BYTES for this long is cut off as a slow consumer. */
 const SLOW_CONSUMER_GRACE_MS = 3000;
 /** A client that leaves WS_MAX_BUFFERED_BYTES unread and a ping unanswered this long has stopped reading. */
-const STALL_MS = 1500;
+export const STALL_MS = 1500;
 
 export interface OpenDeps {
   limits: WsLimits;

@@ -69,7 +69,7 @@ export interface SocketOutletOptions {
  * reads (a tab frozen as it opened) costs 8 KiB of writes before it is held back, and a reader
  * reaches the full window after four round trips.
  */
-const READ_WINDOW_BYTES = 128 * 1024;
+export const READ_WINDOW_BYTES = 128 * 1024;
 const READ_WINDOW_START_BYTES = 8 * 1024;
 
 const byteCount = (texts: readonly string[]) => texts.reduce((sum, text) => sum + text.length, 0);

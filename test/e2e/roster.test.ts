@@ -135,6 +135,27 @@ describe('roster with 100k agents', { timeout: E2E_TIMEOUT * 3 }, () => {
     await context.close();
   });
 
+  it("finds an agent past the pickers' first page: the chat's peers and the monitor's agents search the hub", async () => {
+    const { page, context, errors } = await firstLoad('/chat', async (p) => {
+      await p.getByText('The first 1,000 agents are listed: type a name to search them all.').waitFor();
+    });
+    // bulk-77777 has an id far past the first 1,000 read for the pickers.
+    await page.getByLabel('Filter agents').fill('bulk-77777');
+    await page.locator('[data-testid="peer"]').filter({ hasText: 'bulk-77777' }).waitFor();
+    await page.locator('[data-testid="peer"]').filter({ hasText: 'bulk-77777' }).click();
+    await page.waitForURL(/\/chat\/\d+/);
+    // Opened again by its address (a reload, a link), the agent is read on its own.
+    await page.reload();
+    await page.locator('.conv-head').filter({ hasText: 'bulk-77777' }).waitFor();
+
+    await page.goto('/monitor');
+    await page.getByText('The first 1,000 agents are listed: type a name to search them all.').waitFor();
+    await page.getByLabel('Filter agents').fill('bulk-88888');
+    await page.getByRole('link', { name: /bulk-88888/ }).waitFor();
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
   it('answers clicks within budget while hundreds of agents connect and disconnect over real sockets', async () => {
     const { page, context, errors } = await firstLoad('/', async (p) => {
       await p.locator('[data-testid="agent-row"]').nth(19).waitFor();

@@ -19,9 +19,10 @@ import {
   type RequestContext,
 } from '@a2a-js/sdk/server';
 
-/** A message the agent received: its text, context, whether the hub marked it Butler's command, its credential. */
+/** A message the agent received: its text, A2A messageId, context, whether the hub marked it Butler's command, its credential. */
 export interface PeerMessage {
   text: string;
+  messageId: string;
   contextId: string;
   directive: boolean;
   authorization: string | undefined;
@@ -43,6 +44,8 @@ export interface A2aPeer {
    * goes away in the middle of the next call (its server stops: `listen` brings it back); undefined: they do not.
    */
   failWith: 'throw' | 'rpc-error' | 'vanish' | undefined;
+  /** Messages whose text matches are received but not answered until the agent stops (a call in flight). */
+  holdWhen: RegExp | undefined;
 }
 
 export interface A2aPeerOptions {
@@ -50,6 +53,8 @@ export interface A2aPeerOptions {
   streaming?: boolean;
   /** The answer's chunks for a message's text (default: "echo: " and the text, in two chunks). */
   reply?: (text: string) => string[];
+  /** How long the agent works on a message (by its text) before it answers (default: no time). */
+  workMs?: (text: string) => number;
 }
 
 const textOf = (context: RequestContext) => context.userMessage.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : '')).join('');
@@ -64,14 +69,26 @@ export async function startA2aPeer(options: A2aPeerOptions = {}): Promise<A2aPee
   const authorizations = new Map<string, string | undefined>();
 
   let failWith: A2aPeer['failWith'];
+  let holdWhen: RegExp | undefined;
+  /** Ends the calls held by `holdWhen` (when the agent stops). */
+  let releaseHeld = new AbortController();
   const executor: AgentExecutor = {
     async execute(context: RequestContext, bus: ExecutionEventBus) {
       const text = textOf(context);
       const directive = context.userMessage.metadata?.['hub.directive'] === true;
-      const entry = { text, contextId: context.contextId, directive, authorization: authorizations.get(context.userMessage.messageId) };
+      const messageId = context.userMessage.messageId;
+      const entry = { text, messageId, contextId: context.contextId, directive, authorization: authorizations.get(messageId) };
       received.push(entry);
       waiters.shift()?.(entry);
       if (failWith === 'throw') throw new Error('the model behind the agent is down');
+      const workMs = options.workMs?.(text) ?? 0;
+      if (workMs > 0) await new Promise((resolve) => setTimeout(resolve, workMs));
+      if (holdWhen?.test(text)) {
+        const released = releaseHeld.signal;
+        await new Promise((resolve) => released.addEventListener('abort', resolve, { once: true }));
+        bus.finished();
+        return;
+      }
       const base = { taskId: context.taskId, contextId: context.contextId };
       bus.publish(
         AgentEvent.task({
@@ -159,6 +176,8 @@ export async function startA2aPeer(options: A2aPeerOptions = {}): Promise<A2aPee
   async function stop(): Promise<void> {
     const s = server;
     server = undefined;
+    releaseHeld.abort();
+    releaseHeld = new AbortController();
     if (!s) return;
     s.closeAllConnections();
     await new Promise<void>((resolve) => s.close(() => resolve()));
@@ -183,6 +202,12 @@ export async function startA2aPeer(options: A2aPeerOptions = {}): Promise<A2aPee
     },
     set failWith(mode) {
       failWith = mode;
+    },
+    get holdWhen() {
+      return holdWhen;
+    },
+    set holdWhen(pattern) {
+      holdWhen = pattern;
     },
     nextMessage: () => new Promise((resolve) => waiters.push(resolve)),
     stop,

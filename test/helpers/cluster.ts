@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { createTestDatabase, type TestDatabase } from './db.js';
+import { createTestDatabase, type Driver, type TestDatabase } from './db.js';
 import { apiClient, type ApiClient } from './http.js';
 import { reservePorts } from './ports.js';
 import { uniqueName } from './hub.js';
@@ -113,6 +113,8 @@ export interface ClusterNode {
 
 export interface ClusterOptions {
   nodes: number;
+  /** The store: PostgreSQL (the default), or a SQLite file for one node alone (a single hub: no Redis, no cluster). */
+  driver?: Driver;
   /** Settings for every node over the harness's (REDIS_URL defaults to the shared Redis). */
   env?: Record<string, string>;
   /** Settings of one node (0-based index) over `env`. */
@@ -124,8 +126,9 @@ export interface TestCluster {
   /** CLUSTER_NAME: unique per cluster, so clusters of parallel tests never share keys or channels. */
   readonly name: string;
   readonly jwtSecret: string;
-  /** DB_DRIVER and DATABASE_URL of the cluster's database. */
+  /** DB_DRIVER and DATABASE_URL (or DB_PATH) of the cluster's database. */
   readonly dbEnv: Record<string, string>;
+  /** PostgreSQL's URL (empty on SQLite). */
   readonly databaseUrl: string;
   /** The bootstrap admin's token (logged in on node 1). */
   readonly adminToken: string;
@@ -254,15 +257,16 @@ async function waitReady(url: string): Promise<void> {
   throw new Error(`${url}/api/ready did not answer 200 within ${READY_TIMEOUT_MS} ms (last: ${last})`);
 }
 
-/** Starts `options.nodes` hub processes on one fresh PostgreSQL database and Redis. */
+/** Starts `options.nodes` hub processes on one fresh PostgreSQL database and Redis (or one on a SQLite file). */
 export async function startCluster(options: ClusterOptions): Promise<TestCluster> {
-  const database: TestDatabase = await createTestDatabase('postgres');
+  const driver = options.driver ?? 'postgres';
+  if (driver === 'sqlite' && options.nodes !== 1) throw new Error('a SQLite store serves one hub alone');
+  const database: TestDatabase = await createTestDatabase(driver);
   const name = uniqueName('cluster').replaceAll('-', '_');
   const jwtSecret = randomBytes(32).toString('hex');
   const common = {
     ...database.env,
-    REDIS_URL: SHARED_REDIS_URL,
-    CLUSTER_NAME: name,
+    ...(driver === 'postgres' ? { REDIS_URL: SHARED_REDIS_URL, CLUSTER_NAME: name } : {}),
     JWT_SECRET: jwtSecret,
     INITIAL_ADMIN_USER: ADMIN.username,
     INITIAL_ADMIN_PASS: ADMIN.password,
@@ -300,7 +304,7 @@ export async function startCluster(options: ClusterOptions): Promise<TestCluster
     name,
     jwtSecret,
     dbEnv: database.env,
-    databaseUrl: database.env['DATABASE_URL']!,
+    databaseUrl: database.env['DATABASE_URL'] ?? '',
     adminToken,
     login,
     async createMember(memberOptions = {}) {

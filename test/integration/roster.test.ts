@@ -119,6 +119,26 @@ describeEachDriver('agent roster', (driver) => {
     expect((await t.api.get('/api/stats/online')).status).toBe(401);
   });
 
+  it('reads one agent by id, Butler too; an id it does not know, or a human, is an empty page', async () => {
+    const { made } = await agentsOfKind(2);
+    const one = await t.api.get(`/api/users/agents?id=${made[1]!.id}`, { token: t.adminToken });
+    expect(one.status).toBe(200);
+    expect(one.body.map((u: { id: number; username: string }) => [u.id, u.username])).toEqual([[made[1]!.id, made[1]!.username]]);
+    expect(one.headers.get('x-total-count')).toBe('1');
+    const butler = await t.api.get('/api/users/butler', { token: t.adminToken });
+    expect((await t.api.get(`/api/users/agents?id=${butler.body.id}`, { token: t.adminToken })).body).toHaveLength(1);
+    const member = await t.createMember();
+    for (const id of [member.id, 999_999_999]) {
+      const none = await t.api.get(`/api/users/agents?id=${id}`, { token: t.adminToken });
+      expect(none.status).toBe(200);
+      expect(none.body).toEqual([]);
+      expect(none.headers.get('x-total-count')).toBe('0');
+    }
+    // Combined with a filter it must match both.
+    const both = await t.api.get(`/api/users/agents?id=${made[1]!.id}&status=ONLINE`, { token: t.adminToken });
+    expect(both.body).toEqual([]);
+  });
+
   it('refuses bad parameters with a 400 naming the field', async () => {
     const bad: Array<[string, RegExp]> = [
       ['/api/users/agents?status=on-line', /status/],
@@ -127,6 +147,8 @@ describeEachDriver('agent roster', (driver) => {
       ['/api/users/agents?page=-1', /page/],
       [`/api/users/agents?q=${'x'.repeat(65)}`, /q/],
       [`/api/users/agents?kind=${'k'.repeat(65)}`, /kind/],
+      ['/api/users/agents?id=0', /id/],
+      ['/api/users/agents?id=abc', /id/],
       ['/api/stats/online?minutes=0', /minutes/],
       ['/api/stats/online?minutes=1441', /minutes/],
       ['/api/stats/online?minutes=soon', /minutes/],

@@ -1,6 +1,7 @@
 // `@agent-hub/testing` as an agent author gets it: the three packages packed (`npm pack` builds each),
-// installed from their tarballs with vitest into an empty folder, and tests written there against
-// the kit run by that folder's own vitest and node:test: an agent and a human chat, Butler answers
+// installed from their tarballs with vitest and jest into an empty folder, and tests written there
+// against the kit run by that folder's own vitest, jest (ESM and CommonJS files) and node:test: an
+// agent and a human chat, Butler answers
 // from the scripted model, the connector and Butler's conversation reach named states, an approval
 // expires when the clock is moved, and a failing expectation prints the actor trace.
 import { execFile } from 'node:child_process';
@@ -13,6 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 const run = promisify(execFile);
 const root = resolve('.');
 const vitestVersion = (JSON.parse(readFileSync(join(root, 'node_modules/vitest/package.json'), 'utf8')) as { version: string }).version;
+/** The jest the empty folder installs from the registry (the project itself does not use jest). */
+const JEST_VERSION = '30.5.2';
 
 /** The npm settings of the `npm test` that started us must not leak into the empty folder's npm. */
 function npmEnv(): NodeJS.ProcessEnv {
@@ -102,6 +105,49 @@ test('node:test: a human hears an agent', async () => {
 });
 `;
 
+// Under jest, a module (import) test file and a CommonJS (require) one; both need Node's VM modules
+// (jest's ESM support, and its require() of an ES module), as packages/testing/README.md says.
+const JEST_ESM_TEST = `
+import { afterEach, expect, test } from '@jest/globals';
+import { startTestHub, textReply } from '@agent-hub/testing';
+
+let hub;
+afterEach(() => hub?.stop());
+
+test('jest (import): an agent answers a human; Butler answers from the scripted model', async () => {
+  hub = await startTestHub();
+  const agent = await hub.agent('echo');
+  agent.onChat((frame) => agent.reply(frame, \`echo: \${frame.payload}\`));
+  const alice = await hub.human('alice');
+  await alice.send({ type: 'CHAT', target_id: agent.id, payload: 'ping' });
+  await alice.expect({ type: 'CHAT', sender_id: agent.id, payload: 'echo: ping' });
+  hub.model.enqueue(textReply('echo is online.'));
+  await alice.send({ type: 'CHAT', target_id: hub.butler.id, payload: 'who is online?' });
+  await alice.expect({ type: 'CHAT', sender_id: hub.butler.id, payload: 'echo is online.' });
+  await hub.actors.waitFor('butler', (b) => b.context.turns === 1);
+}, 60_000);
+`;
+
+const JEST_CJS_TEST = `
+const { afterEach, test } = require('@jest/globals');
+const { startTestHub } = require('@agent-hub/testing');
+
+let hub;
+afterEach(() => hub?.stop());
+
+test('jest (require): an approval expires when the clock moves', async () => {
+  hub = await startTestHub({ env: { BUTLER_AUTH_TIMEOUT: '10m' } });
+  const deployer = await hub.agent('deployer');
+  const alice = await hub.human('alice');
+  const call = { target_agent_id: deployer.id, command: 'deploy', reasoning: 'alice asked' };
+  hub.model.enqueue({ steps: [{ toolCall: { name: 'command_agent', arguments: JSON.stringify(call) } }] });
+  await alice.send({ type: 'CHAT', target_id: hub.butler.id, payload: 'deploy please' });
+  const request = await alice.expect({ type: 'AUTH_REQUEST' });
+  await hub.clock.advance('10m');
+  await alice.expect({ type: 'AUTH_STATUS_UPDATE', payload: { action_id: request.payload.action_id, status: 'EXPIRED' } });
+}, 60_000);
+`;
+
 describe('@agent-hub/testing from its tarball', () => {
   let work: string;
   let project: string;
@@ -119,22 +165,37 @@ describe('@agent-hub/testing from its tarball', () => {
     kit = packs[2]!;
     mkdirSync(project);
     writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'my-agent', private: true, type: 'module' }));
-    await run('npm', ['install', ...packs.map((p) => join(work, p.filename)), `vitest@${vitestVersion}`, '--prefer-offline', '--no-audit', '--no-fund'], {
-      cwd: project,
-      env: npmEnv(),
-      maxBuffer: 16 << 20,
-    });
+    await run(
+      'npm',
+      [
+        'install',
+        ...packs.map((p) => join(work, p.filename)),
+        `vitest@${vitestVersion}`,
+        `jest@${JEST_VERSION}`,
+        '--prefer-offline',
+        '--no-audit',
+        '--no-fund',
+      ],
+      {
+        cwd: project,
+        env: npmEnv(),
+        maxBuffer: 16 << 20,
+      },
+    );
     writeFileSync(join(project, 'agent.test.js'), AGENT_TEST);
     writeFileSync(join(project, 'failing.test.js'), FAILING_TEST);
     writeFileSync(join(project, 'node.test.mjs'), NODE_TEST);
+    // Names no vitest filter above matches (a filter is a substring of the path).
+    writeFileSync(join(project, 'jest-chat.test.mjs'), JEST_ESM_TEST);
+    writeFileSync(join(project, 'jest-approval.test.cjs'), JEST_CJS_TEST);
   }, 900_000);
 
   afterAll(() => {
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
-  const inProject = (command: string, args: string[]) =>
-    run(command, args, { cwd: project, env: { ...npmEnv(), NO_COLOR: '1', FORCE_COLOR: '0' }, maxBuffer: 16 << 20 }).then(
+  const inProject = (command: string, args: string[], env: NodeJS.ProcessEnv = {}) =>
+    run(command, args, { cwd: project, env: { ...npmEnv(), NO_COLOR: '1', FORCE_COLOR: '0', ...env }, maxBuffer: 16 << 20 }).then(
       (r) => ({ code: 0, output: r.stdout + r.stderr }),
       (err: { code?: number; stdout?: string; stderr?: string }) => ({ code: err.code ?? -1, output: `${err.stdout ?? ''}${err.stderr ?? ''}` }),
     );
@@ -168,6 +229,16 @@ describe('@agent-hub/testing from its tarball', () => {
   it('runs under node:test too', async () => {
     const result = await inProject(process.execPath, ['--test', '--test-reporter=tap', 'node.test.mjs']);
     expect(result.output).toMatch(/^# pass 1$/m);
+    expect(result.code).toBe(0);
+  }, 180_000);
+
+  it("runs under jest, from an import and from a require, with Node's VM modules on", async () => {
+    const result = await inProject('npx', ['--no-install', 'jest', '--ci', '--verbose', 'jest-'], { NODE_OPTIONS: '--experimental-vm-modules' });
+    expect(result.output).toMatch(/✓ jest \(import\): an agent answers a human/);
+    expect(result.output).toMatch(/✓ jest \(require\): an approval expires when the clock moves/);
+    expect(result.output).toMatch(/Tests: {7}2 passed, 2 total/);
+    // stop() leaves nothing running: jest would say it "did not exit one second after the test run".
+    expect(result.output).not.toMatch(/did not exit|open handle/i);
     expect(result.code).toBe(0);
   }, 180_000);
 });

@@ -4,19 +4,24 @@
 // message's metadata); its events come back as frames from the agent through the normal
 // pipeline (stored before delivered): each artifact chunk a CHAT_STREAM, then the whole answer as the
 // stored CHAT (with the stream's id) and the stream's end. An answer to Butler carries the stream id of
-// Butler's request, which is how Butler's relay matches it (wire.md §5).
+// Butler's request, which is how Butler's relay matches it (wire.md §5). A chat carried again (the hub
+// died before its carried mark moved) goes with the same A2A messageId, and its answer is stored once
+// (messageId.ts).
 import { randomUUID } from 'node:crypto';
 import { Message, TaskState, taskStateToJSON, type Part, type StreamResponse, type Task } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
 import type { Accepted, MessageInput } from '../../delivery/types.js';
 import { DIRECTIVE_PREFIX } from '../../protocol/butler.js';
 import type { MessageFrame } from '../../protocol/frames.js';
+import { answerLocalId } from './messageId.js';
 
 export interface ForwardDeps {
   client: Client;
   streaming: boolean;
   /** Posts a frame as the remote agent (the pipeline, with the agent as sender). */
   post(input: MessageInput): Promise<Accepted>;
+  /** The A2A messageId of a chat, the same on every try (messageId.ts). */
+  messageIdOf(chatId: number): string;
   /** Remote tasks waiting for more input, by context: the next message in the context continues them. */
   openTasks: Map<string, string>;
   signal: AbortSignal;
@@ -84,9 +89,18 @@ export async function forwardChat(deps: ForwardDeps, frame: MessageFrame, agentI
   const taskId = deps.openTasks.get(contextId);
   deps.openTasks.delete(contextId);
   const metadata = { 'hub.sender': frame.sender_name, ...(directive ? { 'hub.directive': true } : {}) };
-  const message = Message.fromJSON({ messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text }], contextId, metadata, ...(taskId ? { taskId } : {}) });
+  const message = Message.fromJSON({
+    messageId: deps.messageIdOf(frame.id!),
+    role: 'ROLE_USER',
+    parts: [{ text }],
+    contextId,
+    metadata,
+    ...(taskId ? { taskId } : {}),
+  });
   const request = { message, configuration: undefined, metadata: {}, tenant: '' };
   const base = { target_id: frame.sender_id, ...(frame.conversation_id ? { conversation_id: frame.conversation_id } : {}) };
+  // The answer (or the failure line) is stored under a local_id of the chat: a chat carried again after a crash is answered once.
+  const answerId = answerLocalId(frame.id!);
   // Butler's request names its stream: the answer must carry it. Anyone else's answer gets a new one.
   const streamId = frame.stream_id ?? `a2a-${randomUUID()}`;
   const answer = new Answer();
@@ -108,12 +122,12 @@ export async function forwardChat(deps: ForwardDeps, frame: MessageFrame, agentI
   } catch (err) {
     // The stream that began ends without an answer (an A2A caller's task fails on it); the caller learns why.
     if (chunks > 0) await deps.post({ type: 'CHAT_STREAM_END', payload: '', stream_id: streamId, ...base }).catch(() => undefined);
-    throw new CallFailed(err, (line) => deps.post({ type: 'CHAT', payload: line, stream_id: streamId, ...base }));
+    throw new CallFailed(err, (line) => deps.post({ type: 'CHAT', payload: line, stream_id: streamId, local_id: answerId, ...base }));
   }
   if (answer.state !== undefined && WAITING.has(answer.state) && answer.taskId) deps.openTasks.set(contextId, answer.taskId);
   const failed = answer.state !== undefined && TERMINAL.has(answer.state) && answer.state !== TaskState.TASK_STATE_COMPLETED;
   const reply = failed ? failedReply(answer) : answer.text || '(the agent answered with no text)';
-  await deps.post({ type: 'CHAT', payload: reply, stream_id: streamId, ...base });
+  await deps.post({ type: 'CHAT', payload: reply, stream_id: streamId, local_id: answerId, ...base });
   if (chunks > 0) await deps.post({ type: 'CHAT_STREAM_END', payload: '', stream_id: streamId, ...base });
 }
 

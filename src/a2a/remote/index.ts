@@ -22,6 +22,7 @@ import type { UsersRepo } from '../../store/repositories/users.js';
 import type { RouterPort } from '../replies.js';
 import { webhookDispatcher } from '../webhookGuard.js';
 import { CardRefused, fetchCard, type FetchedCard } from './cardFetch.js';
+import { answerLocalId, remoteMessageId } from './messageId.js';
 import { createProxy, type Proxy } from './proxy.js';
 
 /** A card's longest fetch, and its largest size. */
@@ -126,6 +127,11 @@ export function createRemoteAgents(deps: RemoteAgentsDeps) {
         const rows = await repo.backlog(userId, afterId, since, BACKLOG_MAX_CHATS);
         return rows.map((r) => toMessageFrame({ ...r, payload: JSON.parse(r.payload) as unknown }));
       },
+      answered: async (chatIds) => {
+        const stored = await repo.storedLocalIds(userId, chatIds.map(answerLocalId));
+        return new Set(chatIds.filter((id) => stored.has(answerLocalId(id))));
+      },
+      messageIdOf: (chatId) => remoteMessageId(row, chatId),
       setCarried: (id) =>
         repo.setCarried(userId, id).catch((err: unknown) => logger.warn({ err, userId }, 'a2a: could not store a remote agent’s carried mark')),
       secrets: credential ? [credential] : [],

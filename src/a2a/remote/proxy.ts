@@ -4,7 +4,8 @@
 // reaches it; each such CHAT is carried to the agent (forward.ts), one at a time per conversation.
 // A failed call checks the card at once; a card that stops answering unbinds the endpoint (OFFLINE).
 // Chat sent while the agent was offline is carried when it binds again: the chats above the stored
-// mark (carry.ts) are read first, live ones held back meanwhile, so each is carried once and in order.
+// mark (carry.ts) are read first, live ones held back meanwhile, so each is carried once and in order;
+// one whose answer is already stored (the hub died before the mark moved) is not carried again.
 // A call that fails while the card still answers is the agent's failure: the sender gets it as a
 // CHAT from the agent. A call that fails because the card no longer answers is kept for the back-log.
 import type { Client } from '@a2a-js/sdk/client';
@@ -35,6 +36,10 @@ export interface ProxyDeps {
   carried: number;
   /** Stored chats to the agent above `afterId` (bounded), oldest first. */
   backlog(afterId: number): Promise<MessageFrame[]>;
+  /** Which of these chats already have the agent's answer stored (carried before a crash, the mark not yet moved). */
+  answered(chatIds: readonly number[]): Promise<ReadonlySet<number>>;
+  /** The A2A messageId of a chat, the same on every try. */
+  messageIdOf(chatId: number): string;
   /** Stores a new mark (never rejects: a failed write is logged, and the next one catches up). */
   setCarried(id: number): Promise<void>;
   /** Never shown to the sender in a failure line (the agent's credential). */
@@ -112,7 +117,14 @@ export function createProxy(deps: ProxyDeps) {
     if (!target || stopped) return ledger.keep(id);
     try {
       await forwardChat(
-        { client: target.client, streaming: target.card.streaming, post: (input) => deps.post(agent, input), openTasks, signal: calls.signal },
+        {
+          client: target.client,
+          streaming: target.card.streaming,
+          post: (input) => deps.post(agent, input),
+          messageIdOf: deps.messageIdOf,
+          openTasks,
+          signal: calls.signal,
+        },
         frame,
         agent.id,
       );
@@ -161,7 +173,13 @@ export function createProxy(deps: ProxyDeps) {
         if (stopped) return;
         if (frames.length > 0) logger.info({ agent: agent.username, chats: frames.length }, 'a2a: carrying the chats a remote agent missed');
         moved(ledger.expire(new Set(frames.map((f) => f.id!))));
-        for (const frame of frames) enqueue(frame);
+        // A chat whose answer is stored was carried before the hub stopped short of moving the mark: done, not sent again.
+        const answered = await deps.answered(frames.map((f) => f.id!));
+        if (stopped) return;
+        for (const frame of frames) {
+          if (!answered.has(frame.id!)) enqueue(frame);
+          else if (ledger.take(frame.id!)) finish(frame.id!);
+        }
       } while (readAgain && !stopped);
     } catch (err) {
       logger.error({ err, agent: agent.username }, 'a2a: could not read the chats a remote agent missed');

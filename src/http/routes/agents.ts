@@ -21,7 +21,7 @@ export const agentRoutes = [
     summary: 'Agents and Butler with presence and token hints (never tokens); searched, filtered and paged on the hub',
     description:
       'Without parameters: the first 1000 by id, as the older dashboards read it. `q` matches part of the username (any case), ' +
-      '`status` a presence status (Butler is left out), `kind` an agent_kind exactly; `page` and `limit` page the result.',
+      '`status` a presence status (Butler is left out), `kind` an agent_kind exactly, `id` one agent by id; `page` and `limit` page the result.',
     query: listAgentsQuery,
     responses: { 200: { description: 'the page of agents', schema: z.array(userView), headers: { 'X-Total-Count': 'matching agents before paging' } } },
     handler: async ({ query, res }, { agents }) => {
@@ -30,6 +30,7 @@ export const agentRoutes = [
         q: query.q,
         status: query.status,
         kind: query.kind,
+        id: query.id,
         page: query.page,
         limit: query.limit,
       });

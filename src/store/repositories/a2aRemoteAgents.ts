@@ -30,6 +30,12 @@ export function createA2aRemoteAgentsRepo(db: Kysely<Database>) {
     async setCarried(userId: number, id: number): Promise<void> {
       await db.updateTable('a2a_remote_agents').set({ carried_id: id }).where('user_id', '=', userId).where('carried_id', '<', id).execute();
     },
+    /** Which of `localIds` the agent's stored messages carry (its answers, stored under a local_id of their chat). */
+    async storedLocalIds(agentId: number, localIds: readonly string[]): Promise<Set<string>> {
+      if (localIds.length === 0) return new Set();
+      const rows = await db.selectFrom('messages').select('local_id').where('sender_id', '=', agentId).where('local_id', 'in', localIds).execute();
+      return new Set(rows.map((r) => r.local_id!));
+    },
     /**
      * The back-log: chats to the agent (from anyone else) with an id above `afterId`, stored at or
      * after `since`; the newest `limit` of them, oldest first.

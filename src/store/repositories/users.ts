@@ -15,6 +15,8 @@ export interface UserQuery {
   status?: string;
   /** `agent_kind`, exactly. */
   kind?: string;
+  /** One user by id. */
+  id?: number;
   offset: number;
   limit: number;
 }
@@ -50,8 +52,11 @@ export function createUsersRepo(db: Kysely<Database>, options: UsersRepoOptions 
     // Butler lives in the hub: a presence filter means the agents', never the core agent's.
     if (query.status) builder = builder.where('status', '=', query.status).where('role', '<>', 'BUTLER');
     if (query.kind) builder = builder.where('agent_kind', '=', query.kind);
+    if (query.id !== undefined) builder = builder.where('users.id', '=', query.id);
     return builder;
   }
+
+  const isFiltered = (query: MachineListQuery) => Boolean(query.q || query.status || query.kind) || query.id !== undefined;
 
   const countOf = async (query: Omit<UserQuery, 'offset' | 'limit'>) => {
     const row = await filtered(query)
@@ -98,12 +103,11 @@ export function createUsersRepo(db: Kysely<Database>, options: UsersRepoOptions 
   const machinePages = createUnchangedCache<Database, { rows: MachineUserRow[]; total: number }>(db, 32);
 
   async function readMachines(query: MachineListQuery): Promise<{ rows: MachineUserRow[]; total: number }> {
-    const rows =
-      query.q || query.status || query.kind
-        ? await machines(query).limit(query.limit).offset(query.offset).execute()
-        : query.excludeRole
-          ? await machinePageExcluding(query.excludeRole, query.limit, query.offset)
-          : await machinePage(query.limit, query.offset);
+    const rows = isFiltered(query)
+      ? await machines(query).limit(query.limit).offset(query.offset).execute()
+      : query.excludeRole
+        ? await machinePageExcluding(query.excludeRole, query.limit, query.offset)
+        : await machinePage(query.limit, query.offset);
     return { rows, total: totalFromPage(rows.length, query) ?? (await countOf({ ...query, roles: MachineRoles })) };
   }
 
@@ -128,7 +132,7 @@ export function createUsersRepo(db: Kysely<Database>, options: UsersRepoOptions 
     /** Agents and Butler with their token hints, paged by id. The rows may be shared with other callers: read them, never change them. */
     async listMachines(query: MachineListQuery): Promise<{ rows: MachineUserRow[]; total: number }> {
       // A search or filter is not cached: its presence columns change with every connect.
-      if (!machinePages || query.q || query.status || query.kind) return readMachines(query);
+      if (!machinePages || isFiltered(query)) return readMachines(query);
       return machinePages.get(`${query.excludeRole ?? ''}:${query.limit}:${query.offset}`, () => readMachines(query));
     },
     /**

@@ -135,3 +135,38 @@ export function useSettled<T>(value: T, ms = 250): T {
   }, [value, ms]);
   return settled;
 }
+
+export interface RosterFilters {
+  q: string;
+  status: PresenceFilter;
+  page: number;
+  /** `q` trimmed, once typing has paused: what the roster is asked for. */
+  settledQ: string;
+  /** A new search or filter starts again from page 1. */
+  onQ(value: string): void;
+  onStatus(value: PresenceFilter): void;
+  onPage(page: number): void;
+}
+
+/** The search, presence filter and page of a roster view (the Agents page, the Overview's list). */
+export function useRosterFilters(): RosterFilters {
+  const [q, setQ] = useState('');
+  const [status, setStatus] = useState<PresenceFilter>('');
+  const [page, setPage] = useState(1);
+  const settledQ = useSettled(q.trim());
+  return {
+    q,
+    status,
+    page,
+    settledQ,
+    onQ: (value) => {
+      setQ(value);
+      setPage(1);
+    },
+    onStatus: (value) => {
+      setStatus(value);
+      setPage(1);
+    },
+    onPage: setPage,
+  };
+}

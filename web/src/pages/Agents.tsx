@@ -6,7 +6,7 @@ import { useMemo, useState } from 'react';
 import { useHub } from '../app/context';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { Button, ErrorNote, PageHeader } from '../components/ui';
-import { useRosterCounts, useRosterPage, useSettled, type PresenceFilter } from '../hooks/useRoster';
+import { useRosterCounts, useRosterFilters, useRosterPage } from '../hooks/useRoster';
 import { useStore } from '../lib/store';
 import { isButler } from '../state/agents';
 import { AgentTable } from './agents/AgentTable';
@@ -26,11 +26,9 @@ export default function Agents() {
   const { agents, api, toasts } = useHub();
   const { byId } = useStore(agents.state);
   const butler = useMemo(() => [...byId.values()].find(isButler), [byId]);
-  const [q, setQ] = useState('');
-  const [status, setStatus] = useState<PresenceFilter>('');
-  const [page, setPage] = useState(1);
-  const settledQ = useSettled(q.trim());
-  const roster = useRosterPage({ q: settledQ, status, page, limit: AGENTS_PAGE });
+  const filters = useRosterFilters();
+  const { q, status, page } = filters;
+  const roster = useRosterPage({ q: filters.settledQ, status, page, limit: AGENTS_PAGE });
   const counts = useRosterCounts();
   const [revealed, setRevealed] = useState<RevealedToken | null>(null);
   const [panel, setPanel] = useState<Panel>(null);
@@ -112,15 +110,9 @@ export default function Agents() {
         status={status}
         page={page}
         limit={AGENTS_PAGE}
-        onQ={(value) => {
-          setQ(value);
-          setPage(1);
-        }}
-        onStatus={(value) => {
-          setStatus(value);
-          setPage(1);
-        }}
-        onPage={setPage}
+        onQ={filters.onQ}
+        onStatus={filters.onStatus}
+        onPage={filters.onPage}
         onRegister={() => setPanel('register')}
         onRotate={(a) => ask('rotate', a)}
         onDelete={(a) => ask('delete', a)}

@@ -28,11 +28,16 @@ export default function Chat() {
   const params = useParams<{ peer?: string; thread?: string }>();
   const [, navigate] = useLocation();
   const { agents } = useHub();
-  const { byId, loaded, error: agentsError } = useStore(agents.state);
+  const { byId, loaded, complete, absent, error: agentsError } = useStore(agents.state);
   const peerParam = idParam(params.peer);
   const threadParam = idParam(params.thread);
   const peerId = peerParam ?? BUTLER_ID;
   const peer = byId.get(peerId);
+  // An agent past the first page read for the pickers (a link, a reload) is read on its own.
+  const unknown = loaded && !peer && !complete && !absent.has(peerId);
+  useEffect(() => {
+    if (unknown) void agents.ensure(peerId);
+  }, [agents, unknown, peerId]);
   const threads = useThreads(peer && peerParam !== null ? peerId : undefined);
   const thread = threadParam ? threads.list?.find((t) => t.id === threadParam) : undefined;
   // At phone width the lists and the conversation take turns; this says which one shows.
@@ -50,7 +55,7 @@ export default function Chat() {
   let main;
   if (peerParam === null || threadParam === null) main = <Missing text="This address does not name a peer and a thread." />;
   else if (!peer) {
-    if (loaded) main = <Missing text="There is no agent with this id. Pick someone from the list." />;
+    if (loaded && !unknown) main = <Missing text="There is no agent with this id. Pick someone from the list." />;
     else if (agentsError) main = <Failed error={agentsError} retry={() => void agents.reload()} />;
     else main = <Loading what="agents" />;
   } else if (thread) {

@@ -22,10 +22,15 @@ export default function Monitor() {
   const params = useParams<{ agent?: string }>();
   const agentId = agentParam(params.agent);
   const badParam = params.agent !== undefined && agentId === undefined;
-  const { byId, loaded, error } = useStore(agents.state);
+  const { byId, loaded, complete, absent, error } = useStore(agents.state);
   const { conversations, unseen } = useStore(monitor.state);
   const list = useMemo(() => [...byId.values()].filter((u) => u.role === 'AGENT'), [byId]);
   const agent = agentId === undefined ? undefined : byId.get(agentId);
+  // An agent past the first page read for the picker (a link, a reload) is read on its own.
+  const unknown = loaded && agentId !== undefined && !agent && !complete && !absent.has(agentId);
+  useEffect(() => {
+    if (unknown) void agents.ensure(agentId!);
+  }, [agents, unknown, agentId]);
   const notAgent = agent !== undefined && agent.role !== 'AGENT';
   const watched = notAgent ? undefined : agentId;
 

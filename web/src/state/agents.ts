@@ -13,6 +13,8 @@ export interface AgentsState {
   byId: ReadonlyMap<number, UserView>;
   /** Whether `byId` holds every agent (false past the first page). */
   complete: boolean;
+  /** Ids asked for past the first page that the hub does not know. */
+  absent: ReadonlySet<number>;
   loaded: boolean;
   error: unknown;
 }
@@ -20,19 +22,28 @@ export interface AgentsState {
 export interface Agents {
   state: Store<AgentsState>;
   reload(): Promise<void>;
+  /**
+   * Past the first page: reads the agents whose name contains `q` from the hub and keeps them, so a
+   * picker's filter finds any agent (their presence then follows live like the rest).
+   */
+  search(q: string): Promise<void>;
+  /** Past the first page: reads the agent with this id from the hub and keeps it (a page that names one agent). */
+  ensure(id: number): Promise<void>;
   dispose(): void;
 }
 
 const BUTLER_ID = 2;
 /** Agents read for the pickers: Butler and the first agents by id. */
-const FIRST_PAGE = 1000;
+export const FIRST_PAGE = 1000;
+/** Agents a picker's search past the first page reads from the hub. */
+const SEARCH_PAGE = 50;
 
 export function isButler(user: Pick<UserView, 'id' | 'role'>): boolean {
   return user.role === 'BUTLER' || user.id === BUTLER_ID;
 }
 
 export function createAgents(api: RestClient, live: Live): Agents {
-  const state = createStore<AgentsState>({ byId: new Map(), complete: true, loaded: false, error: undefined });
+  const state = createStore<AgentsState>({ byId: new Map(), complete: true, absent: new Set(), loaded: false, error: undefined });
   let loading: Promise<void> | undefined;
 
   /**
@@ -60,7 +71,7 @@ export function createAgents(api: RestClient, live: Live): Agents {
         const known = byId.get(id);
         if (known) byId.set(id, withPresence(known, p));
       }
-      state.set({ byId, complete: agents.items.length >= agents.total, loaded: true, error: undefined });
+      state.set({ byId, complete: agents.items.length >= agents.total, absent: new Set(), loaded: true, error: undefined });
     } catch (err) {
       state.set((prev) => ({ ...prev, error: err }));
     } finally {
@@ -102,9 +113,32 @@ export function createAgents(api: RestClient, live: Live): Agents {
   // Presence is not replayed on resume: every (re)connection reads the list again.
   const offConnections = live.connections.subscribe(() => void reload());
   void reload();
+  /** Reads a page of the roster from the hub and keeps the agents the store did not hold. */
+  async function keep(query: { q?: string; id?: number }) {
+    try {
+      const found = await api.agents.list({ ...query, limit: SEARCH_PAGE });
+      state.set((prev) => {
+        const byId = new Map(prev.byId);
+        for (const agent of found.items) if (!byId.has(agent.id)) byId.set(agent.id, agent);
+        return { ...prev, byId, absent: query.id !== undefined && found.items.length === 0 ? new Set([...prev.absent, query.id]) : prev.absent };
+      });
+    } catch (err) {
+      state.set((prev) => ({ ...prev, error: err }));
+    }
+  }
+  const search = async (q: string) => {
+    if (!state.get().complete && q !== '') await keep({ q });
+  };
+  const ensure = async (id: number) => {
+    const now = state.get();
+    if (now.loaded && !now.complete && !now.byId.has(id) && !now.absent.has(id)) await keep({ id });
+  };
+
   return {
     state,
     reload,
+    search,
+    ensure,
     dispose() {
       offPresence();
       offConnections();

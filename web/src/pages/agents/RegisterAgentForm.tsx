@@ -126,37 +126,25 @@ export function RegisterAgentForm({ onRegistered, onClose }: { onRegistered(agen
               placeholder="https://agent.example.com/.well-known/agent-card.json"
             />
           </label>
-          <label>
-            <span>
-              Credential <span className="ag-optional">optional: the bearer token the hub sends it, kept encrypted and never shown again</span>
-            </span>
-            <input
-              name="credential"
-              type="password"
-              autoComplete="new-password"
-              spellCheck={false}
-              maxLength={4096}
-              value={fields.credential}
-              onChange={set('credential')}
-            />
-          </label>
+          <SecretField
+            label="Credential"
+            hint="optional: the bearer token the hub sends it, kept encrypted and never shown again"
+            name="credential"
+            maxLength={4096}
+            value={fields.credential}
+            onChange={set('credential')}
+          />
         </details>
         <details className="ag-own-token">
           <summary>Use a token of your own</summary>
-          <label>
-            <span>
-              Token <span className="ag-optional">16–256 printable characters, no spaces; leave empty to have one generated</span>
-            </span>
-            <input
-              name="api_token"
-              type="password"
-              autoComplete="new-password"
-              spellCheck={false}
-              maxLength={256}
-              value={fields.api_token}
-              onChange={set('api_token')}
-            />
-          </label>
+          <SecretField
+            label="Token"
+            hint="16–256 printable characters, no spaces; leave empty to have one generated"
+            name="api_token"
+            maxLength={256}
+            value={fields.api_token}
+            onChange={set('api_token')}
+          />
         </details>
         <ErrorNote error={error} />
         <div className="ag-actions-row">
@@ -167,5 +155,25 @@ export function RegisterAgentForm({ onRegistered, onClose }: { onRegistered(agen
         </div>
       </form>
     </Card>
+  );
+}
+
+/** A secret typed once: hidden, never autofilled from saved passwords, not spell-checked. */
+function SecretField(props: { label: string; hint: string; name: string; maxLength: number; value: string; onChange(e: { target: { value: string } }): void }) {
+  return (
+    <label>
+      <span>
+        {props.label} <span className="ag-optional">{props.hint}</span>
+      </span>
+      <input
+        name={props.name}
+        type="password"
+        autoComplete="new-password"
+        spellCheck={false}
+        maxLength={props.maxLength}
+        value={props.value}
+        onChange={props.onChange}
+      />
+    </label>
   );
 }

@@ -6,6 +6,7 @@ import { useMemo, useState } from 'react';
 import { Link } from 'wouter';
 import { useHub } from '../../app/context';
 import { ErrorNote, Loading } from '../../components/ui';
+import { useAgentSearch } from '../../hooks/useAgentSearch';
 import { useStore } from '../../lib/store';
 import { isButler } from '../../state/agents';
 import { unreadByPeer } from '../../state/chat';
@@ -22,6 +23,7 @@ export function PeerList({ selectedId, onPick }: { selectedId: number; onPick():
   const { byId, loaded, error } = useStore(agents.state);
   const unread = unreadByPeer(useStore(chat.state));
   const [filter, setFilter] = useState('');
+  const partial = useAgentSearch(filter);
 
   const peers = useMemo(
     () =>
@@ -55,6 +57,7 @@ export function PeerList({ selectedId, onPick }: { selectedId: number; onPick():
           />
         </>
       ) : null}
+      {partial && !filter.trim() ? <p className="chat-hint">{partial}</p> : null}
       {loaded && peers.length === 1 ? <p className="chat-hint">No agents are registered yet; an admin adds them on the Agents page.</p> : null}
       {needle && shown.length === 0 ? <p className="chat-hint">No agent matches “{filter}”.</p> : null}
       <ul className="chat-list" aria-label="Peers">

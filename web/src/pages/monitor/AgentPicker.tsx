@@ -4,6 +4,7 @@ import type { UserView } from '@hub/client';
 import { useId, useMemo, useState } from 'react';
 import { Link } from 'wouter';
 import { Empty } from '../../components/ui';
+import { useAgentSearch } from '../../hooks/useAgentSearch';
 import type { Conversation } from '../../state/monitor';
 
 interface Props {
@@ -18,6 +19,7 @@ const FILTER_FROM = 8;
 
 export function AgentPicker({ agents, selected, conversations, unseen }: Props) {
   const [query, setQuery] = useState('');
+  const partial = useAgentSearch(query);
   const filterId = useId();
   const shown = useMemo(() => {
     const q = query.trim().toLowerCase();
@@ -36,6 +38,7 @@ export function AgentPicker({ agents, selected, conversations, unseen }: Props) 
           <input id={filterId} type="search" className="mon-filter" placeholder="Filter agents…" value={query} onChange={(e) => setQuery(e.target.value)} />
         </>
       ) : null}
+      {partial && !query.trim() ? <p className="mon-hint muted">{partial}</p> : null}
       {agents.length === 0 ? (
         <Empty>
           No agents yet. <Link href="/agents">Register one</Link>; its conversations with Butler show here.

@@ -2,13 +2,12 @@
 // with its live presence, last report and last seen, and its messages per minute over the last hour
 // (a sparkline); each opens its chat. While the socket is away, presence reads "as of" the moment it went.
 import type { UserView } from '@hub/client';
-import { useState } from 'react';
 import { Link } from 'wouter';
 import { Sparkline } from '../../components/charts/Small';
 import { AsOf, useStaleSince } from '../../components/Freshness';
 import { Pager, RosterSearch } from '../../components/roster/RosterControls';
 import { Badge, Card, Empty, ErrorNote, Time } from '../../components/ui';
-import { useRosterPage, useSettled, type PresenceFilter } from '../../hooks/useRoster';
+import { useRosterFilters, useRosterPage } from '../../hooks/useRoster';
 import { isMarker, reportText } from '../../lib/reportText';
 import { reportCount } from './agents';
 import { RATE_MINUTES } from './useActivity';
@@ -26,10 +25,8 @@ export interface AgentListProps {
 
 export function AgentList({ admin, registered, rates }: AgentListProps) {
   const stale = useStaleSince();
-  const [q, setQ] = useState('');
-  const [status, setStatus] = useState<PresenceFilter>('');
-  const [page, setPage] = useState(1);
-  const settledQ = useSettled(q.trim());
+  const filters = useRosterFilters();
+  const { q, status, page, settledQ } = filters;
   const roster = useRosterPage({ q: settledQ, status, page, limit: OVERVIEW_PAGE });
   const filtered = settledQ !== '' || status !== '';
 
@@ -37,20 +34,7 @@ export function AgentList({ admin, registered, rates }: AgentListProps) {
     <Card
       className="overview-agents"
       title={<span data-testid="agents-title">{`Agents (${roster.total.toLocaleString('en-US')}${filtered ? ' matching' : ''})`}</span>}
-      actions={
-        <RosterSearch
-          q={q}
-          status={status}
-          onQ={(value) => {
-            setQ(value);
-            setPage(1);
-          }}
-          onStatus={(value) => {
-            setStatus(value);
-            setPage(1);
-          }}
-        />
-      }
+      actions={<RosterSearch q={q} status={status} onQ={filters.onQ} onStatus={filters.onStatus} />}
     >
       <ErrorNote error={roster.error} retry={roster.reload} />
       {registered === 0 && !filtered && roster.items.length === 0 ? (
@@ -76,7 +60,7 @@ export function AgentList({ admin, registered, rates }: AgentListProps) {
           ))}
         </ul>
       )}
-      <Pager page={page} limit={OVERVIEW_PAGE} total={roster.total} onPage={setPage} loading={roster.loading} />
+      <Pager page={page} limit={OVERVIEW_PAGE} total={roster.total} onPage={filters.onPage} loading={roster.loading} />
     </Card>
   );
 }
