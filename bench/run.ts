@@ -4,7 +4,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
-import { runToExit } from './lib/lifecycle.js';
+import { runStage, runToExit } from './lib/lifecycle.js';
 import { createContext, Live } from './lib/context.js';
 import { hubEntry } from './lib/entry.js';
 import { sleep } from './lib/net.js';
@@ -89,19 +89,16 @@ async function main(): Promise<number> {
         live,
         hub: { script: entry.script },
       });
-      try {
-        const report = await scenario.run(ctx, settings);
+      const { value: report, error, cleanUpError } = await runStage(scenario.key, () => scenario.run(ctx, settings), { live, log });
+      if (report) {
         results.scenarios[scenario.key] = report.summary;
         results.details[scenario.key] = report.details;
         sections.push(report.markdown);
         results.failures.push(...report.problems.map((p) => `${scenario.key}: ${p}`));
-      } catch (err) {
-        results.failures.push(`${scenario.key}: the scenario stopped: ${message(err)}`);
-        log(`!!! ${scenario.key}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-      } finally {
-        await live.stopAll();
-        if (profiles.length > 0) results.profiles[scenario.key] = profiles;
       }
+      if (error !== undefined) results.failures.push(`${scenario.key}: the scenario stopped: ${message(error)}`);
+      if (cleanUpError !== undefined) results.failures.push(`${scenario.key}: stopping what it started failed: ${message(cleanUpError)}`);
+      if (profiles.length > 0) results.profiles[scenario.key] = profiles;
     }
   } finally {
     await stores.dispose().catch((err: unknown) => results.failures.push(`dropping the scratch databases failed: ${message(err)}`));

@@ -4,7 +4,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
-import { runToExit } from '../bench/lib/lifecycle.js';
+import { describeError, runStage, runToExit } from '../bench/lib/lifecycle.js';
 import { createContext, Live } from '../bench/lib/context.js';
 import { machine } from '../bench/lib/procfs.js';
 import { loadScenarios, select } from '../bench/lib/registry.js';
@@ -22,7 +22,6 @@ const t0 = performance.now();
 const log = (line: string) => process.stderr.write(`[chaos ${((performance.now() - t0) / 1000).toFixed(0).padStart(4)}s] ${line}\n`);
 const live = new Live();
 let stores: StoreFactory | undefined;
-const message = (err: unknown) => (err instanceof Error ? (err.stack ?? err.message) : String(err));
 
 /** The hub settings of every check: the defaults under attack, with a known secret and admin password, logging at info. */
 const HUB_ENV = { LOG_LEVEL: 'info' };
@@ -64,20 +63,16 @@ async function main(): Promise<number> {
       };
       const started = performance.now();
       const outcome: CheckOutcome = { key: check.key, title: check.title, seconds: 0 };
-      try {
-        outcome.report = await check.run(ctx, settings);
-      } catch (err) {
-        outcome.crashed = message(err);
-        log(`!!! ${check.key}: ${outcome.crashed}`);
-      } finally {
-        await live.stopAll();
-      }
+      const { value: report, error, cleanUpError } = await runStage(check.key, () => check.run(ctx, settings), { live, log });
+      outcome.report = report;
+      if (error !== undefined) outcome.crashed = describeError(error);
+      else if (cleanUpError !== undefined) outcome.crashed = `stopping what it started failed: ${describeError(cleanUpError)}`;
       outcome.seconds = (performance.now() - started) / 1000;
       outcomes.push(outcome);
       log(`${check.key}: ${passed(outcome) ? 'pass' : 'FAIL'} in ${Math.round(outcome.seconds)} s`);
     }
   } finally {
-    await stores.dispose().catch((err: unknown) => log(`!!! dropping the scratch databases failed: ${message(err)}`));
+    await stores.dispose().catch((err: unknown) => log(`!!! dropping the scratch databases failed: ${describeError(err)}`));
     stores = undefined;
   }
   const markdown = renderReport(header, outcomes);

@@ -12,16 +12,40 @@ import type { StoreFactory } from './stores.js';
 
 /** Everything started and not yet stopped, across scenarios (a Ctrl-C stops it all). */
 export class Live {
-  readonly servers = new Set<Server>();
+  /** Hubs and reference servers; only their `stop` is needed here. */
+  readonly servers = new Set<Pick<Server, 'stop'>>();
   readonly generators = new Set<Generator>();
+  private readonly cleanups: (() => Promise<void>)[] = [];
+  private stopping: Promise<void> = Promise.resolve();
 
-  async stopAll(): Promise<void> {
+  /** `fn` runs in `stopAll` once every process is stopped (last registered first): what they use, such as a scratch database. */
+  afterStop(fn: () => Promise<void>): void {
+    this.cleanups.push(fn);
+  }
+
+  /**
+   * Stops the generators, then the servers, then runs the clean-ups: a database is never dropped
+   * under a hub still running. Every clean-up runs; those that failed are thrown together at the end.
+   */
+  stopAll(): Promise<void> {
+    // A second call (a Ctrl-C or an unhandled error while a scenario's clean-up runs) waits for the
+    // first, then stops what is left: whoever asked returns only once everything is stopped.
+    const run = this.stopping.catch(() => undefined).then(() => this.stopNow());
+    this.stopping = run;
+    return run;
+  }
+
+  private async stopNow(): Promise<void> {
     const generators = [...this.generators];
     const servers = [...this.servers];
+    const cleanups = this.cleanups.splice(0).reverse();
     this.generators.clear();
     this.servers.clear();
     await Promise.all(generators.map((g) => g.stop()));
     await Promise.all(servers.map((s) => s.stop()));
+    const failed: unknown[] = [];
+    for (const fn of cleanups) await fn().catch((err: unknown) => failed.push(err));
+    if (failed.length > 0) throw new AggregateError(failed, `clean-up failed: ${failed.map((e) => (e instanceof Error ? e.message : String(e))).join('; ')}`);
   }
 }
 
@@ -71,6 +95,7 @@ export function createContext(key: string, o: ContextOptions, jwtSecret = newJwt
       o.live.servers.add(server);
       return server;
     },
+    afterStop: (fn) => o.live.afterStop(fn),
     async generator(name, script) {
       const gen = await Generator.start(name, script);
       o.live.generators.add(gen);

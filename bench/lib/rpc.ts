@@ -92,7 +92,13 @@ export class RpcClient {
           reject(e);
         },
       });
-      this.child.send({ id, method, params: toWire(params) } satisfies Request);
+      // With a callback a send on a closed channel (the child has exited) fails this call; without one
+      // the child process emits 'error', which nothing listens for, and the orchestrator dies on it.
+      this.child.send({ id, method, params: toWire(params) } satisfies Request, (err) => {
+        if (!err || !this.waiting.has(id)) return;
+        this.waiting.get(id)!.reject(new Error(`${this.name}.${method} could not be sent: ${err.message}`));
+        this.waiting.delete(id);
+      });
     });
   }
 }

@@ -41,6 +41,11 @@ export interface ScenarioContext {
   stopHub(hub: Hub, window?: Omit<ProfileWindow, 'exitedAt'>, covers?: string): Promise<void>;
   /** Starts a reference server or anything else with a `stop`, stopped when the scenario ends. */
   track<T extends Server>(server: Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` when the scenario ends (or fails, or the run is interrupted), after every hub and
+   * generator it started is stopped: for what they use, such as a scratch database or a private Redis.
+   */
+  afterStop(fn: () => Promise<void>): void;
   /** Starts a load generator process (a script in bench/gen/), stopped when the scenario ends. */
   generator(name: string, script: string): Promise<Generator>;
 }

@@ -231,11 +231,37 @@ const statusOf = async (gens: Generator[]) => {
   };
 };
 
+/**
+ * A poll that may fail without ending the scenario: on a starved machine a generator or node can miss
+ * one call's deadline while the phase it watches is still going. The failure is logged and kept in
+ * `failures`; the poll answers undefined and the caller polls again until its own deadline.
+ */
+async function polled<T>(what: string, poll: () => Promise<T>, failures: string[], log: (l: string) => void): Promise<T | undefined> {
+  try {
+    return await poll();
+  } catch (err) {
+    const text = err instanceof Error ? err.message : String(err);
+    failures.push(text);
+    log(`scale: ${what}: a poll failed, polling on: ${text}`);
+    return undefined;
+  }
+}
+
 /** Waits until every hub sees at least `want` agents ONLINE; answers the time it took (ms since `from`) or NaN. */
-async function converge(hubs: Hub[], token: string, want: number, from: number, timeoutMs: number, log: (l: string) => void, label: string) {
+async function converge(
+  hubs: Hub[],
+  token: string,
+  want: number,
+  from: number,
+  timeoutMs: number,
+  log: (l: string) => void,
+  label: string,
+  failures: string[],
+) {
   let lastLog = 0;
   for (;;) {
-    const seen = await Promise.all(hubs.map((h) => inspect(h, token).then((i) => i.online)));
+    // A node that did not answer counts as not converged yet.
+    const seen = await Promise.all(hubs.map((h) => polled(label, () => inspect(h, token), failures, log).then((i) => i?.online ?? NaN)));
     if (seen.every((n) => n >= want)) return { ms: Date.now() - from, seen };
     if (Date.now() - from > timeoutMs) return { ms: NaN, seen };
     if (Date.now() - lastLog > 5_000) {
@@ -245,6 +271,10 @@ async function converge(hubs: Hub[], token: string, want: number, from: number, 
     await sleep(500);
   }
 }
+
+/** A line for the report when polls failed (they did not end the run, but the figures they watch may be late). */
+const pollNote = (phase: string, failures: string[]) =>
+  failures.length === 0 ? [] : [`${phase}, ${failures.length} status or inspection call(s) failed and were made again; the first: ${failures[0]}`, ''];
 
 /** CPU-ms of `pids` per message over a series. */
 async function measured(pids: number[], run: () => Promise<SeriesResult>): Promise<{ result: SeriesResult; cpuMsPerMessage: number; cpuMsByPid: number[] }> {
@@ -261,375 +291,393 @@ export default defineScenario({
   order: 70,
   settings: (plan) => settingsOf(plan),
   async run(ctx, s) {
+    // Its own scratch databases (the scenario needs PostgreSQL also on a SQLite run) and Redis go once
+    // every node and generator is stopped, also when the scenario fails: never dropped under a live node.
     const stores = await postgresStores(ctx.plan.pgUrl);
+    ctx.afterStop(() => stores.dispose());
     const redis = await privateRedis(ctx);
+    ctx.afterStop(() => redis.stop());
     const problems: string[] = [];
     // Every hub of the run shares it, so the agents inserted here hold working tokens (never printed: settings are).
     const hubEnv = { TOKEN_SECRET: randomBytes(24).toString('hex') };
     ctx.log(`scale: ${int(s.population)} agents over ${s.nodes} nodes (${s.nodesWhy}), ${s.generators} generator processes; file limit ${int(s.fileLimit)}`);
-    try {
-      const gens = await Promise.all(Array.from({ length: s.generators }, (_, k) => ctx.generator(`scale${k}`, 'bench/gen/scale.ts')));
+    const gens = await Promise.all(Array.from({ length: s.generators }, (_, k) => ctx.generator(`scale${k}`, 'bench/gen/scale.ts')));
 
-      // ---- One node with the reference population: the same targeted load, for the ratio.
-      const singleStore = await stores.create('scale_single');
-      const single = await ctx.startHub('scale-single', singleStore, hubEnv);
-      const singleAgents = await insertAgents(singleStore.env['DATABASE_URL']!, hubEnv.TOKEN_SECRET, 'single', s.singleAgents);
-      const singleConnect = await connectAll(
-        gens,
-        [single.port],
-        singleAgents.map((a) => a.token),
-        () => 0,
-        s.concurrency,
-        1,
-        s.connectBudgetMs,
-      );
-      if (singleConnect.connected < s.singleAgents)
-        problems.push(`single: ${s.singleAgents - singleConnect.connected} sockets failed to connect: ${singleConnect.errors.slice(0, 3).join('; ')}`);
-      ctx.log(`scale: single node holds ${int(singleConnect.connected)} agents`);
-      const singleToken = await adminToken(single);
-      const singleCast = await createCast(new HubApi(single.baseUrl), singleToken, 'ssingle', s.humans, s.agents);
-      const singleRig = await connectRig(ctx, single, {
-        receiverUrls: singleCast.humans.map((h) => single.socketUrl(h.token)),
-        senderUrls: singleCast.agents.map((a) => single.socketUrl(a.api_token)),
-        send: { frame: 'chat', targets: singleCast.humans.map((h) => h.id) },
-      });
-      const alone = await measured([single.pid], () => runSeries(singleRig, 'ssingle', s, ctx.log));
-      await disconnectRig(singleRig);
-      await Promise.all(gens.map((g) => g.call('disconnect', {}, 120_000)));
-      await ctx.stopHub(single, alone.result.window, 'the single-node reference');
+    // ---- One node with the reference population: the same targeted load, for the ratio.
+    const singleStore = await stores.create('scale_single');
+    const single = await ctx.startHub('scale-single', singleStore, hubEnv);
+    const singleAgents = await insertAgents(singleStore.env['DATABASE_URL']!, hubEnv.TOKEN_SECRET, 'single', s.singleAgents);
+    const singleConnect = await connectAll(
+      gens,
+      [single.port],
+      singleAgents.map((a) => a.token),
+      () => 0,
+      s.concurrency,
+      1,
+      s.connectBudgetMs,
+    );
+    if (singleConnect.connected < s.singleAgents)
+      problems.push(`single: ${s.singleAgents - singleConnect.connected} sockets failed to connect: ${singleConnect.errors.slice(0, 3).join('; ')}`);
+    ctx.log(`scale: single node holds ${int(singleConnect.connected)} agents`);
+    const singleToken = await adminToken(single);
+    const singleCast = await createCast(new HubApi(single.baseUrl), singleToken, 'ssingle', s.humans, s.agents);
+    const singleRig = await connectRig(ctx, single, {
+      receiverUrls: singleCast.humans.map((h) => single.socketUrl(h.token)),
+      senderUrls: singleCast.agents.map((a) => single.socketUrl(a.api_token)),
+      send: { frame: 'chat', targets: singleCast.humans.map((h) => h.id) },
+    });
+    const alone = await measured([single.pid], () => runSeries(singleRig, 'ssingle', s, ctx.log));
+    await disconnectRig(singleRig);
+    await Promise.all(gens.map((g) => g.call('disconnect', {}, 120_000)));
+    await ctx.stopHub(single, alone.result.window, 'the single-node reference');
 
-      // ---- The cluster.
-      const store = await stores.create('scale');
-      const db = new pg.Client({ connectionString: store.env['DATABASE_URL'] });
-      // The PostgreSQL server is shared: another user's test may end every connection. The next
-      // query then fails (and the run says so) instead of an unhandled 'error' ending the bench.
-      db.on('error', (err) => ctx.log(`scale: the statistics connection to PostgreSQL failed: ${err.message}`));
-      await db.connect();
-      const cluster = `bench-${randomBytes(3).toString('hex')}`;
-      const envOf = (k: number) => ({ ...hubEnv, REDIS_URL: redis.url, NODE_ID: `n${k + 1}`, CLUSTER_NAME: cluster, CLUSTER_NODE_TTL: s.nodeTtl });
-      // The first node applies the migrations; the others start together.
-      const first = await ctx.startHub('scale-n1', store, envOf(0));
-      const rest = await Promise.all(Array.from({ length: s.nodes - 1 }, (_, k) => ctx.startHub(`scale-n${k + 2}`, store, envOf(k + 1))));
-      const hubs = [first, ...rest];
-      const ports = hubs.map((h) => h.port);
-      const token = await adminToken(first);
+    // ---- The cluster.
+    const store = await stores.create('scale');
+    const db = new pg.Client({ connectionString: store.env['DATABASE_URL'] });
+    // The PostgreSQL server is shared: another user's test may end every connection. The next
+    // query then fails (and the run says so) instead of an unhandled 'error' ending the bench.
+    db.on('error', (err) => ctx.log(`scale: the statistics connection to PostgreSQL failed: ${err.message}`));
+    await db.connect();
+    ctx.afterStop(() => db.end());
+    const cluster = `bench-${randomBytes(3).toString('hex')}`;
+    const envOf = (k: number) => ({ ...hubEnv, REDIS_URL: redis.url, NODE_ID: `n${k + 1}`, CLUSTER_NAME: cluster, CLUSTER_NODE_TTL: s.nodeTtl });
+    // The first node applies the migrations; the others start together.
+    const first = await ctx.startHub('scale-n1', store, envOf(0));
+    const rest = await Promise.all(Array.from({ length: s.nodes - 1 }, (_, k) => ctx.startHub(`scale-n${k + 2}`, store, envOf(k + 1))));
+    const hubs = [first, ...rest];
+    const ports = hubs.map((h) => h.port);
+    const token = await adminToken(first);
 
-      const t0 = performance.now();
-      const agents = await insertAgents(store.env['DATABASE_URL']!, hubEnv.TOKEN_SECRET, 'agent', s.population);
-      const registerPerSec = (s.population * 1000) / (performance.now() - t0);
-      ctx.log(`scale: ${int(s.population)} agents inserted at ${int(registerPerSec)}/s`);
+    const t0 = performance.now();
+    const agents = await insertAgents(store.env['DATABASE_URL']!, hubEnv.TOKEN_SECRET, 'agent', s.population);
+    const registerPerSec = (s.population * 1000) / (performance.now() - t0);
+    ctx.log(`scale: ${int(s.population)} agents inserted at ${int(registerPerSec)}/s`);
 
-      await sleep(2_000);
-      const rssBefore = hubs.map((h) => rssKb(h.pid));
-      const memBefore = await Promise.all(hubs.map((h) => h.memory()));
-      const kernelBefore = kernelSocketKb();
-      const storeBefore = await storeCounters(db);
-      const hubCpu = hubs.map((h) => new CpuMeter(h.pid));
-      const genCpu = gens.map((g) => new CpuMeter(g.pid));
-      const redisCpu = new CpuMeter(redis.pid);
-      await Promise.all(hubs.map((h) => h.loop()));
+    await sleep(2_000);
+    const rssBefore = hubs.map((h) => rssKb(h.pid));
+    const memBefore = await Promise.all(hubs.map((h) => h.memory()));
+    const kernelBefore = kernelSocketKb();
+    const storeBefore = await storeCounters(db);
+    const hubCpu = hubs.map((h) => new CpuMeter(h.pid));
+    const genCpu = gens.map((g) => new CpuMeter(g.pid));
+    const redisCpu = new CpuMeter(redis.pid);
+    await Promise.all(hubs.map((h) => h.loop()));
 
-      ctx.log(`scale: connecting ${int(s.population)} agents straight to ${s.nodes} nodes`);
-      const connectStart = Date.now();
-      const connecting = connectAll(
-        gens,
-        ports,
-        agents.map((a) => a.token),
-        (i) => i % s.nodes,
-        s.concurrency,
-        2,
-        s.connectBudgetMs,
-      );
-      const connected = await connecting;
-      const lastConnectAt = Date.now();
-      ctx.log(`scale: ${int(connected.connected)} connected in ${((connected.endedAt - connected.startedAt) / 1000).toFixed(1)} s`);
-      // What the rest of the run counts on: every agent, or as many as connected within the budget.
-      const held = connected.connected;
-      const outOfBudget = connected.errors.filter((e) => e.includes('connect budget')).length > 0;
-      if (held < s.population && !outOfBudget) problems.push(`${s.population - held} sockets failed to connect: ${connected.errors.slice(0, 3).join('; ')}`);
-      if (outOfBudget)
-        ctx.log(`scale: the connect budget (${s.connectBudgetMs / 1000} s) ran out at ${int(held)} of ${int(s.population)} agents: the run goes on with those`);
-      const connectLoop = await Promise.all(hubs.map((h) => h.loop()));
-      const conv = await converge(hubs, token, held, lastConnectAt, s.convergeTimeoutMs, ctx.log, 'presence');
-      const convergedAt = Date.now();
-      if (!Number.isFinite(conv.ms))
-        problems.push(`presence did not converge within ${s.convergeTimeoutMs / 1000} s of the last connect: ONLINE per node ${conv.seen.join(' / ')}`);
-      const storeAfter = await storeCounters(db);
-      const connectCpuMs = hubCpu.map((m) => m.used());
-      const genConnectCpuMs = sum(genCpu.map((m) => m.used()));
-      const redisConnectCpuMs = redisCpu.used();
-      const presenceWindowS = (convergedAt - connectStart) / 1000;
-      const presenceWritesPerSec = (storeAfter.userUpdates - storeBefore.userUpdates) / presenceWindowS;
-      const commitsPerSec = (storeAfter.commits - storeBefore.commits) / presenceWindowS;
-      ctx.log(
-        `scale: ONLINE on every node ${(conv.ms / 1000).toFixed(1)} s after the last connect; ${int(storeAfter.userUpdates - storeBefore.userUpdates)} presence row updates ` +
-          `(${int(presenceWritesPerSec)}/s, ${int(commitsPerSec)} commits/s)`,
-      );
+    ctx.log(`scale: connecting ${int(s.population)} agents straight to ${s.nodes} nodes`);
+    const connectStart = Date.now();
+    const connecting = connectAll(
+      gens,
+      ports,
+      agents.map((a) => a.token),
+      (i) => i % s.nodes,
+      s.concurrency,
+      2,
+      s.connectBudgetMs,
+    );
+    const connected = await connecting;
+    const lastConnectAt = Date.now();
+    ctx.log(`scale: ${int(connected.connected)} connected in ${((connected.endedAt - connected.startedAt) / 1000).toFixed(1)} s`);
+    // What the rest of the run counts on: every agent, or as many as connected within the budget.
+    const held = connected.connected;
+    const outOfBudget = connected.errors.filter((e) => e.includes('connect budget')).length > 0;
+    if (held < s.population && !outOfBudget) problems.push(`${s.population - held} sockets failed to connect: ${connected.errors.slice(0, 3).join('; ')}`);
+    if (outOfBudget)
+      ctx.log(`scale: the connect budget (${s.connectBudgetMs / 1000} s) ran out at ${int(held)} of ${int(s.population)} agents: the run goes on with those`);
+    const connectLoop = await Promise.all(hubs.map((h) => h.loop()));
+    const convergeFailures: string[] = [];
+    const conv = await converge(hubs, token, held, lastConnectAt, s.convergeTimeoutMs, ctx.log, 'presence', convergeFailures);
+    const convergedAt = Date.now();
+    if (!Number.isFinite(conv.ms))
+      problems.push(`presence did not converge within ${s.convergeTimeoutMs / 1000} s of the last connect: ONLINE per node ${conv.seen.join(' / ')}`);
+    const storeAfter = await storeCounters(db);
+    const connectCpuMs = hubCpu.map((m) => m.used());
+    const genConnectCpuMs = sum(genCpu.map((m) => m.used()));
+    const redisConnectCpuMs = redisCpu.used();
+    const presenceWindowS = (convergedAt - connectStart) / 1000;
+    const presenceWritesPerSec = (storeAfter.userUpdates - storeBefore.userUpdates) / presenceWindowS;
+    const commitsPerSec = (storeAfter.commits - storeBefore.commits) / presenceWindowS;
+    ctx.log(
+      `scale: ONLINE on every node ${(conv.ms / 1000).toFixed(1)} s after the last connect; ${int(storeAfter.userUpdates - storeBefore.userUpdates)} presence row updates ` +
+        `(${int(presenceWritesPerSec)}/s, ${int(commitsPerSec)} commits/s)`,
+    );
 
-      await sleep(3_000);
-      const kernel = kernelSocketKb();
-      const perNode: NodeFigures[] = await Promise.all(
-        hubs.map(async (h, k) => {
-          const seen = await inspect(h, token);
-          const m: Memory = await h.memory();
-          const rss = rssKb(h.pid);
-          return {
-            node: `n${k + 1}`,
-            sockets: seen.sockets,
-            rssMb: rss / 1024,
-            rssKbPerSocket: (rss - rssBefore[k]!) / seen.sockets,
-            heapKbPerSocket: (m.heapUsed - memBefore[k]!.heapUsed) / 1024 / seen.sockets,
-            externalKbPerSocket: (m.external - memBefore[k]!.external) / 1024 / seen.sockets,
-            onlineSeen: seen.online,
-          };
-        }),
-      );
-      const totalSockets = sum(perNode.map((n) => n.sockets));
-      const totalRssDeltaKb = sum(hubs.map((h, k) => rssKb(h.pid) - rssBefore[k]!));
-      const totalHeapKb = sum(perNode.map((n) => n.heapKbPerSocket * n.sockets));
-      const kernelKbPerSocket = (kernel.buffersKb - kernelBefore.buffersKb + kernel.slabKb - kernelBefore.slabKb) / Math.max(1, connected.connected);
-      const connectPerSec = (connected.connected * 1000) / (connected.endedAt - connected.startedAt);
-      ctx.log(`scale: ${int(totalSockets)} sockets, ${(totalRssDeltaKb / totalSockets).toFixed(1)} KB RSS per socket over all nodes`);
+    await sleep(3_000);
+    const kernel = kernelSocketKb();
+    const perNode: NodeFigures[] = await Promise.all(
+      hubs.map(async (h, k) => {
+        const seen = await inspect(h, token);
+        const m: Memory = await h.memory();
+        const rss = rssKb(h.pid);
+        return {
+          node: `n${k + 1}`,
+          sockets: seen.sockets,
+          rssMb: rss / 1024,
+          rssKbPerSocket: (rss - rssBefore[k]!) / seen.sockets,
+          heapKbPerSocket: (m.heapUsed - memBefore[k]!.heapUsed) / 1024 / seen.sockets,
+          externalKbPerSocket: (m.external - memBefore[k]!.external) / 1024 / seen.sockets,
+          onlineSeen: seen.online,
+        };
+      }),
+    );
+    const totalSockets = sum(perNode.map((n) => n.sockets));
+    const totalRssDeltaKb = sum(hubs.map((h, k) => rssKb(h.pid) - rssBefore[k]!));
+    const totalHeapKb = sum(perNode.map((n) => n.heapKbPerSocket * n.sockets));
+    const kernelKbPerSocket = (kernel.buffersKb - kernelBefore.buffersKb + kernel.slabKb - kernelBefore.slabKb) / Math.max(1, connected.connected);
+    const connectPerSec = (connected.connected * 1000) / (connected.endedAt - connected.startedAt);
+    ctx.log(`scale: ${int(totalSockets)} sockets, ${(totalRssDeltaKb / totalSockets).toFixed(1)} KB RSS per socket over all nodes`);
 
-      // ---- Targeted CHAT across nodes at this population: senders and humans spread over every node.
-      const cast = await createCast(new HubApi(first.baseUrl), token, 'scl', s.humans, s.agents);
-      const chatRig = await connectRig(ctx, first, {
-        receiverUrls: cast.humans.map((h, i) => hubs[(i + 1) % s.nodes]!.socketUrl(h.token)),
-        senderUrls: cast.agents.map((a, i) => hubs[i % s.nodes]!.socketUrl(a.api_token)),
-        send: { frame: 'chat', targets: cast.humans.map((h) => h.id) },
-      });
-      const busBefore = await Promise.all(
-        hubs.map(async (h) => ({ bytes: await metric(h, 'hub_cluster_bus_published_bytes_total'), count: await metric(h, 'hub_cluster_bus_published_total') })),
-      );
-      const redisChat = new CpuMeter(redis.pid);
-      const across = await measured(
-        hubs.map((h) => h.pid),
-        () => runSeries(chatRig, 'scl', s, ctx.log),
-      );
-      const redisChatCpuMs = redisChat.used();
-      const busAfter = await Promise.all(
-        hubs.map(async (h) => ({ bytes: await metric(h, 'hub_cluster_bus_published_bytes_total'), count: await metric(h, 'hub_cluster_bus_published_total') })),
-      );
-      await disconnectRig(chatRig);
-      const busBytes = sum(busAfter.map((b, k) => b.bytes - busBefore[k]!.bytes));
-      const busCount = sum(busAfter.map((b, k) => b.count - busBefore[k]!.count));
-      const chatMessages = [across.result.warmup, ...across.result.rows].reduce((n, r) => n + r.sent, 0);
+    // ---- Targeted CHAT across nodes at this population: senders and humans spread over every node.
+    const cast = await createCast(new HubApi(first.baseUrl), token, 'scl', s.humans, s.agents);
+    const chatRig = await connectRig(ctx, first, {
+      receiverUrls: cast.humans.map((h, i) => hubs[(i + 1) % s.nodes]!.socketUrl(h.token)),
+      senderUrls: cast.agents.map((a, i) => hubs[i % s.nodes]!.socketUrl(a.api_token)),
+      send: { frame: 'chat', targets: cast.humans.map((h) => h.id) },
+    });
+    const busBefore = await Promise.all(
+      hubs.map(async (h) => ({ bytes: await metric(h, 'hub_cluster_bus_published_bytes_total'), count: await metric(h, 'hub_cluster_bus_published_total') })),
+    );
+    const redisChat = new CpuMeter(redis.pid);
+    const across = await measured(
+      hubs.map((h) => h.pid),
+      () => runSeries(chatRig, 'scl', s, ctx.log),
+    );
+    const redisChatCpuMs = redisChat.used();
+    const busAfter = await Promise.all(
+      hubs.map(async (h) => ({ bytes: await metric(h, 'hub_cluster_bus_published_bytes_total'), count: await metric(h, 'hub_cluster_bus_published_total') })),
+    );
+    await disconnectRig(chatRig);
+    const busBytes = sum(busAfter.map((b, k) => b.bytes - busBefore[k]!.bytes));
+    const busCount = sum(busAfter.map((b, k) => b.count - busBefore[k]!.count));
+    const chatMessages = [across.result.warmup, ...across.result.rows].reduce((n, r) => n + r.sent, 0);
 
-      // ---- Broadcast: dashboards spread over every node, reports from agents on every node.
-      const fanCast = await createCast(new HubApi(first.baseUrl), token, 'sclfan', 10, 20);
-      const fanRig = await connectRig(ctx, first, {
-        receiverUrls: Array.from({ length: s.dashboards }, (_, i) => hubs[i % s.nodes]!.socketUrl(fanCast.humans[i % fanCast.humans.length]!.token)),
-        senderUrls: fanCast.agents.map((a, i) => hubs[i % s.nodes]!.socketUrl(a.api_token)),
-        send: { frame: 'log' },
-        latencySockets: 10,
-      });
-      const fan = await runSeries(
-        fanRig,
-        'sclfan',
-        { ...s, warmupRate: s.broadcastRates[0]! / 2, openRates: s.broadcastRates, windows: [], closedMs: 0, stopWhenBehind: true },
-        ctx.log,
-      );
-      await disconnectRig(fanRig);
+    // ---- Broadcast: dashboards spread over every node, reports from agents on every node.
+    const fanCast = await createCast(new HubApi(first.baseUrl), token, 'sclfan', 10, 20);
+    const fanRig = await connectRig(ctx, first, {
+      receiverUrls: Array.from({ length: s.dashboards }, (_, i) => hubs[i % s.nodes]!.socketUrl(fanCast.humans[i % fanCast.humans.length]!.token)),
+      senderUrls: fanCast.agents.map((a, i) => hubs[i % s.nodes]!.socketUrl(a.api_token)),
+      send: { frame: 'log' },
+      latencySockets: 10,
+    });
+    const fan = await runSeries(
+      fanRig,
+      'sclfan',
+      { ...s, warmupRate: s.broadcastRates[0]! / 2, openRates: s.broadcastRates, windows: [], closedMs: 0, stopWhenBehind: true },
+      ctx.log,
+    );
+    await disconnectRig(fanRig);
 
-      // ---- Node loss: kill -9 the last node under acknowledged traffic from every generator.
-      const victim = hubs.length - 1;
-      const survivors = hubs.filter((_, k) => k !== victim);
-      const before = await statusOf(gens);
-      const heldByVictim = before.perNode[victim] ?? 0;
-      await Promise.all(survivors.map((h) => h.loop()));
-      const pings = survivors.map((h) => pingSampler(h.pingUrl, 100));
-      const chatter = Promise.all(
-        gens.map((g, k) =>
-          g.call<ScaleChatterResult>(
-            'chatter',
-            { tag: `kill${k}`, rate: s.chatterRate / gens.length, durationMs: s.chatterMs, drainMs: 30_000 },
-            s.chatterMs + 90_000,
-          ),
+    // ---- Node loss: kill -9 the last node under acknowledged traffic from every generator.
+    const victim = hubs.length - 1;
+    const survivors = hubs.filter((_, k) => k !== victim);
+    const before = await statusOf(gens);
+    const heldByVictim = before.perNode[victim] ?? 0;
+    await Promise.all(survivors.map((h) => h.loop()));
+    const pings = survivors.map((h) => pingSampler(h.pingUrl, 100));
+    ctx.afterStop(async () => void pings.forEach((p) => p.stop()));
+    const chatter = Promise.all(
+      gens.map((g, k) =>
+        g.call<ScaleChatterResult>(
+          'chatter',
+          { tag: `kill${k}`, rate: s.chatterRate / gens.length, durationMs: s.chatterMs, drainMs: 30_000 },
+          s.chatterMs + 90_000,
         ),
-      );
-      await sleep(s.killAfterMs);
-      ctx.log(`scale: kill -9 node n${victim + 1}, which holds ${int(heldByVictim)} agents`);
-      const killedAt = Date.now();
-      await hubs[victim]!.kill('SIGKILL');
-      // Watched from the kill: sockets open again, every agent ONLINE on every survivor (and the lowest
-      // count each saw meanwhile: did any agent go OFFLINE?), and the dead node reaped after CLUSTER_NODE_TTL.
-      let allOpenAt = NaN;
-      let onlineAt = NaN;
-      let reapedAt = NaN;
-      let worst = before;
-      let seenLast: number[] = [];
-      const minOnline = survivors.map(() => Infinity);
-      for (;;) {
-        const [st, seen] = await Promise.all([statusOf(gens), Promise.all(survivors.map((h) => inspect(h, token)))]);
-        worst = st;
-        seenLast = seen.map((x) => x.online);
-        seen.forEach((x, k) => (minOnline[k] = Math.min(minOnline[k]!, x.online)));
-        const allOpen = st.down === 0 && st.open >= before.open;
-        if (allOpen && Number.isNaN(allOpenAt)) allOpenAt = st.lastReconnectAt;
-        const reaped = seen.every((x) => x.nodes <= survivors.length);
-        if (reaped && Number.isNaN(reapedAt)) reapedAt = Date.now();
-        const online = allOpen && seen.every((x) => x.online >= held);
-        // The time it became true for good: reset when it stops holding.
-        if (!online) onlineAt = NaN;
-        else if (Number.isNaN(onlineAt)) onlineAt = Date.now();
-        if (online && reaped) break;
+      ),
+    );
+    // Awaited after the watch below; if the watch throws first, its failure must not go unhandled.
+    chatter.catch(() => undefined);
+    await sleep(s.killAfterMs);
+    ctx.log(`scale: kill -9 node n${victim + 1}, which holds ${int(heldByVictim)} agents`);
+    const killedAt = Date.now();
+    await hubs[victim]!.kill('SIGKILL');
+    // Watched from the kill: sockets open again, every agent ONLINE on every survivor (and the lowest
+    // count each saw meanwhile: did any agent go OFFLINE?), and the dead node reaped after CLUSTER_NODE_TTL.
+    let allOpenAt = NaN;
+    let onlineAt = NaN;
+    let reapedAt = NaN;
+    let worst = before;
+    let seenLast: number[] = [];
+    const minOnline = survivors.map(() => Infinity);
+    /** Status and inspection calls that failed while watching the node loss (the watch goes on). */
+    const pollFailures: string[] = [];
+    for (;;) {
+      const poll = await polled('node loss', () => Promise.all([statusOf(gens), Promise.all(survivors.map((h) => inspect(h, token)))]), pollFailures, ctx.log);
+      if (poll === undefined) {
         if (Date.now() - killedAt > 120_000) {
-          problems.push(
-            `node loss: 120 s after the kill ${st.down} sockets are down, ONLINE per survivor ${seenLast.join(' / ')}, dead node ${reaped ? '' : 'not '}reaped (${st.failures.join('; ')})`,
-          );
+          problems.push(`node loss: 120 s after the kill the last poll failed: ${pollFailures.at(-1)}`);
           break;
         }
         await sleep(500);
+        continue;
       }
-      const reconnectMs = allOpenAt - killedAt;
-      const onlineMs = onlineAt - killedAt;
-      const reapedMs = reapedAt - killedAt;
-      ctx.log(
-        `scale: all ${int(worst.open)} sockets open again ${(reconnectMs / 1000).toFixed(1)} s after the kill (${int(worst.reconnects)} reconnects, ${int(worst.failedAttempts)} failed attempts); ` +
-          `ONLINE everywhere at ${(onlineMs / 1000).toFixed(1)} s; lowest ONLINE seen per survivor ${minOnline.map(int).join(' / ')}; reaped at ${(reapedMs / 1000).toFixed(1)} s`,
-      );
-      const loopDuring = await Promise.all(survivors.map((h) => h.loop()));
-      const pingMs = pings.map((p) => p.stop());
-      const chatted = await chatter;
-      const acked = chatted.flatMap((c) => c.acked);
-      let stored = 0;
-      for (let i = 0; i < acked.length; i += 10_000) {
-        const r = await db.query<{ n: string }>('SELECT count(*) AS n FROM messages WHERE local_id = ANY($1::text[])', [acked.slice(i, i + 10_000)]);
-        stored += Number(r.rows[0]!.n);
-      }
-      const lostAcked = acked.length - stored;
-      if (lostAcked > 0) problems.push(`node loss: ${lostAcked} acknowledged frames are not in the store`);
-      const chatterErrors = sum(chatted.map((c) => c.errors));
-      if (chatterErrors > 0)
+      const [st, seen] = poll;
+      worst = st;
+      seenLast = seen.map((x) => x.online);
+      seen.forEach((x, k) => (minOnline[k] = Math.min(minOnline[k]!, x.online)));
+      const allOpen = st.down === 0 && st.open >= before.open;
+      if (allOpen && Number.isNaN(allOpenAt)) allOpenAt = st.lastReconnectAt;
+      const reaped = seen.every((x) => x.nodes <= survivors.length);
+      if (reaped && Number.isNaN(reapedAt)) reapedAt = Date.now();
+      const online = allOpen && seen.every((x) => x.online >= held);
+      // The time it became true for good: reset when it stops holding.
+      if (!online) onlineAt = NaN;
+      else if (Number.isNaN(onlineAt)) onlineAt = Date.now();
+      if (online && reaped) break;
+      if (Date.now() - killedAt > 120_000) {
         problems.push(
-          `node loss: ${chatterErrors} ERROR frames, e.g. ${chatted
-            .flatMap((c) => c.errorSamples)
-            .slice(0, 2)
-            .join(' | ')}`,
+          `node loss: 120 s after the kill ${st.down} sockets are down, ONLINE per survivor ${seenLast.join(' / ')}, dead node ${reaped ? '' : 'not '}reaped (${st.failures.join('; ')})`,
         );
-      const after = await Promise.all(survivors.map((h) => inspect(h, token)));
-      await db.end();
-
-      await Promise.all(gens.map((g) => g.call('disconnect', {}, 300_000)));
-      for (const [k, h] of hubs.entries())
-        if (k !== victim)
-          await ctx.stopHub(h, { from: connectStart, to: convergedAt }, `connecting ${int(s.population)} agents until presence converged (node n${k + 1})`);
-
-      problems.push(
-        ...seriesProblems(alone.result).map((p) => `single: ${p}`),
-        ...seriesProblems(across.result).map((p) => `across nodes: ${p}`),
-        ...seriesProblems(fan).map((p) => `broadcast: ${p}`),
-      );
-      const bestAlone = maxSustained(alone.result.rows)?.messageRate ?? null;
-      const bestAcross = maxSustained(across.result.rows)?.messageRate ?? null;
-      const ratio = bestAlone && bestAcross ? bestAcross / bestAlone : null;
-      const fanBest = highestKeptUp(fan.rows);
-      const pingAll = percentiles(pingMs.flat());
-      const rssPerSocket = totalRssDeltaKb / Math.max(1, totalSockets);
-      const summary = {
-        agents: s.population,
-        connected: held,
-        nodes: s.nodes,
-        sockets: totalSockets,
-        rssPerSocketKB: rssPerSocket,
-        heapPerSocketKB: totalHeapKb / Math.max(1, totalSockets),
-        kernelKBPerConnection: kernelKbPerSocket,
-        connectPerSec,
-        registerPerSec,
-        presenceConvergedSec: conv.ms / 1000,
-        presenceWritesPerSec,
-        clusterMsgPerSec: bestAcross,
-        singleMsgPerSec: bestAlone,
-        clusterToSingle: ratio,
-        busBytesPerMessage: busCount > 0 ? busBytes / chatMessages : null,
-        redisCpuUsPerMessage: (redisChatCpuMs * 1000) / Math.max(1, chatMessages),
-        broadcastDeliveriesPerSec: fanBest?.deliveredRate ?? null,
-        nodeLossAgents: heldByVictim,
-        nodeLossReconnectSec: reconnectMs / 1000,
-        nodeLossOnlineSec: onlineMs / 1000,
-        nodeLossAckedLost: lostAcked,
-        nodeLossSurvivorPingP99Ms: pingAll.p99,
-      };
-      const loopP99 = (l: { p99: number }[]) => l.map((x) => ms(x.p99)).join(' / ');
-      const markdown = [
-        `### Scale: ${int(held)} agents${held < s.population ? ` (of ${int(s.population)}: the connect budget of ${s.connectBudgetMs / 1000} s ran out)` : ''} over ${s.nodes} nodes (PostgreSQL + Redis)`,
-        '',
-        `${s.nodes} hub processes (${s.nodesWhy}) on one PostgreSQL database and a private Redis; ${s.generators} generator processes (at most ${int(PER_GENERATOR)} sockets each, ` +
-          `under the ${int(s.fileLimit)}-file limit of a process) connect straight to the nodes' ports, agent i to node i mod ${s.nodes}, from their own loopback source addresses ` +
-          `(127.2.a.g, one per ${int(PER_ADDRESS)} sockets, so no address runs out of ephemeral ports). No balancer: one balancer process holds two descriptors per connection, ` +
-          `so it would carry at most ~${int(s.fileLimit / 2)} here. Agents inserted in bulk into the store at ${int(registerPerSec)}/s (the rows the hub's registration writes).`,
-        '',
-        '| node | sockets | RSS MB | **RSS KB / socket** | JS heap KB / socket | external KB / socket | agents it sees ONLINE | CPU s while connecting | loop lag p99 ms while connecting |',
-        '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
-        ...perNode.map(
-          (n, k) =>
-            `| ${n.node} | ${int(n.sockets)} | ${n.rssMb.toFixed(0)} | **${n.rssKbPerSocket.toFixed(1)}** | ${n.heapKbPerSocket.toFixed(1)} | ${n.externalKbPerSocket.toFixed(1)} | ${int(n.onlineSeen)} | ${(connectCpuMs[k]! / 1000).toFixed(1)} | ${ms(connectLoop[k]!.p99)} |`,
-        ),
-        `| **total** | **${int(totalSockets)}** | ${sum(perNode.map((n) => n.rssMb)).toFixed(0)} | **${rssPerSocket.toFixed(1)}** | ${(totalHeapKb / Math.max(1, totalSockets)).toFixed(1)} | | | ${(sum(connectCpuMs) / 1000).toFixed(1)} | |`,
-        '',
-        `- **Connect**: ${int(connected.connected)} sockets in ${((connected.endedAt - connected.startedAt) / 1000).toFixed(1)} s, **${int(connectPerSec)}/s**; CPU per connect: hubs ${(sum(connectCpuMs) / Math.max(1, connected.connected)).toFixed(2)} ms, ` +
-          `generators ${(genConnectCpuMs / Math.max(1, connected.connected)).toFixed(2)} ms, Redis ${(redisConnectCpuMs / Math.max(1, connected.connected)).toFixed(3)} ms (until presence converged).`,
-        `- **Presence convergence**: every node sees all ${int(held)} agents ONLINE **${(conv.ms / 1000).toFixed(1)} s** after the last connect (each node asked, \`GET /api/admin/actors\` → \`node.online_agents\`). ` +
-          `Presence writes reaching the store: **${int(presenceWritesPerSec)} row updates/s** of \`users\` (${int(commitsPerSec)} commits/s) from the first connect to convergence.`,
-        `- **Kernel memory** per connection (both ends on this machine; TCP buffers + socket slabs): ${kernelKbPerSocket.toFixed(1)} KB.`,
-        `- **Bus**: ${busCount > 0 ? (busBytes / chatMessages).toFixed(0) : '—'} bytes published per targeted message (${int(busCount)} bus messages for ${int(chatMessages)} chats), ` +
-          `Redis CPU ${((redisChatCpuMs * 1000) / Math.max(1, chatMessages)).toFixed(1)} µs per message; hubs' CPU per message ${(across.cpuMsPerMessage * 1000).toFixed(0)} µs over all nodes against ${(alone.cpuMsPerMessage * 1000).toFixed(0)} µs on one node.`,
-        '',
-        ...markdownSection(`Scale: targeted CHAT across ${s.nodes} nodes holding ${int(held)} agents`, across.result, [
-          `${s.agents} senders spread over every node, humans on every node (a chat crosses nodes ${s.nodes - 1} times in ${s.nodes}). Against one node holding ${int(s.singleAgents)} agents with the same load in this run: ` +
-            `**${bestAcross?.toFixed(0) ?? '—'} vs ${bestAlone?.toFixed(0) ?? '—'} msg/s** sustained (**${ratio?.toFixed(2) ?? '—'}×**). ` +
-            `p99 at 1,000/s: ${ms(openRow(across.result.rows, 1_000)?.latency.p99 ?? NaN)} ms across nodes, ${ms(openRow(alone.result.rows, 1_000)?.latency.p99 ?? NaN)} ms on one node.`,
-        ]),
-        ...markdownSection(`Scale: one node holding ${int(s.singleAgents)} agents, the same targeted load`, alone.result),
-        ...markdownSection(`Scale: broadcast to ${s.dashboards} dashboards spread over ${s.nodes} nodes`, fan, [
-          `SYSTEM_LOG from 20 agents on every node, stored and delivered to every dashboard. Deliveries/s kept up: ${fanBest?.deliveredRate.toFixed(0) ?? '—'}.`,
-        ]),
-        `#### Scale: node n${victim + 1} killed (-9) holding ${int(heldByVictim)} agents`,
-        '',
-        `Clients reconnect as the client library does (full-jitter backoff from ${RECONNECT.initialMs} ms, at least ${RECONNECT.floorMs} ms, at most ${RECONNECT.maxMs} ms) to another node at random ` +
-          `(what a balancer would do). ${int(s.chatterRate)} acknowledged SYSTEM_LOG/s from random agents throughout.`,
-        '',
-        '| all sockets open again | ONLINE on every node | dead node reaped (CLUSTER_NODE_TTL ' +
-          s.nodeTtl +
-          ') | reconnects / failed attempts / 503 | ACKed frames | **ACKed lost** | unconfirmed at the kill | survivors: ping p50 / p99 / max ms | survivors: loop lag p99 ms |',
-        '|---:|---:|---:|---|---:|---:|---:|---:|---|',
-        `| ${(reconnectMs / 1000).toFixed(1)} s | ${(onlineMs / 1000).toFixed(1)} s (lowest seen: ${minOnline.map(int).join(' / ')}) | ${(reapedMs / 1000).toFixed(1)} s | ${int(worst.reconnects)} / ${int(worst.failedAttempts)} / ${int(worst.refusedBusy)} | ` +
-          `${int(acked.length)} | **${int(lostAcked)}** | ${int(sum(chatted.map((c) => c.unconfirmed)))} | ${ms(pingAll.p50)} / ${ms(pingAll.p99)} / ${ms(pingAll.max)} | ${loopP99(loopDuring)} |`,
-        '',
-        `Sockets per surviving node afterwards: ${after.map((a) => int(a.sockets)).join(' / ')}.`,
-        '',
-      ];
-      return {
-        summary,
-        details: {
-          settings: s,
-          perNode,
-          connectLoop,
-          connectCpuMs,
-          conv,
-          single: alone,
-          across,
-          broadcast: fan,
-          nodeLoss: {
-            heldByVictim,
-            reconnectMs,
-            onlineMs,
-            minOnline,
-            reapedMs,
-            status: worst,
-            pingMs: pingAll,
-            loopDuring,
-            acked: acked.length,
-            lostAcked,
-            after,
-          },
-        },
-        markdown,
-        problems,
-      };
-    } finally {
-      await redis.stop();
-      await stores.dispose();
+        break;
+      }
+      await sleep(500);
     }
+    const reconnectMs = allOpenAt - killedAt;
+    const onlineMs = onlineAt - killedAt;
+    const reapedMs = reapedAt - killedAt;
+    ctx.log(
+      `scale: all ${int(worst.open)} sockets open again ${(reconnectMs / 1000).toFixed(1)} s after the kill (${int(worst.reconnects)} reconnects, ${int(worst.failedAttempts)} failed attempts); ` +
+        `ONLINE everywhere at ${(onlineMs / 1000).toFixed(1)} s; lowest ONLINE seen per survivor ${minOnline.map(int).join(' / ')}; reaped at ${(reapedMs / 1000).toFixed(1)} s`,
+    );
+    const loopDuring = await Promise.all(survivors.map((h) => h.loop()));
+    const pingMs = pings.map((p) => p.stop());
+    const chatted = await chatter;
+    const acked = chatted.flatMap((c) => c.acked);
+    let stored = 0;
+    for (let i = 0; i < acked.length; i += 10_000) {
+      const r = await db.query<{ n: string }>('SELECT count(*) AS n FROM messages WHERE local_id = ANY($1::text[])', [acked.slice(i, i + 10_000)]);
+      stored += Number(r.rows[0]!.n);
+    }
+    const lostAcked = acked.length - stored;
+    if (lostAcked > 0) problems.push(`node loss: ${lostAcked} acknowledged frames are not in the store`);
+    const chatterErrors = sum(chatted.map((c) => c.errors));
+    if (chatterErrors > 0)
+      problems.push(
+        `node loss: ${chatterErrors} ERROR frames, e.g. ${chatted
+          .flatMap((c) => c.errorSamples)
+          .slice(0, 2)
+          .join(' | ')}`,
+      );
+    const after = await Promise.all(survivors.map((h) => inspect(h, token)));
+
+    await Promise.all(gens.map((g) => g.call('disconnect', {}, 300_000)));
+    for (const [k, h] of hubs.entries())
+      if (k !== victim)
+        await ctx.stopHub(h, { from: connectStart, to: convergedAt }, `connecting ${int(s.population)} agents until presence converged (node n${k + 1})`);
+
+    problems.push(
+      ...seriesProblems(alone.result).map((p) => `single: ${p}`),
+      ...seriesProblems(across.result).map((p) => `across nodes: ${p}`),
+      ...seriesProblems(fan).map((p) => `broadcast: ${p}`),
+    );
+    const bestAlone = maxSustained(alone.result.rows)?.messageRate ?? null;
+    const bestAcross = maxSustained(across.result.rows)?.messageRate ?? null;
+    const ratio = bestAlone && bestAcross ? bestAcross / bestAlone : null;
+    const fanBest = highestKeptUp(fan.rows);
+    const pingAll = percentiles(pingMs.flat());
+    const rssPerSocket = totalRssDeltaKb / Math.max(1, totalSockets);
+    const summary = {
+      agents: s.population,
+      connected: held,
+      nodes: s.nodes,
+      sockets: totalSockets,
+      rssPerSocketKB: rssPerSocket,
+      heapPerSocketKB: totalHeapKb / Math.max(1, totalSockets),
+      kernelKBPerConnection: kernelKbPerSocket,
+      connectPerSec,
+      registerPerSec,
+      presenceConvergedSec: conv.ms / 1000,
+      presenceWritesPerSec,
+      clusterMsgPerSec: bestAcross,
+      singleMsgPerSec: bestAlone,
+      clusterToSingle: ratio,
+      busBytesPerMessage: busCount > 0 ? busBytes / chatMessages : null,
+      redisCpuUsPerMessage: (redisChatCpuMs * 1000) / Math.max(1, chatMessages),
+      broadcastDeliveriesPerSec: fanBest?.deliveredRate ?? null,
+      nodeLossAgents: heldByVictim,
+      nodeLossReconnectSec: reconnectMs / 1000,
+      nodeLossOnlineSec: onlineMs / 1000,
+      nodeLossAckedLost: lostAcked,
+      nodeLossSurvivorPingP99Ms: pingAll.p99,
+    };
+    const loopP99 = (l: { p99: number }[]) => l.map((x) => ms(x.p99)).join(' / ');
+    const markdown = [
+      `### Scale: ${int(held)} agents${held < s.population ? ` (of ${int(s.population)}: the connect budget of ${s.connectBudgetMs / 1000} s ran out)` : ''} over ${s.nodes} nodes (PostgreSQL + Redis)`,
+      '',
+      `${s.nodes} hub processes (${s.nodesWhy}) on one PostgreSQL database and a private Redis; ${s.generators} generator processes (at most ${int(PER_GENERATOR)} sockets each, ` +
+        `under the ${int(s.fileLimit)}-file limit of a process) connect straight to the nodes' ports, agent i to node i mod ${s.nodes}, from their own loopback source addresses ` +
+        `(127.2.a.g, one per ${int(PER_ADDRESS)} sockets, so no address runs out of ephemeral ports). No balancer: one balancer process holds two descriptors per connection, ` +
+        `so it would carry at most ~${int(s.fileLimit / 2)} here. Agents inserted in bulk into the store at ${int(registerPerSec)}/s (the rows the hub's registration writes).`,
+      '',
+      '| node | sockets | RSS MB | **RSS KB / socket** | JS heap KB / socket | external KB / socket | agents it sees ONLINE | CPU s while connecting | loop lag p99 ms while connecting |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+      ...perNode.map(
+        (n, k) =>
+          `| ${n.node} | ${int(n.sockets)} | ${n.rssMb.toFixed(0)} | **${n.rssKbPerSocket.toFixed(1)}** | ${n.heapKbPerSocket.toFixed(1)} | ${n.externalKbPerSocket.toFixed(1)} | ${int(n.onlineSeen)} | ${(connectCpuMs[k]! / 1000).toFixed(1)} | ${ms(connectLoop[k]!.p99)} |`,
+      ),
+      `| **total** | **${int(totalSockets)}** | ${sum(perNode.map((n) => n.rssMb)).toFixed(0)} | **${rssPerSocket.toFixed(1)}** | ${(totalHeapKb / Math.max(1, totalSockets)).toFixed(1)} | | | ${(sum(connectCpuMs) / 1000).toFixed(1)} | |`,
+      '',
+      `- **Connect**: ${int(connected.connected)} sockets in ${((connected.endedAt - connected.startedAt) / 1000).toFixed(1)} s, **${int(connectPerSec)}/s**; CPU per connect: hubs ${(sum(connectCpuMs) / Math.max(1, connected.connected)).toFixed(2)} ms, ` +
+        `generators ${(genConnectCpuMs / Math.max(1, connected.connected)).toFixed(2)} ms, Redis ${(redisConnectCpuMs / Math.max(1, connected.connected)).toFixed(3)} ms (until presence converged).`,
+      `- **Presence convergence**: every node sees all ${int(held)} agents ONLINE **${(conv.ms / 1000).toFixed(1)} s** after the last connect (each node asked, \`GET /api/admin/actors\` → \`node.online_agents\`). ` +
+        `Presence writes reaching the store: **${int(presenceWritesPerSec)} row updates/s** of \`users\` (${int(commitsPerSec)} commits/s) from the first connect to convergence.`,
+      `- **Kernel memory** per connection (both ends on this machine; TCP buffers + socket slabs): ${kernelKbPerSocket.toFixed(1)} KB.`,
+      `- **Bus**: ${busCount > 0 ? (busBytes / chatMessages).toFixed(0) : '—'} bytes published per targeted message (${int(busCount)} bus messages for ${int(chatMessages)} chats), ` +
+        `Redis CPU ${((redisChatCpuMs * 1000) / Math.max(1, chatMessages)).toFixed(1)} µs per message; hubs' CPU per message ${(across.cpuMsPerMessage * 1000).toFixed(0)} µs over all nodes against ${(alone.cpuMsPerMessage * 1000).toFixed(0)} µs on one node.`,
+      '',
+      ...markdownSection(`Scale: targeted CHAT across ${s.nodes} nodes holding ${int(held)} agents`, across.result, [
+        `${s.agents} senders spread over every node, humans on every node (a chat crosses nodes ${s.nodes - 1} times in ${s.nodes}). Against one node holding ${int(s.singleAgents)} agents with the same load in this run: ` +
+          `**${bestAcross?.toFixed(0) ?? '—'} vs ${bestAlone?.toFixed(0) ?? '—'} msg/s** sustained (**${ratio?.toFixed(2) ?? '—'}×**). ` +
+          `p99 at 1,000/s: ${ms(openRow(across.result.rows, 1_000)?.latency.p99 ?? NaN)} ms across nodes, ${ms(openRow(alone.result.rows, 1_000)?.latency.p99 ?? NaN)} ms on one node.`,
+      ]),
+      ...markdownSection(`Scale: one node holding ${int(s.singleAgents)} agents, the same targeted load`, alone.result),
+      ...markdownSection(`Scale: broadcast to ${s.dashboards} dashboards spread over ${s.nodes} nodes`, fan, [
+        `SYSTEM_LOG from 20 agents on every node, stored and delivered to every dashboard. Deliveries/s kept up: ${fanBest?.deliveredRate.toFixed(0) ?? '—'}.`,
+      ]),
+      `#### Scale: node n${victim + 1} killed (-9) holding ${int(heldByVictim)} agents`,
+      '',
+      `Clients reconnect as the client library does (full-jitter backoff from ${RECONNECT.initialMs} ms, at least ${RECONNECT.floorMs} ms, at most ${RECONNECT.maxMs} ms) to another node at random ` +
+        `(what a balancer would do). ${int(s.chatterRate)} acknowledged SYSTEM_LOG/s from random agents throughout.`,
+      '',
+      '| all sockets open again | ONLINE on every node | dead node reaped (CLUSTER_NODE_TTL ' +
+        s.nodeTtl +
+        ') | reconnects / failed attempts / 503 | ACKed frames | **ACKed lost** | unconfirmed at the kill | survivors: ping p50 / p99 / max ms | survivors: loop lag p99 ms |',
+      '|---:|---:|---:|---|---:|---:|---:|---:|---|',
+      `| ${(reconnectMs / 1000).toFixed(1)} s | ${(onlineMs / 1000).toFixed(1)} s (lowest seen: ${minOnline.map(int).join(' / ')}) | ${(reapedMs / 1000).toFixed(1)} s | ${int(worst.reconnects)} / ${int(worst.failedAttempts)} / ${int(worst.refusedBusy)} | ` +
+        `${int(acked.length)} | **${int(lostAcked)}** | ${int(sum(chatted.map((c) => c.unconfirmed)))} | ${ms(pingAll.p50)} / ${ms(pingAll.p99)} / ${ms(pingAll.max)} | ${loopP99(loopDuring)} |`,
+      '',
+      `Sockets per surviving node afterwards: ${after.map((a) => int(a.sockets)).join(' / ')}.`,
+      '',
+      ...pollNote('Watching the node loss', pollFailures),
+      ...pollNote('Waiting for presence to converge', convergeFailures),
+    ];
+    return {
+      summary,
+      details: {
+        settings: s,
+        perNode,
+        connectLoop,
+        connectCpuMs,
+        conv,
+        single: alone,
+        across,
+        broadcast: fan,
+        nodeLoss: {
+          heldByVictim,
+          reconnectMs,
+          onlineMs,
+          minOnline,
+          reapedMs,
+          status: worst,
+          pingMs: pingAll,
+          loopDuring,
+          acked: acked.length,
+          lostAcked,
+          after,
+          pollFailures,
+        },
+        convergeFailures,
+      },
+      markdown,
+      problems,
+    };
   },
 });
