@@ -62,7 +62,7 @@ export interface CrossChatResult {
   closes: number;
   windows: WindowFigures[];
   /** Per second of the run (by send time): messages sent, send → ACK and send → read p99 (ms). */
-  timeline: Array<{ second: number; sent: number; ackP99: number; readP99: number }>;
+  timeline: Array<{ second: number; sent: number; acksArrived: number; ackP99: number; readP99: number }>;
 }
 
 const messages = new Map<string, Sent>();
@@ -184,7 +184,7 @@ serve({
       if (m.ackAt !== undefined) acked++;
       if (m.readAt !== undefined) read++;
     }
-    return { sent: messages.size, acked, read };
+    return { sent: messages.size, acked, read, errors };
   },
   result(p: { windows: CrossChatWindow[] }): CrossChatResult {
     let acked = 0;
@@ -197,7 +197,7 @@ serve({
     const seconds = Math.ceil(since() / 1000);
     const timeline = Array.from({ length: seconds }, (_, i) => {
       const w = figures({ label: '', from: i * 1000, to: (i + 1) * 1000 });
-      return { second: i, sent: w.sent, ackP99: w.ackP99, readP99: w.readP99 };
+      return { second: i, sent: w.sent, acksArrived: w.acksArrived, ackP99: w.ackP99, readP99: w.readP99 };
     }).filter((t) => t.sent > 0);
     return { sent: messages.size, acked, lost, duplicated, outOfOrder, errors, errorSamples, closes, windows: p.windows.map(figures), timeline };
   },
