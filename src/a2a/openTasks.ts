@@ -48,9 +48,13 @@ export function createOpenTaskLimit(deps: { tasks: Pick<A2aTasksRepo, 'countOpen
       if (!mine) pending.set(callerId, (mine = new Set()));
       mine.add(context);
       const release = () => settle(callerId, context);
+      // Counted before the read: a call stored (and so settled) while the read runs may be missing from
+      // the read's snapshot, and would be missing from a count of the reservations taken after it too.
+      // Taken now, it is counted once or, stored before the snapshot, twice: a refusal, never one too many.
+      const reserved = mine.size;
       try {
         const open = await tasks.countOpen(callerId, ended);
-        if (open + mine.size > max) throw openTaskLimitError(max);
+        if (open + reserved > max) throw openTaskLimitError(max);
       } catch (err) {
         release();
         throw err;
