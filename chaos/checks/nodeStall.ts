@@ -6,15 +6,14 @@
 // the waiting batches failing at the statement timeout); nothing acknowledged may be lost or read twice,
 // and every message is acknowledged or answered with ERROR (node 1's batch in progress is refused).
 // Cluster mode needs PostgreSQL: with --pg the run's scratch database, otherwise one of its own.
-import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { pick } from '../../bench/lib/plan.js';
 import { ms } from '../../bench/lib/stats.js';
 import type { Hub } from '../../bench/lib/servers.js';
 import { postgresStores, type StoreFactory } from '../../bench/lib/stores.js';
 import type { CrossChatResult, CrossChatWindow, WindowFigures } from '../gen/crossChat.js';
-import { crew } from '../lib/cast.js';
 import { defineCheck } from '../lib/check.js';
+import { startCrossNodeChat } from '../lib/crossNodeChat.js';
 import { sleep, until } from '../lib/poll.js';
 import { startRedisServer } from '../lib/redisServer.js';
 import { atLeast, equals, holds, info } from '../lib/verdict.js';
@@ -52,23 +51,9 @@ export default defineCheck({
     let sql: pg.Client | undefined;
     try {
       const store = own ? await own.create('node-stall') : await ctx.newStore('node-stall');
-      const name = `chaos-${randomBytes(3).toString('hex')}`;
-      for (let i = 0; i < NODES; i++)
-        hubs.push(await ctx.hub(`nodeStall-n${i + 1}`, store, { REDIS_URL: redis.url, NODE_ID: `n${i + 1}`, CLUSTER_NAME: name }));
+      const { gen, at } = await startCrossNodeChat(ctx, { label: 'nodeStall', prefix: 'ns', store, redisUrl: redis.url, nodes: NODES, agents: s.agents, hubs });
       sql = new pg.Client({ connectionString: store.env.DATABASE_URL });
       await sql.connect();
-      const cast = await crew(ctx, hubs[0]!, 'ns', s.agents, s.agents);
-      // Agent i on node i % 2 writes to human i on the other node.
-      const gen = await ctx.generator('crossChat', 'chaos/gen/crossChat.ts');
-      await gen.call(
-        'connect',
-        {
-          agents: cast.agents.map((a, i) => ({ url: hubs[i % NODES]!.socketUrl(a.api_token), target: cast.humans[i]!.id })),
-          humans: cast.humans.map((h, i) => hubs[(i + 1) % NODES]!.socketUrl(h.token)),
-        },
-        120_000,
-      );
-      const at = async () => (await gen.call<{ ms: number }>('now', {}, 10_000)).ms;
       await gen.call('start', { rate: s.rate, payloadBytes: s.payloadBytes }, 10_000);
       await sleep(s.beforeMs);
 

@@ -13,8 +13,8 @@ import { ms } from '../../bench/lib/stats.js';
 import type { Hub } from '../../bench/lib/servers.js';
 import { postgresStores, type StoreFactory } from '../../bench/lib/stores.js';
 import type { CrossChatResult, CrossChatWindow, WindowFigures } from '../gen/crossChat.js';
-import { crew } from '../lib/cast.js';
 import { defineCheck } from '../lib/check.js';
+import { startCrossNodeChat } from '../lib/crossNodeChat.js';
 import { sleep, until } from '../lib/poll.js';
 import { startRedisServer } from '../lib/redisServer.js';
 import { atMost, equals, holds, info } from '../lib/verdict.js';
@@ -56,22 +56,15 @@ export default defineCheck({
     const hubs: Hub[] = [];
     try {
       const store = own ? await own.create('redis-outage') : await ctx.newStore('redis-outage');
-      const name = `chaos-${randomBytes(3).toString('hex')}`;
-      // The first node migrates the fresh database alone.
-      for (let i = 0; i < NODES; i++)
-        hubs.push(await ctx.hub(`redisOutage-n${i + 1}`, store, { REDIS_URL: redis.url, NODE_ID: `n${i + 1}`, CLUSTER_NAME: name }));
-      const cast = await crew(ctx, hubs[0]!, 'ro', s.agents, s.agents);
-      // Agent i on node i % 3 writes to human i, whose socket is on the next node: every message crosses nodes.
-      const gen = await ctx.generator('crossChat', 'chaos/gen/crossChat.ts');
-      await gen.call(
-        'connect',
-        {
-          agents: cast.agents.map((a, i) => ({ url: hubs[i % NODES]!.socketUrl(a.api_token), target: cast.humans[i]!.id })),
-          humans: cast.humans.map((h, i) => hubs[(i + 1) % NODES]!.socketUrl(h.token)),
-        },
-        120_000,
-      );
-      const at = async () => (await gen.call<{ ms: number }>('now', {}, 10_000)).ms;
+      const { cast, gen, at } = await startCrossNodeChat(ctx, {
+        label: 'redisOutage',
+        prefix: 'ro',
+        store,
+        redisUrl: redis.url,
+        nodes: NODES,
+        agents: s.agents,
+        hubs,
+      });
       const readiness = async () =>
         Promise.all(hubs.map(async (h) => ((await (await fetch(`${h.baseUrl}/api/ready`)).json()) as { status?: string }).status ?? 'not ready'));
 
