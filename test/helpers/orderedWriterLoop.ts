@@ -5,6 +5,7 @@
 import pino from 'pino';
 import { postgresBatchWriter } from '../../src/store/batchWriter.js';
 import { createPgPool } from '../../src/store/pgPool.js';
+import { logRow } from './messageRows.js';
 
 const [databaseUrl, holdMs, applicationName] = process.argv.slice(2) as [string, string, string];
 const pool = createPgPool({ url: databaseUrl, applicationName, max: 2 }, pino({ level: 'silent' }));
@@ -12,24 +13,8 @@ const write = postgresBatchWriter(pool, { ordered: { holdMs: Number(holdMs) } })
 
 process.stdout.write('writing\n');
 for (let n = 1; ; n++) {
-  const content = `held ${n}`;
-  const message = {
-    type: 'SYSTEM_LOG',
-    sender_id: 7,
-    sender_name: 'holder',
-    sender_role: 'AGENT',
-    target_id: null,
-    target_role: null,
-    payload: JSON.stringify({ level: 'INFO', content }),
-    level: 'INFO',
-    content,
-    local_id: `held-${n}`,
-    conversation_id: null,
-    stream_id: null,
-    created_at: new Date().toISOString(),
-  };
   try {
-    await write({ messages: [message], presence: [], threads: [] });
+    await write({ messages: [logRow({ id: 7, name: 'holder' }, `held ${n}`, `held-${n}`)], presence: [], threads: [] });
     process.stdout.write(`committed ${n}\n`);
   } catch (err) {
     process.stdout.write(`failed ${n}: ${(err as Error).message}\n`);

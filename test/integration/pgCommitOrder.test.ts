@@ -14,6 +14,7 @@ import { openStore } from '../../src/store/db.js';
 import { migrate } from '../../src/store/migrate.js';
 import { createPgPool, type PgPool } from '../../src/store/pgPool.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { logRow } from '../helpers/messageRows.js';
 import { startProcess, type ProcessRun } from '../helpers/processRun.js';
 
 const HOLDER = fileURLToPath(new URL('../helpers/orderedWriterLoop.ts', import.meta.url));
@@ -73,28 +74,7 @@ describe.skipIf(!inject('pgUrl'))('the commit order with a node paused while it 
 
     pool = createPgPool({ url, max: 2 }, pino({ level: 'silent' }));
     const write = postgresBatchWriter(pool, { ordered: { holdMs: HOLD_MS } });
-    const content = 'from a node that kept running';
-    const written = await write({
-      messages: [
-        {
-          type: 'SYSTEM_LOG',
-          sender_id: 8,
-          sender_name: 'runner',
-          sender_role: 'AGENT',
-          target_id: null,
-          target_role: null,
-          payload: JSON.stringify({ level: 'INFO', content }),
-          level: 'INFO',
-          content,
-          local_id: 'runner-1',
-          conversation_id: null,
-          stream_id: null,
-          created_at: new Date().toISOString(),
-        },
-      ],
-      presence: [],
-      threads: [],
-    });
+    const written = await write({ messages: [logRow({ id: 8, name: 'runner' }, 'from a node that kept running', 'runner-1')], presence: [], threads: [] });
     const waitedMs = performance.now() - stoppedAt;
     expect(written.messages).toHaveLength(1);
     // Before: it waited for the paused node (here for ever: the statement timeout of 15 s failed it first).
