@@ -154,8 +154,6 @@ const envSchema = z.object({
   REDIS_URL: optionalString,
   NODE_ID: clusterLabel,
   CLUSTER_NODE_TTL: z.string().default('10s'),
-  // How long a node may hold the commit order without answering PostgreSQL (paused, starved) before the server ends its transaction.
-  CLUSTER_COMMIT_HOLD: z.string().default('2s'),
   // Key material for sealing what nodes say on Redis; unset: derived from the JWT secret.
   CLUSTER_SECRET: optionalString,
   // Nodes of one hub share a name on Redis (keys and channels); unset: the PostgreSQL database's name.
@@ -270,12 +268,6 @@ export interface ClusterConfig {
   readonly nodeId: string;
   /** A node silent for this long no longer counts: its sockets go offline unless held elsewhere. */
   readonly nodeTtlMs: number;
-  /**
-   * Longest a node may hold the commit order (see `postgresBatchWriter`) while PostgreSQL waits for it
-   * (CLUSTER_COMMIT_HOLD): past it the server ends that transaction, so one paused or starved node
-   * cannot hold every node's writes.
-   */
-  readonly commitHoldMs: number;
   /**
    * What the key sealing the nodes' messages on Redis is derived from (CLUSTER_SECRET); undefined:
    * from the JWT secret, which every node shares already.
@@ -416,7 +408,6 @@ function derive(e: Env) {
   };
   const readTimeoutMs = parseDurationMs(e.DB_READ_TIMEOUT);
   const a2aCheckIntervalMs = parseDurationMs(e.A2A_AGENT_CHECK_INTERVAL);
-  const commitHoldMs = parseDurationMs(e.CLUSTER_COMMIT_HOLD);
   return {
     ...e,
     isProduction,
@@ -428,7 +419,6 @@ function derive(e: Env) {
     seconds,
     readTimeoutMs,
     a2aCheckIntervalMs,
-    commitHoldMs,
     pgTimeouts,
   };
 }
@@ -459,8 +449,6 @@ function checkRules(s: Settings, ctx: z.RefinementCtx): void {
   if (s.CLUSTER_SECRET !== undefined && s.CLUSTER_SECRET.length < 32) problem('CLUSTER_SECRET', 'CLUSTER_SECRET must be at least 32 characters');
   if (s.seconds.clusterNodeTtl === undefined || s.seconds.clusterNodeTtl < 2)
     problem('CLUSTER_NODE_TTL', `CLUSTER_NODE_TTL must be a duration of at least 2s, such as 10s (got "${s.CLUSTER_NODE_TTL}")`);
-  if (s.commitHoldMs === undefined)
-    problem('CLUSTER_COMMIT_HOLD', `CLUSTER_COMMIT_HOLD must be a duration of at least 100ms, such as 2s or 500ms (got "${s.CLUSTER_COMMIT_HOLD}")`);
   if (s.a2aCheckIntervalMs === undefined)
     problem(
       'A2A_AGENT_CHECK_INTERVAL',
@@ -648,7 +636,6 @@ function build(s: Settings, cwd: string): Config {
             name: s.CLUSTER_NAME ?? databaseName(s.databaseUrl),
             nodeId: s.NODE_ID ?? defaultNodeId(),
             nodeTtlMs: ms(s.seconds.clusterNodeTtl),
-            commitHoldMs: s.commitHoldMs!,
             secret: s.CLUSTER_SECRET,
           },
     webDir: s.WEB_DIR === undefined ? defaultWebDir(cwd) : s.WEB_DIR.trim() === '' ? undefined : resolve(cwd, s.WEB_DIR.trim()),

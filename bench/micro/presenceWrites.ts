@@ -1,6 +1,6 @@
 // A connect storm's presence writes on PostgreSQL, old and new in one run: AGENTS agents each go
-// ONLINE (a cluster's ordered change, with a seq), handed to the real ordered writer (cluster mode:
-// every batch holds the commit-order row lock while it writes) in batches of BATCH changes, two in
+// ONLINE (a cluster's ordered change, with a seq), handed to the ordered writer of before 0020 (a
+// transaction that holds the commit-order row lock while it writes) in batches of BATCH changes, two in
 // flight, as the pipeline cuts them. "each": one UPDATE per change, as before; "one": one statement
 // per batch (writePresence). Rates in changes/s, and how long each batch held the commit-order lock
 // (every node's commits wait that long).
@@ -38,7 +38,7 @@ try {
   ).rows.map((r) => Number(r.id));
   let seq = 1;
   for (const [round, variant] of variants.entries()) {
-    const write = postgresBatchWriter(pool, { ordered: { holdMs: 2_000 }, presenceInOneStatement: variant === 'one' });
+    const write = postgresBatchWriter(pool, { ordered: 'transaction', presenceInOneStatement: variant === 'one' });
     const commits = createCommitOrder({
       store: { writeBatch: write, writeDepth: 2, writeBudget: { rows: 20_000, bytes: 16 * 1024 * 1024 } },
       meter: { committed: () => undefined, failed: () => undefined },

@@ -31,6 +31,8 @@ export interface CrossChatWindow {
   /** ms since `start`, [from, to). */
   from: number;
   to: number;
+  /** Only the messages of the agents on one node: agent i is on node i % nodes (from 0). */
+  node?: { index: number; nodes: number };
 }
 
 export interface WindowFigures {
@@ -112,11 +114,12 @@ const pct = (values: number[], p: number) => {
 };
 
 function figures(w: CrossChatWindow): WindowFigures {
-  const inside = [...messages.values()].filter((m) => m.at >= w.from && m.at < w.to);
+  const ofNode = (m: Sent) => w.node === undefined || m.agent % w.node.nodes === w.node.index;
+  const inside = [...messages.values()].filter((m) => m.at >= w.from && m.at < w.to && ofNode(m));
   const acks = inside.filter((m) => m.ackAt !== undefined).map((m) => m.ackAt! - m.at);
   const reads = inside.filter((m) => m.readAt !== undefined).map((m) => m.readAt! - m.at);
   let acksArrived = 0;
-  for (const m of messages.values()) if (m.ackAt !== undefined && m.ackAt >= w.from && m.ackAt < w.to) acksArrived++;
+  for (const m of messages.values()) if (m.ackAt !== undefined && m.ackAt >= w.from && m.ackAt < w.to && ofNode(m)) acksArrived++;
   return {
     label: w.label,
     sent: inside.length,

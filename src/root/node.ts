@@ -16,8 +16,7 @@ import type { Core } from './core.js';
 import type { NodePorts, NodePortsOptions } from './nodePorts.js';
 
 /** Whether the store orders commits across every node's writers (cluster mode's visibility order). */
-export const ordersCommitsAcrossNodes = (config: Config): OrderedCommits | undefined =>
-  config.cluster === undefined ? undefined : { holdMs: config.cluster.commitHoldMs };
+export const ordersCommitsAcrossNodes = (config: Config): OrderedCommits | undefined => (config.cluster === undefined ? undefined : 'statement');
 
 export async function createNodePorts(options: NodePortsOptions): Promise<NodePorts> {
   const { config } = options;

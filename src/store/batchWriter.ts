@@ -284,13 +284,9 @@ const PG_PRESENCE_MANY = `UPDATE users AS u SET
  */
 async function writePresence(client: PgClient, changes: WriteBatch['presence']): Promise<PresenceRow[]> {
   if (changes.length === 0) return [];
+  const roundOf = presenceRounds(changes);
   const rounds: Array<Array<{ change: WriteBatch['presence'][number]; ord: number }>> = [];
-  const seen = new Map<number, number>();
-  changes.forEach((change, ord) => {
-    const round = seen.get(change.userId) ?? 0;
-    seen.set(change.userId, round + 1);
-    (rounds[round] ??= []).push({ change, ord });
-  });
+  changes.forEach((change, ord) => (rounds[roundOf[ord]! - 1] ??= []).push({ change, ord }));
   const rows: Array<PresenceRow & { ord: number }> = [];
   for (const round of rounds) {
     const col = <T>(f: (c: WriteBatch['presence'][number]) => T) => round.map(({ change }) => f(change));
@@ -310,6 +306,16 @@ async function writePresence(client: PgClient, changes: WriteBatch['presence']):
   return rows.map(({ ord: _ord, ...row }) => row);
 }
 
+/** Each change's round, from 1: a user's first change in the batch is in round 1, its second in round 2... */
+function presenceRounds(changes: WriteBatch['presence']): number[] {
+  const seen = new Map<number, number>();
+  return changes.map((change) => {
+    const round = (seen.get(change.userId) ?? 0) + 1;
+    seen.set(change.userId, round);
+    return round;
+  });
+}
+
 /** One UPDATE per change: the writer before `writePresence`, kept for its benchmark. */
 async function writePresenceEach(client: PgClient, changes: WriteBatch['presence']): Promise<PresenceRow[]> {
   const presence: PresenceRow[] = [];
@@ -324,30 +330,33 @@ async function writePresenceEach(client: PgClient, changes: WriteBatch['presence
   return presence;
 }
 
-/** Cluster mode's commit order (see `PostgresWriterOptions.ordered`). */
-export interface OrderedCommits {
-  /**
-   * Longest the order may be held while PostgreSQL waits for this node (its process paused or starved
-   * of CPU between two statements of the batch): the server then ends the session, the batch fails
-   * (unacknowledged, so its senders send it again) and the other nodes' batches go on.
-   */
-  holdMs: number;
-}
+/**
+ * Cluster mode's commit order: batches of every node commit in id order, each taking the
+ * commit-order row (migrations/0007) before it draws ids and moving it on as it commits.
+ * - 'statement' (the hub's): the whole batch is one call of `hub_write_ordered_batch`
+ *   (migrations/0020) in a statement of its own, so the order is held only while the server runs
+ *   it. A node paused or starved of CPU between two statements can hold nothing.
+ * - 'transaction': the writer before it, kept for bench/micro/orderedCommits.ts: a transaction that
+ *   holds the order from its first statement to COMMIT, over three or four of the node's round trips
+ *   (bounded by an idle-in-transaction limit of TRANSACTION_HOLD_MS).
+ */
+export type OrderedCommits = 'statement' | 'transaction';
 
 export interface PostgresWriterOptions {
-  /**
-   * Cluster mode: every batch takes the commit-order row before it takes ids and moves it on before
-   * it commits, so batches of all nodes commit in id order (see migrations/0007_cluster).
-   */
+  /** Cluster mode (see `OrderedCommits`). */
   ordered?: OrderedCommits;
   /** false: a batch starts only once the one before has settled (the writer before pipelining, for the writer benchmark). */
   pipelined?: boolean;
   /**
    * false: one UPDATE (one round trip) per presence change, as before the scale work (for
-   * bench/micro/presenceWrites.ts). Default: one statement per batch (`writePresence`).
+   * bench/micro/presenceWrites.ts; 'transaction' or unordered only). Default: one statement per round.
    */
   presenceInOneStatement?: boolean;
 }
+
+/** How long an ordered transaction ('transaction') may keep the order while the server waits for its node. */
+const TRANSACTION_HOLD_MS = 2_000;
+const ORDERED_BEGIN = `BEGIN; SET LOCAL idle_in_transaction_session_timeout = ${TRANSACTION_HOLD_MS}; SELECT last_id FROM cluster_commit_order WHERE id = 1 FOR UPDATE`;
 
 /**
  * Pipelined: a batch runs its statements once the batch before has drawn its ids (so ids follow
@@ -355,14 +364,9 @@ export interface PostgresWriterOptions {
  * thus overlap the previous commit's wait for the disk. Two batches at most are in flight
  * (`writeDepth` 2). In ordered mode the second waits at the commit-order row lock instead.
  */
-/**
- * An ordered batch's first round trip. The session's idle-in-transaction limit, for this transaction
- * only, bounds how long the lock can be held while the server waits for this node's next statement.
- */
-export const orderedBegin = (ordered: OrderedCommits) =>
-  `BEGIN; SET LOCAL idle_in_transaction_session_timeout = ${Math.max(1, Math.trunc(ordered.holdMs))}; SELECT last_id FROM cluster_commit_order WHERE id = 1 FOR UPDATE`;
-
 export function postgresBatchWriter(pool: PgPool, options: PostgresWriterOptions = {}): BatchWriter {
+  if (options.ordered === 'statement') return postgresOrderedWriter(pool);
+  const ordered = options.ordered === 'transaction';
   let idsDrawn: Promise<void> = Promise.resolve();
   let settled: Promise<void> = Promise.resolve();
   return async (batch) => {
@@ -377,16 +381,16 @@ export function postgresBatchWriter(pool: PgPool, options: PostgresWriterOptions
       client = await pool.connect();
       await afterIds;
       let prev = 0;
-      if (options.ordered) {
+      if (ordered) {
         // One round trip for all three (a simple query may hold several statements); the lock is held to COMMIT.
-        const results = (await client.query(orderedBegin(options.ordered))) as unknown as Array<pg.QueryResult<{ last_id: number }>>;
+        const results = (await client.query(ORDERED_BEGIN)) as unknown as Array<pg.QueryResult<{ last_id: number }>>;
         prev = Number(results[2]?.rows[0]?.last_id ?? 0);
       } else await client.query('BEGIN');
       const messages = await insertMessages(client, batch.messages);
       const presence = options.presenceInOneStatement === false ? await writePresenceEach(client, batch.presence) : await writePresence(client, batch.presence);
       for (const { id, at } of batch.threads) await client.query('UPDATE conversation_threads SET last_message_at = $1 WHERE id = $2', [at, id]);
       let order: CommitMark | undefined;
-      if (options.ordered) {
+      if (ordered) {
         let last = prev;
         for (const m of messages) if (!m.duplicate && m.id > last) last = m.id;
         order = { prev, last };
@@ -414,31 +418,114 @@ export function postgresBatchWriter(pool: PgPool, options: PostgresWriterOptions
   };
 }
 
+const PRESENCE_TYPES = ['bigint', 'text', 'smallint', 'text', 'text', 'text', 'bigint', 'int', 'int'];
+const THREAD_TYPES = ['bigint', 'text'];
+const PG_ORDERED_BATCH = `SELECT hub_write_ordered_batch(${[...COLUMNS.map((c) => PG_TYPES[c]), ...PRESENCE_TYPES, ...THREAD_TYPES]
+  .map((type, i) => `$${i + 1}::${type}[]`)
+  .join(', ')}) AS answer`;
+
+/** What `hub_write_ordered_batch` answers (see migrations/0020). */
+interface OrderedAnswer {
+  prev: number;
+  last: number;
+  inserted: Array<[id: number, senderId: number, localId: string | null]>;
+  existing: Array<[id: number, senderId: number, localId: string, createdAt: string, conversationId: number | null]>;
+  presence: Array<[ord: number, id: number, username: string, role: string, status: string, online: number, lastSeenAt: string | null, lastReport: string | null]>;
+}
+
+/**
+ * Cluster mode's writer ('statement'): one round trip per batch, the batch's own statement. A batch
+ * is sent once the one before has committed, so a node's ids follow its posting order.
+ */
+function postgresOrderedWriter(pool: PgPool): BatchWriter {
+  let settled: Promise<void> = Promise.resolve();
+  return async (batch) => {
+    const before = settled;
+    let done!: () => void;
+    settled = new Promise((resolve) => (done = resolve));
+    try {
+      await before;
+      const rounds = presenceRounds(batch.presence);
+      const presence = (f: (c: WriteBatch['presence'][number]) => unknown) => batch.presence.map(f);
+      const result = await pool.query<{ answer: OrderedAnswer }>(PG_ORDERED_BATCH, [
+        ...messageColumns(batch.messages),
+        presence((c) => c.userId),
+        presence((c) => c.patch.status ?? null),
+        presence((c) => c.patch.online ?? null),
+        presence((c) => c.patch.last_seen_at ?? null),
+        presence((c) => c.patch.last_report ?? null),
+        presence((c) => c.at),
+        presence((c) => (c.patch.seq === undefined ? null : String(c.patch.seq))),
+        batch.presence.map((_c, ord) => ord),
+        rounds,
+        batch.threads.map((t) => t.id),
+        batch.threads.map((t) => t.at),
+      ]);
+      const answer = result.rows[0]!.answer;
+      const messages = storedMessages(
+        batch.messages,
+        answer.inserted.map(([id, sender_id, local_id]) => ({ id, sender_id, local_id })),
+        answer.existing.map(([id, sender_id, local_id, created_at, conversation_id]) => ({ id, sender_id, local_id, created_at, conversation_id })),
+      );
+      const changes = [...answer.presence].sort((a, b) => a[0] - b[0]);
+      return {
+        messages,
+        presence: changes.map(([, id, username, role, status, online, last_seen_at, last_report]) => ({ id, username, role, status, online, last_seen_at, last_report })),
+        order: { prev: Number(answer.prev), last: Number(answer.last) },
+      };
+    } finally {
+      done();
+    }
+  };
+}
+
+/** The batch's rows as one array per column, in COLUMNS order. */
+const messageColumns = (rows: MessageInsert[]) => COLUMNS.map((c) => rows.map((r) => r[c]));
+
+interface InsertedRow {
+  id: number;
+  sender_id: number;
+  local_id: string | null;
+}
+
+interface ExistingRow {
+  id: number;
+  sender_id: number;
+  local_id: string;
+  created_at: string;
+  conversation_id: number | null;
+}
+
 async function insertMessages(client: PgClient, rows: MessageInsert[]): Promise<StoredMessage[]> {
   if (rows.length === 0) return [];
-  const inserted = await client.query<{ id: number; sender_id: number; local_id: string | null }>(
-    PG_INSERT,
-    COLUMNS.map((c) => rows.map((r) => r[c])),
-  );
-  const keyOf = (senderId: number, localId: string) => `${senderId}\u0000${localId}`;
+  const inserted = (await client.query<InsertedRow>(PG_INSERT, messageColumns(rows))).rows;
+  const insertedKeys = new Set(inserted.filter((r) => r.local_id !== null).map((r) => keyOf(r.sender_id, r.local_id!)));
+  const missing = rows.filter((r) => r.local_id !== null && !insertedKeys.has(keyOf(r.sender_id, r.local_id)));
+  const existing =
+    missing.length === 0
+      ? []
+      : (await client.query<ExistingRow>(PG_EXISTING, [missing.map((r) => r.sender_id), missing.map((r) => r.local_id)])).rows;
+  return storedMessages(rows, inserted, existing);
+}
+
+const keyOf = (senderId: number, localId: string) => `${senderId}\u0000${localId}`;
+
+/**
+ * Each row's outcome, in order, from the rows the INSERT returned and the stored rows of the
+ * repeats it skipped (a row with a local_id whose (sender, local_id) was stored before).
+ */
+function storedMessages(rows: MessageInsert[], inserted: InsertedRow[], existing: ExistingRow[]): StoredMessage[] {
   const byKey = new Map<string, StoredMessage>();
   // Rows without a local_id are never skipped: their ids, ascending, follow batch order.
   const plainIds: number[] = [];
-  for (const r of inserted.rows) {
+  for (const r of inserted) {
     if (r.local_id === null) plainIds.push(r.id);
     else byKey.set(keyOf(r.sender_id, r.local_id), { id: r.id, created_at: '', conversation_id: null, duplicate: false });
   }
   plainIds.sort((a, b) => a - b);
-
-  const missing = rows.filter((r) => r.local_id !== null && !byKey.has(keyOf(r.sender_id, r.local_id)));
-  if (missing.length > 0) {
-    const found = await client.query<{ id: number; sender_id: number; local_id: string; created_at: string; conversation_id: number | null }>(PG_EXISTING, [
-      missing.map((r) => r.sender_id),
-      missing.map((r) => r.local_id),
-    ]);
-    for (const r of found.rows)
+  for (const r of existing)
+    if (!byKey.has(keyOf(r.sender_id, r.local_id)))
       byKey.set(keyOf(r.sender_id, r.local_id), { id: r.id, created_at: r.created_at, conversation_id: r.conversation_id, duplicate: true });
-  }
 
   let plain = 0;
   return rows.map((r) => {

@@ -1,16 +1,17 @@
-// The store's group-commit writers on real SQLite and PostgreSQL: batches handed over together come
+// The store's group-commit writers on real SQLite and PostgreSQL, and PostgreSQL's cluster-mode writer
+// (one statement per batch, in the commit order of every node): batches handed over together come
 // back in posting order with ids in that order, a batch that fails is refused alone, and the
 // SQLite writer's durability setting is the one configured.
 import { statSync } from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
 import { sql } from 'kysely';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
 import type { DbConfig } from '../../src/config.js';
-import type { MessageInsert, WriteBatch } from '../../src/store/batchWriter.js';
+import type { MessageInsert, OrderedCommits, WriteBatch } from '../../src/store/batchWriter.js';
 import { openStore, type Store } from '../../src/store/db.js';
 import { migrate } from '../../src/store/migrate.js';
 import { startSqliteWriter } from '../../src/store/sqliteWriter.js';
-import { createTestDatabase, describeEachDriver, type TestDatabase } from '../helpers/db.js';
+import { createTestDatabase, describeEachDriver, type Driver, type TestDatabase } from '../helpers/db.js';
 
 function dbConfig(database: TestDatabase): DbConfig {
   return database.env.DB_DRIVER === 'sqlite' ? { driver: 'sqlite', path: database.env.DB_PATH! } : { driver: 'postgres', url: database.env.DATABASE_URL! };
@@ -35,12 +36,15 @@ const message = (n: number, overrides: Partial<MessageInsert> = {}): MessageInse
 
 const batchOf = (...messages: MessageInsert[]): WriteBatch => ({ messages, presence: [], threads: [] });
 
-describeEachDriver('group commit', (driver) => {
+describeEachDriver('group commit', (driver) => groupCommit(driver));
+describe.skipIf(!inject('pgUrl'))('group commit [postgres, cluster commit order]', () => groupCommit('postgres', 'statement'));
+
+function groupCommit(driver: Driver, ordered?: OrderedCommits): void {
   let database: TestDatabase;
   let store: Store;
   beforeEach(async () => {
     database = await createTestDatabase(driver);
-    store = openStore(dbConfig(database));
+    store = openStore(dbConfig(database), { orderedCommits: ordered });
     await migrate(store);
   });
   afterEach(async () => {
@@ -130,6 +134,25 @@ describeEachDriver('group commit', (driver) => {
     ]);
   });
 
+  it('touches each conversation thread once, at its latest time in the batch', async () => {
+    const [owner, peer] = [await agent('owner'), await agent('peer')];
+    const thread = await store.db
+      .insertInto('conversation_threads')
+      .values({ owner_user_id: owner, peer_user_id: peer, channel_kind: 'agent_direct', title: 't', is_default: 1, created_at: 'now', updated_at: 'now' } as never)
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await store.writeBatch({
+      messages: [message(1)],
+      presence: [],
+      threads: [
+        { id: thread.id, at: '2026-01-01T00:00:02.000Z' },
+        { id: thread.id, at: '2026-01-01T00:00:03.000Z' },
+      ],
+    });
+    const row = await store.db.selectFrom('conversation_threads').select('last_message_at').where('id', '=', thread.id).executeTakeFirstOrThrow();
+    expect(row.last_message_at).toBe('2026-01-01T00:00:03.000Z');
+  });
+
   if (driver === 'postgres') {
     it('applies an ordered presence change (cluster mode) only over an older one, in the same statement as unordered ones', async () => {
       const [a, b, c] = [await agent('a'), await agent('b'), await agent('c')];
@@ -161,6 +184,31 @@ describeEachDriver('group commit', (driver) => {
         [c, 'ONLINE', 0],
       ]);
     });
+  }
+
+  if (ordered) {
+    const orderRow = async () => Number((await sql<{ last_id: string }>`SELECT last_id FROM cluster_commit_order WHERE id = 1`.execute(store.db)).rows[0]!.last_id);
+
+    it('marks each batch in the commit order (every id up to prev final, its own ids up to last), and moves the order row with it', async () => {
+      const results = await Promise.all(Array.from({ length: 10 }, (_, b) => store.writeBatch(batchOf(message(b * 2), message(b * 2 + 1, { local_id: null })))));
+      let before = 0;
+      for (const result of results) {
+        expect(result.order).toEqual({ prev: before, last: Math.max(...result.messages.map((m) => m.id)) });
+        before = result.order!.last;
+      }
+      expect(await orderRow()).toBe(before);
+
+      // Repeats and new rows together: the repeats answer with the stored row; the order moves past the new ones only.
+      const first = results[0]!.messages[0]!;
+      const mixed = await store.writeBatch(batchOf(message(0, { content: 'again' }), message(50), message(51, { local_id: null })));
+      expect(mixed.messages[0]).toEqual({ id: first.id, created_at: message(0).created_at, conversation_id: null, duplicate: true });
+      expect(mixed.messages.slice(1).map((m) => m.duplicate)).toEqual([false, false]);
+      expect(mixed.order).toEqual({ prev: before, last: mixed.messages[2]!.id });
+      const repeatOnly = await store.writeBatch(batchOf(message(50)));
+      expect(repeatOnly.order).toEqual({ prev: mixed.order!.last, last: mixed.order!.last });
+      expect(await orderRow()).toBe(mixed.order!.last);
+    });
+
   }
 
   if (driver === 'sqlite') {
@@ -261,4 +309,4 @@ describeEachDriver('group commit', (driver) => {
       }
     });
   }
-});
+}
