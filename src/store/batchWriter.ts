@@ -430,7 +430,9 @@ interface OrderedAnswer {
   last: number;
   inserted: Array<[id: number, senderId: number, localId: string | null]>;
   existing: Array<[id: number, senderId: number, localId: string, createdAt: string, conversationId: number | null]>;
-  presence: Array<[ord: number, id: number, username: string, role: string, status: string, online: number, lastSeenAt: string | null, lastReport: string | null]>;
+  presence: Array<
+    [ord: number, id: number, username: string, role: string, status: string, online: number, lastSeenAt: string | null, lastReport: string | null]
+  >;
 }
 
 /**
@@ -470,7 +472,15 @@ function postgresOrderedWriter(pool: PgPool): BatchWriter {
       const changes = [...answer.presence].sort((a, b) => a[0] - b[0]);
       return {
         messages,
-        presence: changes.map(([, id, username, role, status, online, last_seen_at, last_report]) => ({ id, username, role, status, online, last_seen_at, last_report })),
+        presence: changes.map(([, id, username, role, status, online, last_seen_at, last_report]) => ({
+          id,
+          username,
+          role,
+          status,
+          online,
+          last_seen_at,
+          last_report,
+        })),
         order: { prev: Number(answer.prev), last: Number(answer.last) },
       };
     } finally {
@@ -502,9 +512,7 @@ async function insertMessages(client: PgClient, rows: MessageInsert[]): Promise<
   const insertedKeys = new Set(inserted.filter((r) => r.local_id !== null).map((r) => keyOf(r.sender_id, r.local_id!)));
   const missing = rows.filter((r) => r.local_id !== null && !insertedKeys.has(keyOf(r.sender_id, r.local_id)));
   const existing =
-    missing.length === 0
-      ? []
-      : (await client.query<ExistingRow>(PG_EXISTING, [missing.map((r) => r.sender_id), missing.map((r) => r.local_id)])).rows;
+    missing.length === 0 ? [] : (await client.query<ExistingRow>(PG_EXISTING, [missing.map((r) => r.sender_id), missing.map((r) => r.local_id)])).rows;
   return storedMessages(rows, inserted, existing);
 }
 

@@ -138,7 +138,15 @@ function groupCommit(driver: Driver, ordered?: OrderedCommits): void {
     const [owner, peer] = [await agent('owner'), await agent('peer')];
     const thread = await store.db
       .insertInto('conversation_threads')
-      .values({ owner_user_id: owner, peer_user_id: peer, channel_kind: 'agent_direct', title: 't', is_default: 1, created_at: 'now', updated_at: 'now' } as never)
+      .values({
+        owner_user_id: owner,
+        peer_user_id: peer,
+        channel_kind: 'agent_direct',
+        title: 't',
+        is_default: 1,
+        created_at: 'now',
+        updated_at: 'now',
+      } as never)
       .returning('id')
       .executeTakeFirstOrThrow();
     await store.writeBatch({
@@ -187,10 +195,13 @@ function groupCommit(driver: Driver, ordered?: OrderedCommits): void {
   }
 
   if (ordered) {
-    const orderRow = async () => Number((await sql<{ last_id: string }>`SELECT last_id FROM cluster_commit_order WHERE id = 1`.execute(store.db)).rows[0]!.last_id);
+    const orderRow = async () =>
+      Number((await sql<{ last_id: string }>`SELECT last_id FROM cluster_commit_order WHERE id = 1`.execute(store.db)).rows[0]!.last_id);
 
     it('marks each batch in the commit order (every id up to prev final, its own ids up to last), and moves the order row with it', async () => {
-      const results = await Promise.all(Array.from({ length: 10 }, (_, b) => store.writeBatch(batchOf(message(b * 2), message(b * 2 + 1, { local_id: null })))));
+      const results = await Promise.all(
+        Array.from({ length: 10 }, (_, b) => store.writeBatch(batchOf(message(b * 2), message(b * 2 + 1, { local_id: null })))),
+      );
       let before = 0;
       for (const result of results) {
         expect(result.order).toEqual({ prev: before, last: Math.max(...result.messages.map((m) => m.id)) });
@@ -208,7 +219,6 @@ function groupCommit(driver: Driver, ordered?: OrderedCommits): void {
       expect(repeatOnly.order).toEqual({ prev: mixed.order!.last, last: mixed.order!.last });
       expect(await orderRow()).toBe(mixed.order!.last);
     });
-
   }
 
   if (driver === 'sqlite') {

@@ -75,7 +75,7 @@ describe.skipIf(!inject('pgUrl'))('the commit order with a node paused at any mo
     admin = new pg.Client({ connectionString: url });
     await admin.connect();
     const { rows } = await admin.query<{ n: string; distinct_n: string }>(
-      "SELECT count(*) AS n, count(DISTINCT local_id) AS distinct_n FROM messages WHERE sender_id = 7",
+      'SELECT count(*) AS n, count(DISTINCT local_id) AS distinct_n FROM messages WHERE sender_id = 7',
     );
     // Every batch it reported committed is stored, once.
     expect(rows[0]).toEqual({ n: String(committed), distinct_n: String(committed) });
