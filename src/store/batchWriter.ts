@@ -144,26 +144,32 @@ export function sqliteDefaultThreads(raw: BetterSqlite3.Database): (requests: De
   };
 }
 
+// Every request in two statements, each committing on its own: no transaction stays open across a
+// round trip holding the new rows, which a cluster's ordered batch (touching those threads) or
+// another node making the same threads would wait on. Rows go in sorted by their key, so two nodes
+// making overlapping sets take the index's locks in one order and never deadlock.
+const PG_THREADS_INSERT = `INSERT INTO conversation_threads (owner_user_id, peer_user_id, channel_kind, title, is_default, created_at, updated_at)
+  SELECT t.owner, t.peer, t.kind, t.title, 1, t.at, t.at
+  FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::text[]) AS t(owner, peer, kind, title, at)
+  ORDER BY t.owner, t.peer, t.kind
+  ON CONFLICT (owner_user_id, peer_user_id, channel_kind) WHERE is_default = 1 DO NOTHING`;
+const PG_THREADS_FIND = `SELECT c.id, k.ord FROM unnest($1::bigint[], $2::bigint[], $3::text[]) WITH ORDINALITY AS k(owner, peer, kind, ord)
+  JOIN conversation_threads c ON c.owner_user_id = k.owner AND c.peer_user_id = k.peer AND c.channel_kind = k.kind AND c.is_default = 1`;
+
 export function postgresDefaultThreads(pool: PgPool): DefaultThreadsWriter {
-  const insert = numbered(THREAD_INSERT);
-  const find = numbered(THREAD_FIND);
   return async (requests) => {
-    const client = await pool.connect();
-    try {
-      await client.query('BEGIN');
-      const ids: number[] = [];
-      for (const r of requests) {
-        await client.query(insert, [r.ownerId, r.peerId, r.kind, r.title, r.at, r.at]);
-        ids.push(Number((await client.query<{ id: number }>(find, [r.ownerId, r.peerId, r.kind])).rows[0]!.id));
-      }
-      await client.query('COMMIT');
-      return ids;
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    } finally {
-      client.release();
-    }
+    if (requests.length === 0) return [];
+    const owners = requests.map((r) => r.ownerId);
+    const peers = requests.map((r) => r.peerId);
+    const kinds = requests.map((r) => r.kind);
+    await pool.query(PG_THREADS_INSERT, [owners, peers, kinds, requests.map((r) => r.title), requests.map((r) => r.at)]);
+    const found = await pool.query<{ id: number; ord: string }>(PG_THREADS_FIND, [owners, peers, kinds]);
+    const ids: number[] = [];
+    for (const row of found.rows) ids[Number(row.ord) - 1] = Number(row.id);
+    return requests.map((r, i) => {
+      if (ids[i] === undefined) throw new Error(`the default thread of ${r.ownerId}/${r.peerId}/${r.kind} was neither made nor found`);
+      return ids[i];
+    });
   };
 }
 

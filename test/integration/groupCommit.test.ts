@@ -161,6 +161,29 @@ function groupCommit(driver: Driver, ordered?: OrderedCommits): void {
     expect(row.last_message_at).toBe('2026-01-01T00:00:03.000Z');
   });
 
+  it('makes default threads once: repeats and threads made before get the same id, and two stores making overlapping sets at once agree', async () => {
+    const humans = [await agent('h1'), await agent('h2')];
+    const machines = await Promise.all(Array.from({ length: 30 }, (_, i) => agent(`m${i}`)));
+    const request = (owner: number, peer: number) => ({ ownerId: owner, peerId: peer, kind: 'agent_direct', title: `t${peer}`, at: 'now' });
+    const first = await store.ensureDefaultThreads([request(humans[0]!, machines[0]!)]);
+    const everyPair = humans.flatMap((h) => machines.map((m) => request(h, m)));
+    const other = openStore(dbConfig(database), { orderedCommits: ordered });
+    try {
+      // The same 60 threads asked of two stores at once, in opposite orders (two nodes of a cluster).
+      const [a, b] = await Promise.all([store.ensureDefaultThreads(everyPair), other.ensureDefaultThreads([...everyPair].reverse())]);
+      expect(b.reverse()).toEqual(a);
+      expect(a[0]).toBe(first[0]);
+      expect(new Set(a).size).toBe(60);
+    } finally {
+      await other.close();
+    }
+    const rows = await store.db
+      .selectFrom('conversation_threads')
+      .select((e) => e.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    expect(Number(rows.n)).toBe(60);
+  });
+
   if (driver === 'postgres') {
     it('applies an ordered presence change (cluster mode) only over an older one, in the same statement as unordered ones', async () => {
       const [a, b, c] = [await agent('a'), await agent('b'), await agent('c')];
