@@ -6,6 +6,7 @@ export { ClientStoppedError, FrameRefusedError } from './clientErrors.js';
 export { DIRECTIVE_PREFIX, isDirective } from './chatDispatch.js';
 export type { Directive } from './chatDispatch.js';
 export type { ClientEvents, StatusEvent } from './listeners.js';
+export type { InterruptedStream } from './incomingStreams.js';
 export type { OutgoingFrame } from './outbound.js';
 export { RETRY_FLOOR_MS } from './connectionMachine.js';
 export type { ConnectionState, ReconnectOptions } from './connectionMachine.js';

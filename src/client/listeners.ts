@@ -3,6 +3,7 @@
 import type { FrameOf, ServerFrame, ServerFrameType } from '../protocol/serverFrames.js';
 import { errorText } from './clientErrors.js';
 import type { ConnectionState } from './connectionMachine.js';
+import type { InterruptedStream } from './incomingStreams.js';
 
 /** What the client reports about its connection: the state and one readable line. */
 export interface StatusEvent {
@@ -18,6 +19,8 @@ export type ClientEvents = { [K in ServerFrameType]: FrameOf<K> } & {
   status: StatusEvent;
   /** Something the client ignored or could not do, in one readable line (unknown frames, failed handlers). */
   warning: string;
+  /** A stream this client was receiving when its connection dropped: its chunks and end may never come (incomingStreams.ts). */
+  streamInterrupted: InterruptedStream;
 };
 
 export class Listeners {
