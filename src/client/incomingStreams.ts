@@ -6,14 +6,7 @@
 // showing it as being written. Its final CHAT may still come (replayed, or live from a sender that
 // goes on); it ends the stream as usual.
 import type { ServerFrame } from '../protocol/serverFrames.js';
-import type { Listeners } from './listeners.js';
-
-/** A stream whose end this client may never receive: the connection dropped while it was open. */
-export interface InterruptedStream {
-  stream_id: string;
-  sender_id: number;
-  conversation_id?: number;
-}
+import type { InterruptedStream, Listeners } from './listeners.js';
 
 /** Open streams held at most (a sender that never ends its streams cannot grow the client without bound). */
 const MAX_OPEN = 10_000;

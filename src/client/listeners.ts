@@ -3,7 +3,6 @@
 import type { FrameOf, ServerFrame, ServerFrameType } from '../protocol/serverFrames.js';
 import { errorText } from './clientErrors.js';
 import type { ConnectionState } from './connectionMachine.js';
-import type { InterruptedStream } from './incomingStreams.js';
 
 /** What the client reports about its connection: the state and one readable line. */
 export interface StatusEvent {
@@ -13,13 +12,20 @@ export interface StatusEvent {
   attempt: number;
 }
 
+/** A stream whose end this client may never receive: the connection dropped while it was open (incomingStreams.ts). */
+export interface InterruptedStream {
+  stream_id: string;
+  sender_id: number;
+  conversation_id?: number;
+}
+
 export type ClientEvents = { [K in ServerFrameType]: FrameOf<K> } & {
   /** Every valid frame, whatever its type. */
   frame: ServerFrame;
   status: StatusEvent;
   /** Something the client ignored or could not do, in one readable line (unknown frames, failed handlers). */
   warning: string;
-  /** A stream this client was receiving when its connection dropped: its chunks and end may never come (incomingStreams.ts). */
+  /** A stream this client was receiving when its connection dropped: its chunks and end may never come. */
   streamInterrupted: InterruptedStream;
 };
 

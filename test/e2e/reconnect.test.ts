@@ -73,7 +73,7 @@ describe('dashboard connection', { timeout: E2E_TIMEOUT }, () => {
     const composer = page.getByRole('textbox', { name: /^Message to/ });
     await composer.fill('tell me a long story');
     await composer.press('Enter');
-    const asked = await agentWs.nextWhere((f) => f.type === 'CHAT' && f.sender_id === member.id, 'the member\'s chat', 10_000);
+    const asked = await agentWs.nextWhere((f) => f.type === 'CHAT' && f.sender_id === member.id, "the member's chat", 10_000);
     const envelope = { target_id: member.id, conversation_id: asked.conversation_id, stream_id: 'story-1' };
 
     agentWs.send({ type: 'CHAT_STREAM', payload: 'Once upon a time ', ...envelope });

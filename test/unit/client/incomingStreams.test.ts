@@ -1,8 +1,8 @@
 // The client's open streams: a chunk opens one (per sender and stream id), its CHAT or its end closes
 // it, and a dropped connection reports each still open once.
 import { describe, expect, it } from 'vitest';
-import { IncomingStreams, type InterruptedStream } from '../../../src/client/incomingStreams.js';
-import { Listeners } from '../../../src/client/listeners.js';
+import { IncomingStreams } from '../../../src/client/incomingStreams.js';
+import { Listeners, type InterruptedStream } from '../../../src/client/listeners.js';
 import type { ServerFrame } from '../../../src/protocol/serverFrames.js';
 
 const frame = (type: 'CHAT' | 'CHAT_STREAM' | 'CHAT_STREAM_END', sender_id: number, stream_id: string): ServerFrame => ({

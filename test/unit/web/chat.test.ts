@@ -204,7 +204,10 @@ describe('chat reducer: streams', () => {
     expect(items(state)[0]).toEqual(expect.objectContaining({ key: 's:2:s1', id: 62, status: 'confirmed', text: 'Hello, whole.' }));
     // An interruption reported for a stream already ended changes nothing; an end after one keeps what arrived.
     expect(run([cut], state)).toBe(state);
-    const ended = run([cut, frame({ type: 'CHAT_STREAM_END', ...fromButler, conversation_id: 1, stream_id: 's2', payload: '' })], run([{ ...cut, stream: { ...cut.stream, stream_id: 's2' } }], state));
+    const ended = run(
+      [cut, frame({ type: 'CHAT_STREAM_END', ...fromButler, conversation_id: 1, stream_id: 's2', payload: '' })],
+      run([{ ...cut, stream: { ...cut.stream, stream_id: 's2' } }], state),
+    );
     expect(items(ended)[1]).toEqual(expect.objectContaining({ stream_id: 's2', status: 'confirmed', text: 'other' }));
   });
 });

@@ -357,8 +357,7 @@ function onInterrupted(state: ChatState, stream: InterruptedStream): ChatState {
   const conversationId = stream.conversation_id;
   if (conversationId === undefined) return state;
   const conversation = state.conversations.get(conversationId);
-  const index =
-    conversation?.items.findIndex((i) => i.stream_id === stream.stream_id && i.sender_id === stream.sender_id && i.status === 'streaming') ?? -1;
+  const index = conversation?.items.findIndex((i) => i.stream_id === stream.stream_id && i.sender_id === stream.sender_id && i.status === 'streaming') ?? -1;
   if (!conversation || index < 0) return state;
   return setConversation(state, conversationId, {
     ...conversation,
