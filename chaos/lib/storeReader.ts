@@ -50,11 +50,16 @@ async function query(store: ScratchStore, sql: string, params: string[]): Promis
   }
 }
 
-/** The stored messages of one sender and type (their payload as stored: JSON text), ordered by id. */
-export async function storedPayloads(store: ScratchStore, senderId: number, type: string): Promise<Array<{ id: number; payload: string }>> {
-  return rows(store, 'SELECT id, payload FROM messages WHERE sender_id = $1 AND type = $2 ORDER BY id', [senderId, type], (r) => ({
+/** The stored messages of one sender and type (their payload as stored: JSON text, and stream id), ordered by id. */
+export async function storedPayloads(
+  store: ScratchStore,
+  senderId: number,
+  type: string,
+): Promise<Array<{ id: number; payload: string; stream_id: string | null }>> {
+  return rows(store, 'SELECT id, payload, stream_id FROM messages WHERE sender_id = $1 AND type = $2 ORDER BY id', [senderId, type], (r) => ({
     id: Number(r['id']),
     payload: String(r['payload']),
+    stream_id: r['stream_id'] === null ? null : String(r['stream_id']),
   }));
 }
 

@@ -34,6 +34,8 @@ export interface ConnectionOptions {
   presenceBatched?: boolean;
   /** A message event of the current socket. */
   received(data: unknown): void;
+  /** The open socket closed without the client closing it (what streamed on it may never end). */
+  dropped(): void;
 }
 
 type Actor = ReturnType<typeof createActor<typeof clientConnectionMachine>>;
@@ -161,6 +163,7 @@ export class Connection {
       this.socket = undefined;
       this.stopResending();
       options.outbox.connectionLost();
+      if (opened && this.state !== 'closing') options.dropped();
       this.actor.send({ type: 'CLOSED', code, reason, answer: refusal });
     };
     socket.onopen = () => {

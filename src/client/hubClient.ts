@@ -3,7 +3,8 @@
 // every frame it sends a local_id and sends it again until the hub confirms it, validates every
 // frame it receives with the protocol's zod schemas, and answers Butler's directives. This class puts
 // the parts together: connection.ts (the socket), outbound.ts (sending), inbound.ts (receiving),
-// listeners.ts (typed events), chatDispatch.ts (chat and directive handlers).
+// listeners.ts (typed events), chatDispatch.ts (chat and directive handlers), incomingStreams.ts
+// (streams cut by a dropped connection).
 // Browser-safe: no Node imports; the WebSocket is the platform's (Node 22+ and browsers have one).
 import type { SnapshotFrom } from 'xstate';
 import type { LogLevel } from '../protocol/messages.js';
@@ -16,6 +17,7 @@ import type { clientConnectionMachine, ConnectionState, ReconnectOptions } from 
 import { describeCredential, type CredentialInfo } from './credential.js';
 import { ResumeCursor } from './cursor.js';
 import { Inbound } from './inbound.js';
+import { IncomingStreams } from './incomingStreams.js';
 import { Listeners, type ClientEvents } from './listeners.js';
 import { Outbound, type OutgoingFrame } from './outbound.js';
 import { Outbox, type Receipt } from './outbox.js';
@@ -86,7 +88,8 @@ export class HubClient {
       closed: () => this.state === 'stopped' || this.state === 'closing',
       flush: () => this.connection.flush(),
     });
-    const inbound = new Inbound({ outbox: this.outbox, cursor: this.cursor, listeners: this.listeners, chat: this.chat, identity });
+    const streams = new IncomingStreams(this.listeners);
+    const inbound = new Inbound({ outbox: this.outbox, cursor: this.cursor, listeners: this.listeners, chat: this.chat, streams, identity });
     this.connection = new Connection({
       base,
       token: options.token,
@@ -102,6 +105,7 @@ export class HubClient {
       resumeFrom: () => this.cursor.connecting(),
       presenceBatched: options.presence === 'batched',
       received: (data) => inbound.receive(data),
+      dropped: () => streams.dropped(),
     });
   }
 

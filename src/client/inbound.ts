@@ -8,6 +8,7 @@ import { FrameRefusedError } from './clientErrors.js';
 import type { ChatDispatch } from './chatDispatch.js';
 import type { CredentialInfo } from './credential.js';
 import type { ResumeCursor } from './cursor.js';
+import type { IncomingStreams } from './incomingStreams.js';
 import type { Listeners } from './listeners.js';
 import type { Outbox } from './outbox.js';
 import { frameText } from './transport.js';
@@ -17,6 +18,7 @@ export interface InboundDeps {
   cursor: ResumeCursor;
   listeners: Listeners;
   chat: ChatDispatch;
+  streams: IncomingStreams;
   /** Who this client is, as far as its credential tells. */
   identity(): CredentialInfo;
 }
@@ -58,6 +60,7 @@ export class Inbound {
       default:
         if (!this.accept(frame)) return;
     }
+    this.deps.streams.observe(frame);
     listeners.emit(frame.type, frame as never);
     listeners.emit('frame', frame);
     if (frame.type === 'CHAT') this.deps.chat.dispatch(frame);

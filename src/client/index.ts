@@ -5,7 +5,7 @@ export type { HubClientOptions } from './hubClient.js';
 export { ClientStoppedError, FrameRefusedError } from './clientErrors.js';
 export { DIRECTIVE_PREFIX, isDirective } from './chatDispatch.js';
 export type { Directive } from './chatDispatch.js';
-export type { ClientEvents, StatusEvent } from './listeners.js';
+export type { ClientEvents, InterruptedStream, StatusEvent } from './listeners.js';
 export type { OutgoingFrame } from './outbound.js';
 export { RETRY_FLOOR_MS } from './connectionMachine.js';
 export type { ConnectionState, ReconnectOptions } from './connectionMachine.js';

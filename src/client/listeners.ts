@@ -12,12 +12,21 @@ export interface StatusEvent {
   attempt: number;
 }
 
+/** A stream whose end this client may never receive: the connection dropped while it was open (incomingStreams.ts). */
+export interface InterruptedStream {
+  stream_id: string;
+  sender_id: number;
+  conversation_id?: number;
+}
+
 export type ClientEvents = { [K in ServerFrameType]: FrameOf<K> } & {
   /** Every valid frame, whatever its type. */
   frame: ServerFrame;
   status: StatusEvent;
   /** Something the client ignored or could not do, in one readable line (unknown frames, failed handlers). */
   warning: string;
+  /** A stream this client was receiving when its connection dropped: its chunks and end may never come. */
+  streamInterrupted: InterruptedStream;
 };
 
 export class Listeners {

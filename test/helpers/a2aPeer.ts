@@ -1,9 +1,9 @@
 // A remote A2A agent built with the official SDK (@a2a-js/sdk's DefaultRequestHandler, an
 // AgentExecutor, its JSON-RPC transport handler) served over node:http on loopback: its card at
 // /.well-known/agent-card.json, its JSON-RPC endpoint at /a2a (answers as Server-Sent Events when
-// streamed). The executor answers each message with `reply(text)` split into artifact chunks, and
-// records what it was sent and the bearer credential it came with. `stop` and `listen` again on the same
-// port (the agent going away and coming back).
+// streamed). The executor answers each message with `reply(text)` split into artifact chunks (or
+// stops after the first, `cutWhen`), and records what it was sent and the bearer credential it came
+// with. `stop` and `listen` again on the same port (the agent going away and coming back).
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -46,6 +46,13 @@ export interface A2aPeer {
   failWith: 'throw' | 'rpc-error' | 'vanish' | undefined;
   /** Messages whose text matches are received but not answered until the agent stops (a call in flight). */
   holdWhen: RegExp | undefined;
+  /**
+   * The next message whose text matches (one only) streams its first chunk, then is held until the
+   * agent stops: an answer cut mid-stream. Resolves `streamCut` with its text once the chunk is sent.
+   */
+  cutWhen: RegExp | undefined;
+  /** Resolves with the text of the message `cutWhen` held after its first chunk. */
+  streamCut(): Promise<string>;
 }
 
 export interface A2aPeerOptions {
@@ -70,6 +77,8 @@ export async function startA2aPeer(options: A2aPeerOptions = {}): Promise<A2aPee
 
   let failWith: A2aPeer['failWith'];
   let holdWhen: RegExp | undefined;
+  let cutWhen: RegExp | undefined;
+  const cutWaiters: Array<(text: string) => void> = [];
   /** Ends the calls held by `holdWhen` (when the agent stops). */
   let releaseHeld = new AbortController();
   const executor: AgentExecutor = {
@@ -101,7 +110,9 @@ export async function startA2aPeer(options: A2aPeerOptions = {}): Promise<A2aPee
         }),
       );
       const chunks = reply(text);
-      chunks.forEach((chunk, i) =>
+      const cut = cutWhen?.test(text) ?? false;
+      if (cut) cutWhen = undefined;
+      for (const [i, chunk] of chunks.entries()) {
         bus.publish(
           AgentEvent.artifactUpdate({
             ...base,
@@ -117,8 +128,15 @@ export async function startA2aPeer(options: A2aPeerOptions = {}): Promise<A2aPee
             lastChunk: i === chunks.length - 1,
             metadata: {},
           }),
-        ),
-      );
+        );
+        if (cut) {
+          const released = releaseHeld.signal;
+          cutWaiters.shift()?.(text);
+          await new Promise((resolve) => released.addEventListener('abort', resolve, { once: true }));
+          bus.finished();
+          return;
+        }
+      }
       bus.publish(
         AgentEvent.statusUpdate({ ...base, status: { state: TaskState.TASK_STATE_COMPLETED, message: undefined, timestamp: undefined }, metadata: {} }),
       );
@@ -209,6 +227,13 @@ export async function startA2aPeer(options: A2aPeerOptions = {}): Promise<A2aPee
     set holdWhen(pattern) {
       holdWhen = pattern;
     },
+    get cutWhen() {
+      return cutWhen;
+    },
+    set cutWhen(pattern) {
+      cutWhen = pattern;
+    },
+    streamCut: () => new Promise((resolve) => cutWaiters.push(resolve)),
     nextMessage: () => new Promise((resolve) => waiters.push(resolve)),
     stop,
     listen,

@@ -1,22 +1,25 @@
 // Typed hub clients for tests: opened against a test hub, closed after each test, with helpers that
 // wait on the client's own events (never on a timer) and fail with what did arrive.
-import { HubClient, type ClientEvents, type HubClientOptions } from '../../src/client/index.js';
+import { HubClient, type ClientEvents, type HubClientOptions, type InterruptedStream } from '../../src/client/index.js';
 import type { ChatFrameIn, MessageFrameIn, ServerFrame } from '../../src/protocol/serverFrames.js';
 import { toPrincipal } from '../../src/delivery/directory.js';
 import type { TestHub } from './hub.js';
 
-/** A client that records every frame, status line and warning it sees. */
+/** A client that records every frame, status line, warning and interrupted stream it sees. */
 export interface RecordingClient {
   client: HubClient;
   frames: ServerFrame[];
   statuses: ClientEvents['status'][];
   warnings: string[];
+  interrupted: InterruptedStream[];
   /** Resolves with the first frame (already received or still to come) that matches: a message frame unless the predicate narrows it. */
   waitFor<T extends ServerFrame>(predicate: (frame: ServerFrame) => frame is T, description: string, timeoutMs?: number): Promise<T>;
   waitFor(predicate: (frame: ServerFrame) => boolean, description: string, timeoutMs?: number): Promise<MessageFrameIn>;
   /** Resolves with the first status (seen or to come) that matches. */
   waitForStatus(predicate: (status: ClientEvents['status']) => boolean, description: string, timeoutMs?: number): Promise<ClientEvents['status']>;
   waitForWarning(pattern: RegExp, timeoutMs?: number): Promise<string>;
+  /** Resolves with the first stream (reported or to come) its dropped connection interrupted that matches. */
+  waitForInterrupted(predicate: (stream: InterruptedStream) => boolean, description: string, timeoutMs?: number): Promise<InterruptedStream>;
 }
 
 function waiter<T>(list: T[], subscribe: (wake: () => void) => () => void, describe: () => string) {
@@ -44,7 +47,9 @@ export function recordingClient(options: HubClientOptions): RecordingClient {
   const frames: ServerFrame[] = [];
   const statuses: ClientEvents['status'][] = [];
   const warnings: string[] = [];
+  const interrupted: InterruptedStream[] = [];
   client.on('frame', (f) => void frames.push(f));
+  client.on('streamInterrupted', (stream) => void interrupted.push(stream));
   client.on('status', (s) => void statuses.push(s));
   client.on('warning', (w) => void warnings.push(w));
   const describe = () =>
@@ -54,10 +59,12 @@ export function recordingClient(options: HubClientOptions): RecordingClient {
     frames,
     statuses,
     warnings,
+    interrupted,
     waitFor: waiter(frames, (wake) => client.on('frame', wake), describe) as RecordingClient['waitFor'],
     waitForStatus: waiter(statuses, (wake) => client.on('status', wake), describe),
     waitForWarning: (pattern, timeoutMs) =>
       waiter(warnings, (wake) => client.on('warning', wake), describe)((w) => pattern.test(w), `a warning matching ${pattern}`, timeoutMs),
+    waitForInterrupted: waiter(interrupted, (wake) => client.on('streamInterrupted', wake), describe),
   };
 }
 

@@ -3,7 +3,9 @@
 // waits is stored with its answer but not yet under the mark when the hub dies. After the restart the
 // back-log lists it again; it must not reach the agent a second time nor be answered twice. The older
 // chat, delivered but unanswered at the crash, is carried again (at least once) under the same A2A
-// messageId, so the agent can tell the retry; it is still answered once.
+// messageId, so the agent can tell the retry; it is still answered once. A streamed answer cut by the
+// crash: a reader on the hub's typed client is told its stream was interrupted when its socket drops,
+// and the answer sent after the restart ends that very stream (same stream_id), so no reader keeps it open.
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -11,6 +13,7 @@ import { startA2aPeer, type A2aPeer } from '../helpers/a2aPeer.js';
 import { startCluster, type ClusterNode, type TestCluster } from '../helpers/cluster.js';
 import { describeEachDriver, type Driver } from '../helpers/db.js';
 import { uniqueName } from '../helpers/hub.js';
+import { recordingClient } from '../helpers/hubClients.js';
 import { connectWs, type WsClient } from '../helpers/wsClient.js';
 
 const ONLINE = 'a2a: remote agent online (its card answers)';
@@ -126,5 +129,44 @@ describeEachDriver('A2A remote agent back-log across a crash of the hub', (drive
     // One answer each, stored and delivered.
     expect(await storedAnswers(driver, c, agentId)).toEqual(['echo: quick question', 'echo: slow question', 'echo: next question']);
     expect(bobAgain.received.filter((f) => f.type === 'CHAT' && f.payload === 'echo: quick question')).toHaveLength(1);
+  }, 120_000);
+
+  it('ends a streamed answer cut by the crash: the reader sees it interrupted, and the answer after the restart carries its stream_id', async () => {
+    const username = uniqueName('remote');
+    const res = await hub.api.post('/api/users/agents', { username, runtime_kind: 'a2a', card_url: peer.cardUrl }, { token: c.adminToken });
+    expect(res.status).toBe(201);
+    const agentId = res.body.id as number;
+    await hub.waitForLog((l) => l.msg === ONLINE && l.agent === username, { description: 'the agent online', timeoutMs: 15_000 });
+
+    const alice = await c.createMember();
+    const reader = recordingClient({ url: hub.url, token: alice.token });
+    try {
+      await reader.client.connect();
+      // The agent streams the first chunk of its answer, then works on: the hub dies mid-stream.
+      peer.cutWhen = /cut question/;
+      const cut = peer.streamCut();
+      await reader.client.send({ type: 'CHAT', target_id: agentId, payload: 'cut question' });
+      await cut;
+      const chunk = await reader.waitFor((f) => f.type === 'CHAT_STREAM' && f.sender_id === agentId, 'the first chunk of the answer', 10_000);
+      await hub.kill('SIGKILL');
+      await reader.waitForInterrupted(() => true, 'the cut stream reported interrupted', 10_000);
+      expect(reader.interrupted).toEqual([{ stream_id: chunk.stream_id, sender_id: agentId, conversation_id: chunk.conversation_id }]);
+
+      await peer.stop();
+      await peer.listen();
+      await hub.restart();
+      // The client reconnects by itself (resuming with `since`); the chat is carried again and answered in
+      // full. Its chunks and end may go out before the reader is back; the stored CHAT reaches it either way.
+      const final = await reader.waitFor(
+        (f) => f.type === 'CHAT' && f.sender_id === agentId && f.payload === 'echo: cut question',
+        'the answer after the restart',
+        30_000,
+      );
+      expect(final.stream_id).toBe(chunk.stream_id);
+      expect(peer.received.filter((m) => m.text === 'cut question')).toHaveLength(2);
+      expect(await storedAnswers(driver, c, agentId)).toEqual(['echo: cut question']);
+    } finally {
+      await reader.client.close();
+    }
   }, 120_000);
 });

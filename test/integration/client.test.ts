@@ -1,11 +1,12 @@
 // The typed client against a real hub: confirmations by ACK (agents) and by echo (humans), refusals
-// with the hub's reasons, streams, directives from Butler, resume with `since`, close codes the hub
-// really sends, and the REST helper.
+// with the hub's reasons, streams (and those a dropped connection cut), directives from Butler, resume
+// with `since`, close codes the hub really sends, and the REST helper.
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { ClientStoppedError, FrameRefusedError, createRestClient, HubRequestError } from '../../src/client/index.js';
 import { describeEachDriver } from '../helpers/db.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { hubClientPool, isChatFrom, sendDirective } from '../helpers/hubClients.js';
+import { startTcpRelay } from '../helpers/tcpRelay.js';
 
 describeEachDriver('typed hub client', (driver) => {
   let t: TestHub;
@@ -92,6 +93,43 @@ describeEachDriver('typed hub client', (driver) => {
     expect(stream[2]).toMatchObject({ id: final.id, conversation_id: (frame as { conversation_id?: number }).conversation_id });
     expect(end).toMatchObject({ stream_id: writer.streamId });
     expect(question.id).toBeLessThan(final.id!);
+  });
+
+  it('reports the streams open when its connection drops, once each, not one that ended, nor on its own close', async () => {
+    const agent = await t.createAgent();
+    const member = await t.createMember();
+    const relay = await startTcpRelay(t.hub.port);
+    try {
+      const a = await clients.open(agent.api_token);
+      const m = await clients.open(member.token, { url: relay.url });
+      await m.client.send({ type: 'CHAT', payload: 'tell me twice', target_id: agent.id });
+      const question = await a.waitFor(isChatFrom(member.id), 'the question');
+      const cut = a.client.stream(question as never);
+      const whole = a.client.stream(question as never);
+      await cut.write('half ');
+      await whole.write('all ');
+      await whole.end();
+      await m.waitFor((f) => f.type === 'CHAT_STREAM_END' && f.stream_id === whole.streamId, 'the end of the whole stream');
+      await m.waitFor((f) => f.type === 'CHAT_STREAM' && f.stream_id === cut.streamId, 'the chunk of the cut stream');
+
+      relay.drop();
+      await m.waitForInterrupted(() => true, 'a stream interrupted by the drop');
+      expect(m.interrupted).toEqual([{ stream_id: cut.streamId, sender_id: agent.id, conversation_id: question.conversation_id }]);
+      // Back (resuming), the stream goes on and ends as usual.
+      const reopened = (s: (typeof m.statuses)[number]) => {
+        const dropped = m.statuses.findIndex((p) => p.state === 'waiting');
+        return s.state === 'open' && dropped >= 0 && m.statuses.indexOf(s) > dropped;
+      };
+      await m.waitForStatus(reopened, 'the member reconnected', 10_000);
+      await cut.write('more ');
+      await m.waitFor((f) => f.type === 'CHAT_STREAM' && f.stream_id === cut.streamId && f.payload === 'more ', 'the chunk after the reconnect');
+      // Closing the client with a stream open is no interruption.
+      await m.client.close();
+      expect(m.interrupted).toHaveLength(1);
+      await cut.end();
+    } finally {
+      await relay.close();
+    }
   });
 
   it('answers Butler’s directive with a CHAT to Butler carrying the directive’s stream_id', async () => {

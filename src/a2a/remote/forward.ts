@@ -5,15 +5,15 @@
 // pipeline (stored before delivered): each artifact chunk a CHAT_STREAM, then the whole answer as the
 // stored CHAT (with the stream's id) and the stream's end. An answer to Butler carries the stream id of
 // Butler's request, which is how Butler's relay matches it (wire.md §5). A chat carried again (the hub
-// died before its carried mark moved) goes with the same A2A messageId, and its answer is stored once
+// died before its carried mark moved) goes with the same A2A messageId, its answer streams under the
+// same stream id (so the final CHAT ends the stream the crash cut, for every reader), and is stored once
 // (messageId.ts).
-import { randomUUID } from 'node:crypto';
 import { Message, TaskState, taskStateToJSON, type Part, type StreamResponse, type Task } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
 import type { Accepted, MessageInput } from '../../delivery/types.js';
 import { DIRECTIVE_PREFIX } from '../../protocol/butler.js';
 import type { MessageFrame } from '../../protocol/frames.js';
-import { answerLocalId } from './messageId.js';
+import { answerLocalId, answerStreamId } from './messageId.js';
 
 export interface ForwardDeps {
   client: Client;
@@ -89,8 +89,9 @@ export async function forwardChat(deps: ForwardDeps, frame: MessageFrame, agentI
   const taskId = deps.openTasks.get(contextId);
   deps.openTasks.delete(contextId);
   const metadata = { 'hub.sender': frame.sender_name, ...(directive ? { 'hub.directive': true } : {}) };
+  const messageId = deps.messageIdOf(frame.id!);
   const message = Message.fromJSON({
-    messageId: deps.messageIdOf(frame.id!),
+    messageId,
     role: 'ROLE_USER',
     parts: [{ text }],
     contextId,
@@ -101,8 +102,8 @@ export async function forwardChat(deps: ForwardDeps, frame: MessageFrame, agentI
   const base = { target_id: frame.sender_id, ...(frame.conversation_id ? { conversation_id: frame.conversation_id } : {}) };
   // The answer (or the failure line) is stored under a local_id of the chat: a chat carried again after a crash is answered once.
   const answerId = answerLocalId(frame.id!);
-  // Butler's request names its stream: the answer must carry it. Anyone else's answer gets a new one.
-  const streamId = frame.stream_id ?? `a2a-${randomUUID()}`;
+  // Butler's request names its stream: the answer must carry it. Anyone else's gets one of the chat's own.
+  const streamId = frame.stream_id ?? answerStreamId(messageId);
   const answer = new Answer();
   let chunks = 0;
   const chunk = async (piece: string) => {

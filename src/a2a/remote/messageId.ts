@@ -1,8 +1,10 @@
 // The ids that make carrying a chat to a remote A2A agent safe to repeat. A hub that dies between
 // delivering a chat and storing its carried mark carries it again after the restart; these ids are
 // what tell the two apart. The A2A `messageId` is the same on every try (A2A §3.3.1: an agent may use
-// it to detect a duplicate message), and the agent's answer is stored under a local_id of its chat,
-// so the store keeps one answer per chat whatever the number of tries.
+// it to detect a duplicate message), the agent's answer is stored under a local_id of its chat, so the
+// store keeps one answer per chat whatever the number of tries, and streams under a stream id of the
+// chat, so an answer cut by the crash and the one sent after it are one stream to every reader (the
+// final CHAT ends the one a reader saw start, whichever try it came from).
 import { createHash } from 'node:crypto';
 
 /** The namespace of the hub's name-based message ids (a fixed random UUID). */
@@ -23,3 +25,9 @@ export function remoteMessageId(registration: { user_id: number; created_at: str
 
 /** The local_id of the agent's answer to chat `chatId` (unique per sender in the store: one answer per chat). */
 export const answerLocalId = (chatId: number): string => `a2a-answer-${chatId}`;
+
+/**
+ * The stream_id of the agent's answer to a chat (not Butler's: those carry Butler's own), from its A2A
+ * messageId: the same on every try, so a try that completes ends the stream a cut one began.
+ */
+export const answerStreamId = (messageId: string): string => `a2a-${messageId}`;

@@ -7,6 +7,7 @@ import { ClientStoppedError, FrameRefusedError } from '../../../src/client/clien
 import type { CredentialInfo } from '../../../src/client/credential.js';
 import { ResumeCursor } from '../../../src/client/cursor.js';
 import { Inbound } from '../../../src/client/inbound.js';
+import { IncomingStreams } from '../../../src/client/incomingStreams.js';
 import { Listeners } from '../../../src/client/listeners.js';
 import { Outbound } from '../../../src/client/outbound.js';
 import { Outbox, type Receipt } from '../../../src/client/outbox.js';
@@ -59,7 +60,7 @@ function inbound(who: CredentialInfo = { kind: 'machine' }) {
   const warnings: string[] = [];
   listeners.on('frame', (frame) => void events.push(frame.type));
   listeners.on('warning', (text) => void warnings.push(text));
-  const reader = new Inbound({ outbox, cursor, listeners, chat: chatDispatch, identity: () => who });
+  const reader = new Inbound({ outbox, cursor, listeners, chat: chatDispatch, streams: new IncomingStreams(listeners), identity: () => who });
   const receive = (value: unknown) => reader.receive(typeof value === 'string' ? value : JSON.stringify(value));
   return { outbox, cursor, chats, events, warnings, receive };
 }

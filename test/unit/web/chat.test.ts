@@ -188,6 +188,28 @@ describe('chat reducer: streams', () => {
     state = run([frame({ type: 'CHAT', ...fromButler, id: 61, conversation_id: 1, stream_id: 's1', payload: 'partial, then whole' })], state);
     expect(items(state)).toEqual([expect.objectContaining({ key: 's:2:s1', id: 61, text: 'partial, then whole' })]);
   });
+
+  it('marks a stream cut by a dropped connection interrupted; more chunks, its end or its final CHAT take it from there', () => {
+    const cut = { type: 'interrupted' as const, stream: { stream_id: 's1', sender_id: BUTLER, conversation_id: 1 } };
+    let state = run([chunk('Hello '), chunk('other', 's2'), cut]);
+    expect(items(state).map((i) => [i.stream_id, i.status, i.text])).toEqual([
+      ['s1', 'interrupted', 'Hello '],
+      ['s2', 'streaming', 'other'],
+    ]);
+    // The stream goes on after the reconnect.
+    state = run([chunk('again')], state);
+    expect(items(state)[0]).toEqual(expect.objectContaining({ status: 'streaming', text: 'Hello again' }));
+    // Cut again, then its stored final CHAT (replayed on resume) replaces it.
+    state = run([cut, frame({ type: 'CHAT', ...fromButler, id: 62, conversation_id: 1, stream_id: 's1', payload: 'Hello, whole.' })], state);
+    expect(items(state)[0]).toEqual(expect.objectContaining({ key: 's:2:s1', id: 62, status: 'confirmed', text: 'Hello, whole.' }));
+    // An interruption reported for a stream already ended changes nothing; an end after one keeps what arrived.
+    expect(run([cut], state)).toBe(state);
+    const ended = run(
+      [cut, frame({ type: 'CHAT_STREAM_END', ...fromButler, conversation_id: 1, stream_id: 's2', payload: '' })],
+      run([{ ...cut, stream: { ...cut.stream, stream_id: 's2' } }], state),
+    );
+    expect(items(ended)[1]).toEqual(expect.objectContaining({ stream_id: 's2', status: 'confirmed', text: 'other' }));
+  });
 });
 
 describe('chat reducer: conversations and unread marks', () => {

@@ -1,10 +1,12 @@
 // The chat's state as a pure reducer over what happens to it: history pages read over HTTP, frames
 // from the socket, and the user's own sends (pending → confirmed by the hub's echo or ACK, or failed
-// with the hub's reason). Streams collect their chunks until the stored final CHAT replaces them.
-// No I/O here, so it is tested on its own; chatLive.ts feeds it.
-import type { ChatMessageView, ServerFrame } from '@hub/client';
+// with the hub's reason). Streams collect their chunks until the stored final CHAT replaces them; one
+// whose connection dropped is `interrupted` (its end may never come) until its final CHAT or more
+// chunks arrive. No I/O here, so it is tested on its own; chatLive.ts feeds it.
+import type { ChatMessageView, InterruptedStream, ServerFrame } from '@hub/client';
 
-export type ItemStatus = 'pending' | 'confirmed' | 'failed' | 'streaming';
+/** `interrupted`: a stream cut by a dropped connection, showing what arrived; its final CHAT still replaces it. */
+export type ItemStatus = 'pending' | 'confirmed' | 'failed' | 'streaming' | 'interrupted';
 
 /** Butler's authorization request, as its chat row or AUTH_REQUEST frame carries it. */
 export interface AuthCard {
@@ -64,6 +66,7 @@ export interface Sender {
 export type ChatEvent =
   | { type: 'history'; conversationId: number; peerId: number; messages: readonly ChatMessageView[]; limit: number; older: boolean }
   | { type: 'frame'; frame: ServerFrame }
+  | { type: 'interrupted'; stream: InterruptedStream }
   | { type: 'send'; localId: string; conversationId: number; peerId: number; text: string; sender: Sender; timestamp: string }
   | { type: 'confirmed'; localId: string; id: number; timestamp: string }
   | { type: 'failed'; localId: string; error: string }
@@ -314,9 +317,9 @@ function onChunk(state: ChatState, frame: Extract<ServerFrame, { type: 'CHAT_STR
   const index = conversation.items.findIndex((i) => i.stream_id === streamId && i.sender_id === frame.sender_id);
   if (index >= 0) {
     const item = conversation.items[index]!;
-    // A chunk after the final text (a replay) changes nothing.
-    if (item.status !== 'streaming') return state;
-    const grown = { ...item, text: item.text + frame.payload };
+    // A chunk after the final text (a replay) changes nothing; one after an interruption means the stream goes on.
+    if (item.status !== 'streaming' && item.status !== 'interrupted') return state;
+    const grown: ChatItem = { ...item, text: item.text + frame.payload, status: 'streaming' };
     return setConversation(next, conversationId, { ...conversation, items: conversation.items.map((i, n) => (n === index ? grown : i)) });
   }
   const item: ChatItem = {
@@ -338,12 +341,27 @@ function onStreamEnd(state: ChatState, frame: Extract<ServerFrame, { type: 'CHAT
   const conversationId = frame.conversation_id;
   if (conversationId === undefined || frame.stream_id === undefined) return state;
   const conversation = state.conversations.get(conversationId);
-  const index = conversation?.items.findIndex((i) => i.stream_id === frame.stream_id && i.sender_id === frame.sender_id && i.status === 'streaming') ?? -1;
+  const index = conversation?.items.findIndex((i) => i.stream_id === frame.stream_id && i.sender_id === frame.sender_id && isOpenStream(i)) ?? -1;
   if (!conversation || index < 0) return state;
   // The final CHAT normally came first; without it, what streamed is all there is.
   return setConversation(state, conversationId, {
     ...conversation,
     items: conversation.items.map((i, n) => (n === index ? { ...i, status: 'confirmed' } : i)),
+  });
+}
+
+const isOpenStream = (item: ChatItem) => item.id === undefined && (item.status === 'streaming' || item.status === 'interrupted');
+
+/** The connection dropped while this stream was arriving: it stops showing as being written. */
+function onInterrupted(state: ChatState, stream: InterruptedStream): ChatState {
+  const conversationId = stream.conversation_id;
+  if (conversationId === undefined) return state;
+  const conversation = state.conversations.get(conversationId);
+  const index = conversation?.items.findIndex((i) => i.stream_id === stream.stream_id && i.sender_id === stream.sender_id && i.status === 'streaming') ?? -1;
+  if (!conversation || index < 0) return state;
+  return setConversation(state, conversationId, {
+    ...conversation,
+    items: conversation.items.map((i, n) => (n === index ? { ...i, status: 'interrupted' } : i)),
   });
 }
 
@@ -375,6 +393,8 @@ export function chatReducer(state: ChatState, event: ChatEvent): ChatState {
       return onHistory(state, event);
     case 'frame':
       return onFrame(state, event.frame);
+    case 'interrupted':
+      return onInterrupted(state, event.stream);
     case 'send': {
       const item: ChatItem = {
         key: `l:${event.localId}`,

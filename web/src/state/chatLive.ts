@@ -1,7 +1,8 @@
 // The session's chat: every chat frame feeds the reducer (chat.ts) from sign-in on, so unread markers
 // count while another page is open; history pages are read when a conversation is opened or scrolled
 // back; sends go over the live socket and settle by the hub's echo, its ACK or its refusal. A gap in
-// the connection needs no reload: the client resumes from the last id it saw.
+// the connection needs no reload: the client resumes from the last id it saw, and a stream it cut is
+// shown interrupted (its chunks are never replayed; its stored final CHAT is).
 import { ChatTypes, type RestClient, type ServerFrame } from '@hub/client';
 import { describeError } from '../lib/errors';
 import type { Live } from '../lib/live';
@@ -53,9 +54,10 @@ export function createChat(api: RestClient, live: Live, me: Sender): ChatLive {
     );
   }
 
-  const off = live.client.on('frame', (frame) => {
+  const offFrames = live.client.on('frame', (frame) => {
     if (CHAT_FRAMES.has(frame.type)) dispatch({ type: 'frame', frame });
   });
+  const offInterrupted = live.client.on('streamInterrupted', (stream) => dispatch({ type: 'interrupted', stream }));
 
   return {
     state,
@@ -92,6 +94,9 @@ export function createChat(api: RestClient, live: Live, me: Sender): ChatLive {
     },
     discard: (localId) => dispatch({ type: 'discard', localId }),
     view: (conversationId) => dispatch({ type: 'view', conversationId }),
-    dispose: off,
+    dispose() {
+      offFrames();
+      offInterrupted();
+    },
   };
 }

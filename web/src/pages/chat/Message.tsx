@@ -1,6 +1,7 @@
 // One message of a conversation: the peer's on the left, the user's on the right with its delivery
-// state (sending, sent, or not sent with the hub's reason and a retry), a stream growing as it arrives,
-// and Butler's authorization requests as cards.
+// state (sending, sent, or not sent with the hub's reason and a retry), a stream growing as it arrives
+// (or what arrived of it, marked interrupted when the connection dropped), and Butler's authorization
+// requests as cards.
 import { memo } from 'react';
 import { Button, Time } from '../../components/ui';
 import type { ChatItem } from '../../state/chat';
@@ -32,6 +33,15 @@ export const Message = memo(function Message({ item, mine, onRetry, onDiscard, r
         {item.status === 'streaming' ? (
           <span className="msg-typing" role="status">
             writing…
+          </span>
+        ) : null}
+        {item.status === 'interrupted' ? (
+          <span
+            className="msg-interrupted"
+            role="status"
+            title="The connection dropped while this answer was arriving. The whole answer replaces it if it still comes."
+          >
+            interrupted
           </span>
         ) : null}
       </header>
