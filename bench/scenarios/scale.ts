@@ -559,9 +559,17 @@ export default defineScenario({
     const after = await Promise.all(survivors.map((h) => inspect(h, token)));
 
     await Promise.all(gens.map((g) => g.call('disconnect', {}, 300_000)));
+    // Under --profile the nodes' profiles cover the connects, or with BENCH_SCALE_PROFILE=chat the targeted chat across nodes.
+    const chatProfile = process.env.BENCH_SCALE_PROFILE === 'chat';
     for (const [k, h] of hubs.entries())
       if (k !== victim)
-        await ctx.stopHub(h, { from: connectStart, to: convergedAt }, `connecting ${int(s.population)} agents until presence converged (node n${k + 1})`);
+        await ctx.stopHub(
+          h,
+          chatProfile ? across.result.window : { from: connectStart, to: convergedAt },
+          chatProfile
+            ? `targeted CHAT across ${s.nodes} nodes (node n${k + 1})`
+            : `connecting ${int(s.population)} agents until presence converged (node n${k + 1})`,
+        );
 
     problems.push(
       ...seriesProblems(alone.result).map((p) => `single: ${p}`),
