@@ -123,7 +123,8 @@ export interface TestHub {
    * Stops the hub and starts it again on the same database, secret, fakes and clock (one node only), as a deploy
    * does. `hub.url` stays the same (the new hub listens on a port of its own behind it, unless `env` sets
    * SERVER_PORT), so connected clients reconnect by themselves. `env` replaces the settings the hub was started
-   * with (default: the same). Resolves once the new hub listens.
+   * with (default: the same). Resolves once the new hub listens and every client the kit connected (and you did
+   * not close) is back on it.
    */
   restart(options?: { env?: Record<string, string> }): Promise<void>;
   /** Registers an agent and connects it (to node 0 unless `node` says which). */
@@ -149,6 +150,8 @@ const EXPLAIN_LAST = 60;
 /** How long quiesce waits for every node to hand over what was committed (a node's bus poll runs every second). */
 const CATCH_UP_MS = 10_000;
 const POLL_MS = 10;
+/** How long a restart waits for the kit's clients to be back (their backoff after a close starts well under a second). */
+const RECONNECT_MS = 10_000;
 
 export async function startTestHub(options: TestHubOptions = {}): Promise<TestHub> {
   checkNodes(options);
@@ -173,8 +176,7 @@ function checkNodes(options: TestHubOptions): void {
     throw new Error(
       `startTestHub: a cluster (nodes: ${nodes}${options.redisUrl ? ', redisUrl' : ''}) needs ${missing.join(' and ')}: its nodes share one PostgreSQL database and one Redis`,
     );
-  if (options.databaseUrl && options.databasePath)
-    throw new Error('startTestHub: give databaseUrl (PostgreSQL) or databasePath (SQLite), not both');
+  if (options.databaseUrl && options.databasePath) throw new Error('startTestHub: give databaseUrl (PostgreSQL) or databasePath (SQLite), not both');
 }
 
 async function start(options: TestHubOptions, cleanup: Array<() => Promise<void> | void>, runCleanup: () => Promise<void>): Promise<TestHub> {
@@ -314,13 +316,14 @@ async function start(options: TestHubOptions, cleanup: Array<() => Promise<void>
     ].join('\n');
   };
 
-  const clients = new Set<HubClient>();
+  // The kit's clients, and whose they are.
+  const clients = new Map<HubClient, { id: number; username: string }>();
   cleanup.push(async () => {
-    await Promise.all([...clients].map((c) => c.close().catch(() => undefined)));
+    await Promise.all([...clients.keys()].map((c) => c.close().catch(() => undefined)));
   });
   async function connect(state: NodeState, token: string, user: { id: number; username: string }): Promise<TestClient> {
     const client = new HubClient({ url: urlOf(state), token });
-    clients.add(client);
+    clients.set(client, user);
     const probe = attachProbe(client, { name: user.username, explain });
     await client.connect();
     return Object.assign(client, probe, { id: user.id, username: user.username, token });
@@ -381,6 +384,45 @@ async function start(options: TestHubOptions, cleanup: Array<() => Promise<void>
         throw new Error(`quiesce: ${behind.map((s) => `${s.id} handed over through ${through(s)}`).join(', ')}, not yet ${newest}, after ${CATCH_UP_MS} ms`);
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     }
+  }
+
+  /** Resolves once every client of the kit's that was not closed holds a live socket on node 0's hub. */
+  function clientsBack(): Promise<void> {
+    const missing = (): string[] => {
+      const live = new Map<number, number>();
+      for (const c of nodes[0]!.actors.list({ kind: 'connection' })) {
+        if (!c.state.startsWith('open')) continue;
+        const id = (c.context['user'] as { id?: number } | undefined)?.id;
+        if (id !== undefined) live.set(id, (live.get(id) ?? 0) + 1);
+      }
+      const names: string[] = [];
+      for (const [client, user] of clients) {
+        if (client.state === 'stopped' || client.state === 'closing' || client.state === 'idle') continue;
+        const left = live.get(user.id) ?? 0;
+        if (left > 0) live.set(user.id, left - 1);
+        else names.push(user.username);
+      }
+      return names;
+    };
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        if (missing().length > 0) return;
+        done();
+        resolve();
+      };
+      const poll = setInterval(check, POLL_MS);
+      const stopListening = onActivity(check);
+      const timer = setTimeout(() => {
+        done();
+        reject(new Error(`restart: ${missing().join(', ')} did not reconnect within ${RECONNECT_MS} ms`));
+      }, RECONNECT_MS);
+      const done = () => {
+        clearTimeout(timer);
+        clearInterval(poll);
+        stopListening();
+      };
+      check();
+    });
   }
 
   const nodes: TestNode[] = states.map((state) => ({
@@ -461,6 +503,7 @@ async function start(options: TestHubOptions, cleanup: Array<() => Promise<void>
       }
       first.hub = await launch(first.id, { ...base, ...settings });
       first.running = true;
+      await clientsBack();
     },
     // Async, so a wrong node rejects as every other failure does.
     agent: async (name, choice) => agentOn(nodeAt(choice), name),
