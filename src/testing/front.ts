@@ -1,7 +1,8 @@
-// A cluster node's address as the kit's clients see it: a TCP relay on loopback that passes each new
+// A node's address as the kit's clients see it: a TCP relay on loopback that passes each new
 // connection to its node while that node runs, and to the next running node once it is stopped, as a
 // load balancer in front of a cluster does. A client of a stopped node therefore reconnects (its own
-// backoff) to a live one, resumes, and carries on, with nothing in the kit moving it by hand.
+// backoff) to a live one, resumes, and carries on, with nothing in the kit moving it by hand; a client
+// of a restarted single hub reconnects to it on its new port the same way.
 import { createServer, connect, type AddressInfo, type Socket } from 'node:net';
 
 export interface Front {

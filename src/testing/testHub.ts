@@ -27,6 +27,8 @@ import { createTracer, type TraceEntry } from './trace.js';
 export interface TestHubOptions {
   /** A PostgreSQL database for this hub (it is migrated; use one meant for tests). Default: a temporary SQLite file. */
   databaseUrl?: string;
+  /** A SQLite file of yours for this hub (created and migrated if new; kept by `stop`), instead of a temporary one. */
+  databasePath?: string;
   /**
    * A cluster of this many nodes in this process (default 1), on `databaseUrl` and `redisUrl`: cluster mode
    * needs both. Each node has its own address; a client of a stopped node reconnects to another one.
@@ -40,6 +42,12 @@ export interface TestHubOptions {
   env?: Record<string, string>;
   /** Butler answers through the scripted fake model (default); false runs Butler in safe mode. */
   model?: boolean;
+  /** The hub talks to the fake chat platform (default); false leaves its CHATPLATFORM_* settings alone and `hub.platform` unavailable. */
+  platform?: boolean;
+  /** The hub's timers: 'simulated' (default) move only with `hub.clock.advance`; 'real' run on real time. */
+  clock?: 'simulated' | 'real';
+  /** Called with each of the hub's log lines as it is written, parsed (the same lines as `hub.logs`). */
+  onLog?: (line: Record<string, unknown>) => void;
 }
 
 /** A registered user's connected client, with what it received and expectations on it. */
@@ -64,8 +72,9 @@ export interface TestNode {
   /** NODE_ID in a cluster (`n1`, `n2`, …); `n1` for a single hub. */
   readonly id: string;
   /**
-   * Where this node's clients connect. In a cluster, an address of the kit's in front of the node: while the
-   * node runs it reaches the node, once it is stopped the next running node (as a load balancer would).
+   * Where this node's clients connect: an address of the kit's in front of the node. While the node runs it
+   * reaches the node (a restarted one on its new port too), once it is stopped the next running node of a
+   * cluster (as a load balancer would).
    */
   readonly url: string;
   /** The running hub of this node (its last one once stopped). */
@@ -85,7 +94,7 @@ export interface TestNode {
 }
 
 export interface TestHub {
-  /** Node 0's address (in a cluster, the address in front of it). */
+  /** Node 0's address (the kit's, in front of it: it stays the same across `restart`). */
   readonly url: string;
   readonly port: number;
   /** Node 0's hub (store, router, pipeline, Butler, connector), for what the helpers do not cover. */
@@ -107,9 +116,17 @@ export interface TestHub {
   readonly clock: {
     /** The hub's time, in epoch milliseconds. */
     now(): number;
-    /** Moves the hub's timers forward ('10m', '30s', or milliseconds) and waits for what they started. */
+    /** Moves the hub's timers forward ('10m', '30s', or milliseconds) and waits for what they started (throws with `clock: 'real'`). */
     advance(duration: Duration): Promise<void>;
   };
+  /**
+   * Stops the hub and starts it again on the same database, secret, fakes and clock (one node only), as a deploy
+   * does. `hub.url` stays the same (the new hub listens on a port of its own behind it, unless `env` sets
+   * SERVER_PORT), so connected clients reconnect by themselves. `env` replaces the settings the hub was started
+   * with (default: the same). Resolves once the new hub listens and every client the kit connected (and you did
+   * not close) is back on it.
+   */
+  restart(options?: { env?: Record<string, string> }): Promise<void>;
   /** Registers an agent and connects it (to node 0 unless `node` says which). */
   agent(name: string, options?: NodeChoice): Promise<TestClient>;
   /** Creates a human (a MEMBER unless `role` says ADMIN) and connects them (to node 0 unless `node` says which). */
@@ -133,6 +150,8 @@ const EXPLAIN_LAST = 60;
 /** How long quiesce waits for every node to hand over what was committed (a node's bus poll runs every second). */
 const CATCH_UP_MS = 10_000;
 const POLL_MS = 10;
+/** How long a restart waits for the kit's clients to be back (their backoff after a close starts well under a second). */
+const RECONNECT_MS = 10_000;
 
 export async function startTestHub(options: TestHubOptions = {}): Promise<TestHub> {
   checkNodes(options);
@@ -157,6 +176,7 @@ function checkNodes(options: TestHubOptions): void {
     throw new Error(
       `startTestHub: a cluster (nodes: ${nodes}${options.redisUrl ? ', redisUrl' : ''}) needs ${missing.join(' and ')}: its nodes share one PostgreSQL database and one Redis`,
     );
+  if (options.databaseUrl && options.databasePath) throw new Error('startTestHub: give databaseUrl (PostgreSQL) or databasePath (SQLite), not both');
 }
 
 async function start(options: TestHubOptions, cleanup: Array<() => Promise<void> | void>, runCleanup: () => Promise<void>): Promise<TestHub> {
@@ -170,6 +190,7 @@ async function start(options: TestHubOptions, cleanup: Array<() => Promise<void>
   const nodeCount = options.nodes ?? 1;
   let db: Record<string, string>;
   if (options.databaseUrl) db = { DB_DRIVER: 'postgres', DATABASE_URL: options.databaseUrl };
+  else if (options.databasePath) db = { DB_DRIVER: 'sqlite', DB_PATH: options.databasePath };
   else {
     const dir = mkdtempSync(join(tmpdir(), 'agent-hub-test-'));
     cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
@@ -177,7 +198,8 @@ async function start(options: TestHubOptions, cleanup: Array<() => Promise<void>
   }
   // A name of its own on Redis, so kit clusters of tests running side by side never share keys or channels.
   const cluster = clustered ? { REDIS_URL: options.redisUrl!, CLUSTER_NAME: `kit_${randomBytes(6).toString('hex')}` } : {};
-  const env = {
+  // What the kit sets; the user's `env` goes over it (and `restart` may replace the user's).
+  const base = {
     SERVER_HOST: '127.0.0.1',
     SERVER_PORT: '0',
     JWT_SECRET: 'a-test-hub-secret-of-at-least-32-characters',
@@ -185,14 +207,12 @@ async function start(options: TestHubOptions, cleanup: Array<() => Promise<void>
     INITIAL_ADMIN_PASS: ADMIN.password,
     LOG_LEVEL: 'info',
     WEB_DIR: '',
-    CHATPLATFORM_BASE_URL: fake.url,
-    CHATPLATFORM_WS_ENABLED: 'true',
-    CHATPLATFORM_TIMEOUT_MS: '3000',
+    ...(options.platform === false ? {} : { CHATPLATFORM_BASE_URL: fake.url, CHATPLATFORM_WS_ENABLED: 'true', CHATPLATFORM_TIMEOUT_MS: '3000' }),
     ...(options.model === false ? {} : { BUTLER_BASE_URL: model.baseUrl, BUTLER_MODEL: 'fake-model', BUTLER_API_TOKEN: 'fake-model-key' }),
     ...db,
     ...cluster,
-    ...options.env,
   };
+  const env = { ...base, ...options.env };
 
   const logs: Array<Record<string, unknown>> = [];
   const sinkOf = (node: string | undefined) =>
@@ -201,14 +221,17 @@ async function start(options: TestHubOptions, cleanup: Array<() => Promise<void>
         for (const line of chunk.toString('utf8').split('\n')) {
           if (!line) continue;
           const parsed = JSON.parse(line) as Record<string, unknown>;
-          logs.push(node === undefined ? parsed : { ...parsed, node });
+          const entry = node === undefined ? parsed : { ...parsed, node };
+          logs.push(entry);
+          options.onLog?.(entry);
         }
         done();
       },
     });
 
   // One clock for every node: the hub's timers (expiries, idle timeouts, retention) and timestamps run on it.
-  const timers = createSimulatedTimers();
+  const timers = options.clock === 'real' ? undefined : createSimulatedTimers();
+  const now = () => timers?.now() ?? Date.now();
   const activity = new Set<() => void>();
   // The trace names actors from the hubs' tables, which exist once startHub returns (its first events come before).
   const started: Array<{ id: string; hub: Hub }> = [];
@@ -226,7 +249,7 @@ async function start(options: TestHubOptions, cleanup: Array<() => Promise<void>
     }
     return undefined;
   };
-  const tracer = options.trace ? createTracer({ now: () => timers.now(), nameOf }) : undefined;
+  const tracer = options.trace ? createTracer({ now, nameOf }) : undefined;
   const inspect = (event: InspectionEvent) => {
     tracer?.inspect(event);
     if (event.type === '@xstate.snapshot') for (const listener of [...activity]) listener();
@@ -236,43 +259,44 @@ async function start(options: TestHubOptions, cleanup: Array<() => Promise<void>
     return () => activity.delete(listener);
   };
 
-  type NodeState = { index: number; id: string; hub: Hub; running: boolean; front: Front | undefined };
+  type NodeState = { index: number; id: string; hub: Hub; running: boolean; front: Front };
   const states: NodeState[] = [];
   const running = () => states.filter((n) => n.running);
+  const launch = async (id: string, settings: Record<string, string | undefined>): Promise<Hub> => {
+    const config = parseConfig(clustered ? { ...settings, NODE_ID: id } : settings);
+    const hub = await startHub({ config, logger: createLogger(config.logLevel, sinkOf(clustered ? id : undefined)), passwordCost: 1024, timers, inspect });
+    started.push({ id, hub });
+    return hub;
+  };
   for (let index = 0; index < nodeCount; index++) {
     const id = `n${index + 1}`;
-    const config = parseConfig(clustered ? { ...env, NODE_ID: id } : env);
     // Node 0 migrates the database alone; the others join it one by one.
-    const hub = await startHub({ config, logger: createLogger(config.logLevel, sinkOf(clustered ? id : undefined)), passwordCost: 1024, timers, inspect });
-    const state: NodeState = { index, id, hub, running: true, front: undefined };
+    const hub = await launch(id, env);
+    // This node while it runs, else the next running one after it.
+    const front = await startFront(() => {
+      for (let step = 0; step < states.length; step++) {
+        const next = states[(index + step) % states.length]!;
+        if (next.running) return next.hub.port;
+      }
+      return undefined;
+    });
+    const state: NodeState = { index, id, hub, running: true, front };
     states.push(state);
-    started.push({ id, hub });
     cleanup.push(async () => {
       if (!state.running) return;
       state.running = false;
-      await hub.stop();
+      await state.hub.stop();
     });
-    if (clustered) {
-      // This node while it runs, else the next running one after it.
-      state.front = await startFront(() => {
-        for (let step = 0; step < states.length; step++) {
-          const next = states[(index + step) % states.length]!;
-          if (next.running) return next.hub.port;
-        }
-        return undefined;
-      });
-      const front = state.front;
-      cleanup.push(() => front.close());
-    }
+    cleanup.push(() => front.close());
   }
-  const urlOf = (state: NodeState) => state.front?.url ?? `http://127.0.0.1:${state.hub.port}`;
+  const urlOf = (state: NodeState) => state.front.url;
   const first = states[0]!;
   const url = urlOf(first);
-
   const anonymous = createRestClient({ url, token: '' });
   const adminToken = (await anonymous.login(ADMIN.username, ADMIN.password)).token;
   const admin = createRestClient({ url, token: adminToken });
   const butler = await admin.agents.butler();
+  let settings = options.env ?? {};
 
   const sourceOf = (state: NodeState): ActorSource => ({ node: clustered ? state.id : undefined, inspection: state.hub.inspection });
   const actors = createTestActors({ sources: () => running().map(sourceOf), onActivity, explain: () => explain() });
@@ -292,13 +316,14 @@ async function start(options: TestHubOptions, cleanup: Array<() => Promise<void>
     ].join('\n');
   };
 
-  const clients = new Set<HubClient>();
+  // The kit's clients, and whose they are.
+  const clients = new Map<HubClient, { id: number; username: string }>();
   cleanup.push(async () => {
-    await Promise.all([...clients].map((c) => c.close().catch(() => undefined)));
+    await Promise.all([...clients.keys()].map((c) => c.close().catch(() => undefined)));
   });
   async function connect(state: NodeState, token: string, user: { id: number; username: string }): Promise<TestClient> {
     const client = new HubClient({ url: urlOf(state), token });
-    clients.add(client);
+    clients.set(client, user);
     const probe = attachProbe(client, { name: user.username, explain });
     await client.connect();
     return Object.assign(client, probe, { id: user.id, username: user.username, token });
@@ -361,10 +386,51 @@ async function start(options: TestHubOptions, cleanup: Array<() => Promise<void>
     }
   }
 
+  /** Resolves once every client of the kit's that was not closed holds a live socket on node 0's hub. */
+  function clientsBack(): Promise<void> {
+    const missing = (): string[] => {
+      const live = new Map<number, number>();
+      for (const c of nodes[0]!.actors.list({ kind: 'connection' })) {
+        if (!c.state.startsWith('open')) continue;
+        const id = (c.context['user'] as { id?: number } | undefined)?.id;
+        if (id !== undefined) live.set(id, (live.get(id) ?? 0) + 1);
+      }
+      const names: string[] = [];
+      for (const [client, user] of clients) {
+        if (client.state === 'stopped' || client.state === 'closing' || client.state === 'idle') continue;
+        const left = live.get(user.id) ?? 0;
+        if (left > 0) live.set(user.id, left - 1);
+        else names.push(user.username);
+      }
+      return names;
+    };
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        if (missing().length > 0) return;
+        done();
+        resolve();
+      };
+      const poll = setInterval(check, POLL_MS);
+      const stopListening = onActivity(check);
+      const timer = setTimeout(() => {
+        done();
+        reject(new Error(`restart: ${missing().join(', ')} did not reconnect within ${RECONNECT_MS} ms`));
+      }, RECONNECT_MS);
+      const done = () => {
+        clearTimeout(timer);
+        clearInterval(poll);
+        stopListening();
+      };
+      check();
+    });
+  }
+
   const nodes: TestNode[] = states.map((state) => ({
     index: state.index,
     id: state.id,
-    url: urlOf(state),
+    get url() {
+      return urlOf(state);
+    },
     get hub() {
       return state.hub;
     },
@@ -404,7 +470,7 @@ async function start(options: TestHubOptions, cleanup: Array<() => Promise<void>
 
   return {
     url,
-    port: Number(new URL(url).port),
+    port: first.front.port,
     get hub() {
       return first.hub;
     },
@@ -413,15 +479,31 @@ async function start(options: TestHubOptions, cleanup: Array<() => Promise<void>
     adminToken,
     butler,
     model,
-    platform,
+    get platform() {
+      if (options.platform === false) throw new Error('the hub was started with platform: false: it does not talk to the fake chat platform');
+      return platform;
+    },
     logs,
     actors,
     clock: {
-      now: () => timers.now(),
+      now,
       async advance(duration) {
+        if (!timers) throw new Error("hub.clock.advance needs the simulated clock: the hub was started with clock: 'real'");
         await timers.advance(toMs(duration, 'clock.advance'));
         await settleNodes();
       },
+    },
+    async restart(restartOptions = {}) {
+      if (states.length > 1) throw new Error('hub.restart is for a single hub: stop a cluster node with hub.nodes[i].stop()');
+      settings = restartOptions.env ?? settings;
+      if (first.running) {
+        // Marked first: from here the front refuses new connections until the new hub listens.
+        first.running = false;
+        await first.hub.stop();
+      }
+      first.hub = await launch(first.id, { ...base, ...settings });
+      first.running = true;
+      await clientsBack();
     },
     // Async, so a wrong node rejects as every other failure does.
     agent: async (name, choice) => agentOn(nodeAt(choice), name),

@@ -1,12 +1,10 @@
-// Starts a real hub in-process on 127.0.0.1:0 with its own database, and gives tests a client,
-// an admin session, helpers to make users and agents, and the hub's captured log lines.
+// Starts a real hub in-process on 127.0.0.1:0 with its own database, through the test kit
+// (src/testing, @agent-hub/testing), and gives tests a client, an admin session, helpers to make
+// users and agents, and the hub's captured log lines.
 import { randomBytes } from 'node:crypto';
-import { Writable } from 'node:stream';
 import { inject } from 'vitest';
-import type { Timers } from '../../src/clock.js';
-import { parseConfig } from '../../src/config.js';
-import { startHub, type Hub } from '../../src/hub.js';
-import { createLogger } from '../../src/logger.js';
+import type { Hub } from '../../src/hub.js';
+import { startTestHub as startKit, type TestHub as KitHub } from '../../src/testing/index.js';
 import { createTestDatabase, type Driver, type TestDatabase } from './db.js';
 import { apiClient, type ApiClient } from './http.js';
 import { startTcpProxy, type TcpProxy } from './tcpProxy.js';
@@ -30,7 +28,13 @@ export interface TestHub {
    * With a fixed SERVER_PORT in `env` the new hub binds the same port; with the default (0) it gets a new one.
    */
   restart(env?: Record<string, string>): Promise<TestHub>;
+  /** The hub's time, and (with `clock: 'simulated'`) moving it: the kit's clock. */
+  clock: KitHub['clock'];
   stop(): Promise<void>;
+}
+
+interface LogSink {
+  lines: Array<Record<string, unknown>>;
 }
 
 let counter = 0;
@@ -40,8 +44,8 @@ export const uniqueName = (prefix: string) => `${prefix}-${process.pid}-${++coun
 export type TestHubEnv = Record<string, string> | ((dbEnv: Record<string, string>) => Record<string, string>);
 
 export interface TestHubOptions {
-  /** The hub's timers (HubOptions.timers): simulated ones (src/testing/simulatedTimers.ts) let a test move time. Kept across `restart`. */
-  timers?: Timers;
+  /** The hub's timers: real time (default), or the kit's simulated clock that `clock.advance` moves. Kept across `restart`. */
+  clock?: 'simulated' | 'real';
 }
 
 export async function startTestHub(driver: Driver, extraEnv: TestHubEnv = {}, options: TestHubOptions = {}): Promise<TestHub> {
@@ -70,31 +74,29 @@ export async function startTestHubBehindProxy(env: Record<string, string> = {}):
 }
 
 async function launch(database: TestDatabase, jwtSecret: string, env: Record<string, string>, options: TestHubOptions = {}): Promise<TestHub> {
-  const config = parseConfig({
-    SERVER_HOST: '127.0.0.1',
-    SERVER_PORT: '0',
-    JWT_SECRET: jwtSecret,
-    INITIAL_ADMIN_USER: 'admin',
-    INITIAL_ADMIN_PASS: 'admin-password',
-    LOG_LEVEL: 'info',
-    // No dashboard unless a test gives one: a hub starts the same whether or not dist/web was built.
-    WEB_DIR: '',
-    ...database.env,
-    ...env,
+  // The test kit starts the hub (so these tests exercise it), on this test's database and secret, as the hub
+  // runs by default: real time unless the test asks for the kit's clock, Butler in safe mode unless `env`
+  // gives it a model, and the chat platform settings left to `env`.
+  // Each hub (a restart's too) has its own log lines: the kit's go to the newest one's.
+  const sink: LogSink = { lines: [] };
+  const kit = await startKit({
+    ...(database.env['DB_DRIVER'] === 'postgres' ? { databaseUrl: database.env['DATABASE_URL'] } : { databasePath: database.env['DB_PATH'] }),
+    env: { JWT_SECRET: jwtSecret, ...env },
+    model: false,
+    platform: false,
+    clock: options.clock ?? 'real',
+    onLog: (line) => sink.lines.push(line),
+  }).catch(async (err: unknown) => {
+    await database.drop();
+    throw err;
   });
-  const logs: Array<Record<string, unknown>> = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString('utf8').split('\n')) if (line) logs.push(JSON.parse(line) as Record<string, unknown>);
-      done();
-    },
-  });
-  const hub = await startHub({ config, logger: createLogger(config.logLevel, sink), passwordCost: 1024, timers: options.timers }).catch(
-    async (err: unknown) => {
-      await database.drop();
-      throw err;
-    },
-  );
+  return wrap(kit, database, jwtSecret, env, sink);
+}
+
+/** The harness's view of one hub the kit started (a new one after each restart, with its own log lines). */
+function wrap(kit: KitHub, database: TestDatabase, jwtSecret: string, env: Record<string, string>, sink: LogSink): TestHub {
+  const hub = kit.hub;
+  const logs = sink.lines;
   const url = `http://127.0.0.1:${hub.port}`;
   const api = apiClient(url);
 
@@ -103,7 +105,7 @@ async function launch(database: TestDatabase, jwtSecret: string, env: Record<str
     if (res.status !== 200) throw new Error(`login of ${username} failed: ${res.status} ${JSON.stringify(res.body)}`);
     return res.body.token as string;
   }
-  const adminToken = await login('admin', 'admin-password');
+  const adminToken = kit.adminToken;
 
   return {
     hub,
@@ -132,12 +134,18 @@ async function launch(database: TestDatabase, jwtSecret: string, env: Record<str
         .executeTakeFirstOrThrow();
       return Number(row.m ?? 0);
     },
+    clock: kit.clock,
     async restart(nextEnv = env) {
-      await hub.stop();
-      return launch(database, jwtSecret, nextEnv, options);
+      sink.lines = [];
+      await kit.restart({ env: { JWT_SECRET: jwtSecret, ...nextEnv } }).catch(async (err: unknown) => {
+        await kit.stop();
+        await database.drop();
+        throw err;
+      });
+      return wrap(kit, database, jwtSecret, nextEnv, sink);
     },
     async stop() {
-      await hub.stop();
+      await kit.stop();
       await database.drop();
     },
   };

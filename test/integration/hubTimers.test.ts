@@ -1,11 +1,10 @@
-// The hub's timers on simulated time (HubOptions.timers, src/testing/simulatedTimers.ts): a test
-// moves time and the hub acts as if it had passed, with no real waiting. An approval expires (its
+// The hub's timers on simulated time (the test kit's clock: HubOptions.timers on
+// src/testing/simulatedTimers.ts): a test moves time and the hub acts as if it had passed, with no real waiting. An approval expires (its
 // stored state, its timestamps in simulated time, the frames the human gets), a conversation goes
 // idle and ends, a socket's session ends, retention prunes telemetry that is old in simulated time.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { waitFor } from 'xstate';
 import { IDLE_MS } from '../../src/butler/actor.js';
-import { createSimulatedTimers, type SimulatedTimers } from '../../src/testing/simulatedTimers.js';
 import { BUTLER_ID, askButler, nextAnswer } from '../helpers/butler.js';
 import { describeEachDriver } from '../helpers/db.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
@@ -20,7 +19,7 @@ const REAL_TIME_LIMIT_MS = 20_000;
 
 describeEachDriver('hub timers on simulated time', (driver) => {
   let t: TestHub | undefined;
-  let timers: SimulatedTimers;
+  let timers: TestHub['clock'];
   const clients = wsClientPool(() => t!.url);
   afterEach(async () => {
     await clients.closeAll();
@@ -29,8 +28,8 @@ describeEachDriver('hub timers on simulated time', (driver) => {
   });
 
   const start = async (env: Record<string, string> = {}) => {
-    timers = createSimulatedTimers();
-    t = await startTestHub(driver, env, { timers });
+    t = await startTestHub(driver, env, { clock: 'simulated' });
+    timers = t.clock;
     return t;
   };
 
@@ -82,7 +81,7 @@ describeEachDriver('hub timers on simulated time', (driver) => {
 
 describe('hub timers on simulated time (SQLite)', () => {
   let t: TestHub | undefined;
-  let timers: SimulatedTimers;
+  let timers: TestHub['clock'];
   const clients = wsClientPool(() => t!.url);
   afterEach(async () => {
     await clients.closeAll();
@@ -91,8 +90,8 @@ describe('hub timers on simulated time (SQLite)', () => {
   });
 
   it('ends a conversation that stayed idle for IDLE_MS, and no sooner', { timeout: REAL_TIME_LIMIT_MS }, async () => {
-    timers = createSimulatedTimers();
-    t = await startTestHub('sqlite', {}, { timers });
+    t = await startTestHub('sqlite', {}, { clock: 'simulated' });
+    timers = t.clock;
     const member = await t.createMember();
     const human = await clients.connect(member.token);
     const echo = await askButler(human, 'hello there');
@@ -118,8 +117,8 @@ describe('hub timers on simulated time (SQLite)', () => {
   });
 
   it("closes a human's socket with 4002 when time is moved past its session's end, and no sooner", { timeout: REAL_TIME_LIMIT_MS }, async () => {
-    timers = createSimulatedTimers();
-    t = await startTestHub('sqlite', { JWT_TOKEN_EXPIRATION: '2h' }, { timers });
+    t = await startTestHub('sqlite', { JWT_TOKEN_EXPIRATION: '2h' }, { clock: 'simulated' });
+    timers = t.clock;
     const member = await t.createMember();
     const human = await clients.connect(member.token);
     let closed: { code: number; reason: string } | undefined;
@@ -134,8 +133,8 @@ describe('hub timers on simulated time (SQLite)', () => {
   });
 
   it('prunes telemetry older than MESSAGE_RETENTION in simulated time, keeps younger telemetry and chat', { timeout: REAL_TIME_LIMIT_MS }, async () => {
-    timers = createSimulatedTimers();
-    t = await startTestHub('sqlite', { MESSAGE_RETENTION: '1h' }, { timers });
+    t = await startTestHub('sqlite', { MESSAGE_RETENTION: '1h' }, { clock: 'simulated' });
+    timers = t.clock;
     const agent = await t.createAgent();
     const member = await t.createMember();
     const report = async (content: string) => {

@@ -1,6 +1,10 @@
 // The test kit (src/testing, shipped as @agent-hub/testing) against its own hub: clients and their
 // expectations, actors and waitFor, quiesce, the trace a failing expectation prints, the fake
-// platform's connector, and time moved by the clock.
+// platform's connector, time moved by the clock, a restart the clients ride through, and the options
+// for a hub on real time, without the fake platform, on a SQLite file of the test's.
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTestHub, textReply, type TestHub } from '../../src/testing/index.js';
 
@@ -134,5 +138,72 @@ describe('@agent-hub/testing', () => {
     await hub.clock.advance('1m');
     await alice.expect({ type: 'AUTH_STATUS_UPDATE', payload: { action_id: actionId, status: 'EXPIRED' } });
     await agent.expectNothing({ type: 'CHAT', payload: /deploy/ }, { for: 50 });
+  });
+
+  it('restarts on the same database, address, secret and clock: open clients are back when it resolves and chat on', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    hub = await startTestHub({ onLog: (line) => lines.push(line) });
+    const agent = await hub.agent('echo');
+    const alice = await hub.human('alice');
+    agent.onChat((frame) => agent.reply(frame, `echo: ${frame.payload}`));
+    await hub.clock.advance('5m');
+    const before = { url: hub.url, hub: hub.hub, now: hub.clock.now(), lines: lines.length };
+
+    // Who holds a live socket on the hub: restart resolves with the kit's open clients back (bob closed his).
+    const bob = await hub.human('bob');
+    await bob.close();
+    const liveUsers = () =>
+      hub!.actors
+        .list({ kind: 'connection' })
+        .filter((c) => c.state.startsWith('open'))
+        .map((c) => (c.context['user'] as { id: number }).id)
+        .sort();
+    await hub.restart();
+    expect(liveUsers()).toEqual([agent.id, alice.id].sort());
+    expect(hub.hub).not.toBe(before.hub);
+    expect(before.hub.store.db).not.toBe(hub.hub.store.db);
+    expect(hub.url).toBe(before.url);
+    expect(hub.clock.now()).toBeGreaterThanOrEqual(before.now);
+    // The new hub logged its start through onLog and hub.logs alike.
+    expect(lines.length).toBeGreaterThan(before.lines);
+    expect(hub.logs).toEqual(lines);
+    await alice.send({ type: 'CHAT', target_id: agent.id, payload: 'still there?' });
+    await alice.expect({ type: 'CHAT', sender_id: agent.id, payload: 'echo: still there?' }, { within: '10s' });
+    // Users and their tokens outlived the restart: the admin's REST client still works on the new hub.
+    expect((await hub.admin.agents.butler()).id).toBe(hub.butler.id);
+
+    // A restart with other settings replaces the ones the hub started with: approvals expire after 3 minutes.
+    await hub.restart({ env: { BUTLER_AUTH_TIMEOUT: '3m' } });
+    expect(liveUsers()).toEqual([agent.id, alice.id].sort());
+    hub.model.enqueue(
+      { steps: [{ toolCall: { name: 'command_agent', arguments: JSON.stringify({ target_agent_id: agent.id, command: 'deploy', reasoning: 'asked to' }) } }] },
+      textReply('Waiting for your approval.'),
+    );
+    await alice.send({ type: 'CHAT', target_id: hub.butler.id, payload: 'deploy please' });
+    const request = await alice.expect({ type: 'AUTH_REQUEST' }, { within: '10s' });
+    await hub.clock.advance('3m');
+    await alice.expect({ type: 'AUTH_STATUS_UPDATE', payload: { action_id: (request.payload as { action_id: string }).action_id, status: 'EXPIRED' } });
+  });
+
+  it("runs on real time with clock: 'real', leaves the platform settings alone with platform: false, keeps databasePath", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kit-options-'));
+    try {
+      const path = join(dir, 'mine.db');
+      hub = await startTestHub({ clock: 'real', platform: false, model: false, databasePath: path });
+      expect(Math.abs(hub.clock.now() - Date.now())).toBeLessThan(1000);
+      await expect(hub.clock.advance('1m')).rejects.toThrow(/clock: 'real'/);
+      expect(() => hub!.platform).toThrow(/platform: false/);
+      // Butler in safe mode answers without the model.
+      const alice = await hub.human('alice');
+      await alice.send({ type: 'CHAT', target_id: hub.butler.id, payload: 'hello' });
+      await alice.expect({ type: 'CHAT', sender_id: hub.butler.id });
+      expect(hub.model.requests).toEqual([]);
+      await hub.stop();
+      hub = undefined;
+      expect(existsSync(path)).toBe(true);
+      await expect(startTestHub({ databasePath: path, databaseUrl: 'postgres://x/y' })).rejects.toThrow(/not both/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

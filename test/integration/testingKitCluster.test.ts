@@ -16,6 +16,9 @@ describe('@agent-hub/testing with nodes', () => {
   it('delivers a chat from an agent on node 0 to a human on node 1, and shows each node its own actors', async () => {
     hub = await startKitCluster(2, { trace: true });
     expect(hub.nodes.map((n) => n.id)).toEqual(['n1', 'n2']);
+    // A cluster's nodes stop one by one instead (restart is for a single hub), and nothing stopped.
+    await expect(hub.restart()).rejects.toThrow(/hub\.restart is for a single hub/);
+    expect(hub.nodes.map((n) => n.running)).toEqual([true, true]);
     const agent = await hub.agent('weather', { node: 0 });
     const alice = await hub.nodes[1]!.human('alice');
     agent.onChat((frame) => agent.reply(frame, `sunny, ${frame.payload}`));
