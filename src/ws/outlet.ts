@@ -59,7 +59,7 @@ export interface SocketOutletOptions {
   /** When the credential check began (revocations after it still apply). */
   authenticatedAt: number;
   meter: WsMeter;
-  /** How long the hub's own loop was held: not counted against a ping (see `probeWait`). */
+  /** How long the hub's own loop was held: not counted against a ping (see `probeStalled`). */
   loop: Pick<LoopWatch, 'heldMs'>;
 }
 
