@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { sleep } from './poll.js';
 
-/** epoll_wait, epoll_pwait, epoll_pwait2 (x86-64, arm64 has only epoll_pwait: 22, 441). */
+/** The main thread waits for events: epoll_wait, epoll_pwait, epoll_pwait2 (x86-64: 232, 281, 441; arm64: 22, 441). */
 const WAITING_SYSCALLS = new Set(['232', '281', '441', '22']);
 
 /** The main thread's state letter (R, S, T...), from /proc. */
@@ -24,16 +24,6 @@ async function stop(pid: number): Promise<void> {
 function insideRun(pid: number): boolean {
   const syscall = readFileSync(`/proc/${pid}/syscall`, 'utf8').trim().split(' ')[0]!;
   return !WAITING_SYSCALLS.has(syscall);
-}
-
-/** Holds `pid` stopped for `ms`, wherever it was. */
-export async function holdProcess(pid: number, ms: number): Promise<void> {
-  await stop(pid);
-  try {
-    await sleep(ms);
-  } finally {
-    process.kill(pid, 'SIGCONT');
-  }
 }
 
 /**
