@@ -36,7 +36,9 @@ import { createShutdown } from './shutdown.js';
 import { openStore, type Store } from './store/db.js';
 import { watchStoreConnections } from './store/metrics.js';
 import { createCorkAnchor } from './ws/corkAnchor.js';
+import { startLoopWatch } from './ws/loopWatch.js';
 import { createWsMeter } from './ws/metrics.js';
+import { STALL_MS } from './ws/open.js';
 
 export interface HubOptions {
   config: Config;
@@ -185,7 +187,10 @@ export async function startHub(options: HubOptions): Promise<Hub> {
 
     const anchor = await createCorkAnchor(logger);
     shutdown.add('stop the cork anchor', () => anchor.stop());
-    const ws = createWsEdge({ uwsApp, config, logger, core, auth, butler, anchor, meter: wsMeter, timers });
+    // A hold long enough to matter to a reader's ping is logged.
+    const loop = startLoopWatch({ logger, logFromMs: STALL_MS });
+    shutdown.add('stop the loop watch', () => loop.stop());
+    const ws = createWsEdge({ uwsApp, config, logger, core, auth, butler, anchor, meter: wsMeter, loop, timers });
     shutdown.add('refuse WebSocket upgrades', () => ws.stopAccepting());
     shutdown.add('wait for socket close handshakes', async () => {
       if (!(await ws.closed(SOCKET_CLOSE_WAIT_MS))) logger.warn({ open: ws.connections.size }, 'sockets still open after the close wait; closing anyway');

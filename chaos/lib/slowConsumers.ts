@@ -1,10 +1,12 @@
 // The hub's slow-consumer cut-offs (4011) as its log records them, by user and connection, and
 // whether a reader it cut off was starved by its own machine rather than by the hub.
 import { readFileSync } from 'node:fs';
-import { longestStall, type LoopStall } from '../../bench/gen/loopStalls.js';
+import { longestStall, LOOP_STALL_FLOOR_MS, type LoopStall } from '../../bench/gen/loopStalls.js';
+import { ms } from '../../bench/lib/stats.js';
 import { CloseCode } from '../../src/protocol/errors.js';
 import { STALL_MS } from '../../src/ws/open.js';
 import { READ_WINDOW_BYTES } from '../../src/ws/outlet.js';
+import { holds, type Verdict } from './verdict.js';
 
 export interface CutOff {
   user: string;
@@ -58,4 +60,27 @@ export function judgeReaderCutOffs(cut: readonly CutOff[], stalls: readonly Loop
     const stallMs = longestStall(stalls, c.at - JUDGED_OVER_MS - SLACK_MS, c.at + SLACK_MS);
     return { ...c, stallMs, starved: stallMs >= allowanceMs };
   });
+}
+
+/** "N (conn 12 of alice: longest loop stall 40 ms, …)", the first three listed. */
+export function describeReaders(cut: readonly ReaderCutOff[]): string {
+  if (cut.length === 0) return 'none';
+  const stall = (r: ReaderCutOff) => (r.stallMs === 0 ? `under ${LOOP_STALL_FLOOR_MS}` : ms(r.stallMs));
+  const listed = cut.slice(0, 3).map((r) => `conn ${r.conn} of ${r.user}: longest loop stall ${stall(r)} ms`);
+  return `${cut.length} (${listed.join('; ')}${cut.length > 3 ? '; …' : ''})`;
+}
+
+/**
+ * The verdict on the reading dashboards: none cut off while its process kept up. A reader cut off
+ * while its own process was starved is excused, and so not measured: when every reader was (a machine
+ * too loaded to run the check), nothing was measured and the verdict fails instead of passing on no
+ * evidence.
+ */
+export function readersVerdict(what: string, judged: readonly ReaderCutOff[], readerSockets: number): Verdict {
+  const kept = judged.filter((r) => !r.starved);
+  const measured = readerSockets - (judged.length - kept.length);
+  if (measured <= 0) {
+    return holds(what, false, `nothing measured: all ${readerSockets} were cut off while their process was starved`, 'none, of at least one measured');
+  }
+  return holds(what, kept.length === 0, `${describeReaders(kept)} (${measured} measured)`, 'none');
 }

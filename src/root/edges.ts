@@ -17,6 +17,7 @@ import { createInspection } from '../ops/inspection.js';
 import { connectionsSource, routerSource } from '../ops/inspectionSources.js';
 import type { ReadinessCheck } from '../ops/readiness.js';
 import type { CorkAnchor } from '../ws/corkAnchor.js';
+import type { LoopWatch } from '../ws/loopWatch.js';
 import { attachWebSocket, type WsEdge } from '../ws/edge.js';
 import type { WsMeter } from '../ws/metrics.js';
 import type { Auth } from './auth.js';
@@ -33,6 +34,7 @@ export interface WsEdgeOptions {
   butler: Butler;
   anchor: CorkAnchor;
   meter: WsMeter;
+  loop: LoopWatch;
   timers: Timers;
 }
 
@@ -53,6 +55,7 @@ export function createWsEdge(options: WsEdgeOptions): WsEdge {
       await butler.authorizations.respond(user, payload);
     },
     meter: options.meter,
+    loop: options.loop,
     timers: options.timers,
   });
 }

@@ -36,6 +36,7 @@ export const SHUTDOWN_ORDER = [
   'release the lease',
   'close the cluster link',
   'stop the cork anchor',
+  'stop the loop watch',
   'stop the router',
   'stop the runtime sampler',
   'stop the online sampler',

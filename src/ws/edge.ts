@@ -12,6 +12,7 @@ import { createCloseHandler } from './close.js';
 import { ClosePacer } from './closePacer.js';
 import { createConnectionTable } from './connections.js';
 import type { CorkAnchor } from './corkAnchor.js';
+import type { LoopWatch } from './loopWatch.js';
 import { createFrameHandler } from './dispatch.js';
 import type { WsMeter } from './metrics.js';
 import { createOpenHandler } from './open.js';
@@ -39,6 +40,8 @@ export interface WsEdgeDeps {
   authResponse(user: Principal, payload: AuthResponseFrame['payload']): Promise<void>;
   /** Counts sockets, frames, bytes and cut-offs (per frame, with pre-bound counters). */
   meter: WsMeter;
+  /** The hub's own loop holds, not counted against a reader's ping (see outlet.ts). */
+  loop: LoopWatch;
   /** Rate limits' time: the process clock (simulated time would stop their refill). */
   now?: () => number;
   /** Runs session expiry (the hub's timers: a test moves them past a JWT's end). */
@@ -73,7 +76,7 @@ export function attachWebSocket(deps: WsEdgeDeps) {
     idleTimeout: limits.idleTimeoutSeconds,
     sendPingsAutomatically: true,
     upgrade: upgrade.upgrade,
-    open: createOpenHandler({ limits, logger, sendBatch: deps.sendBatch, meter, closePacer }),
+    open: createOpenHandler({ limits, logger, sendBatch: deps.sendBatch, meter, closePacer, loop: deps.loop }),
     message: createFrameHandler({ limits, logger, pipeline: deps.pipeline, authResponse: deps.authResponse, meter }),
     pong: (ws, message) => ws.getUserData().outlet?.ponged(message),
     drain: (ws) => ws.getUserData().outlet?.drained(),

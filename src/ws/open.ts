@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type uWS from 'uWebSockets.js';
 import { CloseCode } from '../protocol/errors.js';
 import type { ClosePacer, PacedClose } from './closePacer.js';
+import type { LoopWatch } from './loopWatch.js';
 import type { WsMeter } from './metrics.js';
 import { SocketOutlet, type OutletEvents } from './outlet.js';
 import type { SendBatch } from './sendBatch.js';
@@ -22,6 +23,8 @@ export interface OpenDeps {
   meter: WsMeter;
   /** Slow consumers' closes wait their turn here (a fan-out finds many at once). */
   closePacer: ClosePacer;
+  /** The hub's own loop holds, not counted against a reader's ping. */
+  loop: LoopWatch;
 }
 
 /**
@@ -68,6 +71,7 @@ export function createOpenHandler(deps: OpenDeps) {
       presenceBatched: data.presenceBatched,
       authenticatedAt: data.authStartedAt,
       meter,
+      loop: deps.loop,
     });
     meter.opened(user.role);
     data.actor.send({ type: 'OPENED', outlet: data.outlet });

@@ -7,12 +7,14 @@
 //   resumes with `since`), so one slow reader never holds memory or delays anyone else; the grace lets
 //   a healthy reader absorb one large batch;
 // - the read window: no more than a window of frames goes out unread; past it frames wait, a ping
-//   probes the reader, and each pong proves reading and grows the window (see READ_WINDOW_BYTES);
+//   probes the reader, and each pong proves reading and grows the window (see READ_WINDOW_BYTES); a
+//   ping's wait counts only the time the hub could have read the pong (not its own loop's holds);
 // - a resume replay: live frames are held back while it runs and sent after it, minus those the
 //   replay already sent.
 import type uWS from 'uWebSockets.js';
 import type { ConnectionOutlet } from '../actors/connection.js';
 import { type HubError } from '../errors.js';
+import type { LoopWatch } from './loopWatch.js';
 import type { WsMeter } from './metrics.js';
 import { ackFrame, errorFrame } from '../protocol/frames.js';
 import { isMachineRole } from '../protocol/roles.js';
@@ -57,6 +59,8 @@ export interface SocketOutletOptions {
   /** When the credential check began (revocations after it still apply). */
   authenticatedAt: number;
   meter: WsMeter;
+  /** How long the hub's own loop was held: not counted against a ping (see `probeStalled`). */
+  loop: Pick<LoopWatch, 'heldMs'>;
 }
 
 /**
@@ -100,8 +104,11 @@ export class SocketOutlet implements ConnectionOutlet, Origin, BatchedSocket {
   /** Bytes handed to the socket so far, and how many of them the client has shown it read. */
   private sentBytes = 0;
   private readBytes = 0;
-  /** The ping in flight: when it went out, and how many bytes had been sent before it. */
-  private probe: { at: number; bytes: number; tag: string } | undefined;
+  /**
+   * The ping in flight: when it went out, the loop watch's reading then (`held`), and how many bytes
+   * had been sent before it.
+   */
+  private probe: { at: number; held: number; bytes: number; tag: string } | undefined;
   private probes = 0;
   /** The read window now (see READ_WINDOW_BYTES): grows from the start size with each pong. */
   private window = READ_WINDOW_START_BYTES;
@@ -117,6 +124,7 @@ export class SocketOutlet implements ConnectionOutlet, Origin, BatchedSocket {
   private readonly batch: SendBatch;
   readonly authenticatedAt: number;
   private readonly meter: WsMeter;
+  private readonly loop: Pick<LoopWatch, 'heldMs'>;
   /** Set only on a socket that asked for PRESENCE in batches (the router looks for it). */
   readonly deliverPresence?: (agentId: number, text: string) => void;
   private readonly presenceBatch?: PresenceBatch;
@@ -130,6 +138,7 @@ export class SocketOutlet implements ConnectionOutlet, Origin, BatchedSocket {
     this.batch = options.batch;
     this.authenticatedAt = options.authenticatedAt;
     this.meter = options.meter;
+    this.loop = options.loop;
     this.held = options.resuming ? [] : null;
     if (options.presenceBatched) {
       // Sent from a timer, outside any delivery round: one round of its own, so it is corked.
@@ -260,7 +269,19 @@ export class SocketOutlet implements ConnectionOutlet, Origin, BatchedSocket {
       if (unread >= this.window / 4) this.sendProbe();
       return false;
     }
-    return unread > this.bounds.hardBytes && performance.now() - this.probe.at > this.bounds.stallMs;
+    return unread > this.bounds.hardBytes && this.probeStalled(this.probe);
+  }
+
+  /**
+   * Whether a ping has waited longer than `stallMs` while the hub could have read its pong: its age
+   * less the time the hub's own loop was held since it went out (a pong that arrived meanwhile sat
+   * unread in the kernel, and a held hub must not cut off the readers it kept waiting). A hold still
+   * under way counts, so a delivery in the very run that held the loop does not judge by it either.
+   */
+  private probeStalled(probe: { at: number; held: number }): boolean {
+    const age = performance.now() - probe.at;
+    // The loop watch is read only once the age alone would do (this runs for every frame that waits).
+    return age > this.bounds.stallMs && age - (this.loop.heldMs() - probe.held) > this.bounds.stallMs;
   }
 
   /** uWS pong callback: the client read everything sent before the ping it answers. */
@@ -277,7 +298,7 @@ export class SocketOutlet implements ConnectionOutlet, Origin, BatchedSocket {
     this.windowed.push(text);
     this.windowedBytes += text.length;
     if (!this.probe) this.sendProbe();
-    if (this.windowedBytes > this.bounds.hardBytes || performance.now() - this.probe!.at > this.bounds.stallMs) {
+    if (this.windowedBytes > this.bounds.hardBytes || this.probeStalled(this.probe!)) {
       this.cutOff();
       return false;
     }
@@ -301,7 +322,7 @@ export class SocketOutlet implements ConnectionOutlet, Origin, BatchedSocket {
 
   private sendProbe(): void {
     const tag = String(++this.probes);
-    this.probe = { at: performance.now(), bytes: this.sentBytes, tag };
+    this.probe = { at: performance.now(), held: this.loop.heldMs(), bytes: this.sentBytes, tag };
     this.ws.ping(tag);
   }
 

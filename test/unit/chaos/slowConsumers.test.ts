@@ -6,7 +6,7 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { longestStall, LoopStallWatch, LOOP_STALL_FLOOR_MS } from '../../../bench/gen/loopStalls.js';
-import { judgeReaderCutOffs, readerAllowanceMs, slowConsumerCloses } from '../../../chaos/lib/slowConsumers.js';
+import { judgeReaderCutOffs, readerAllowanceMs, readersVerdict, slowConsumerCloses } from '../../../chaos/lib/slowConsumers.js';
 import { STALL_MS } from '../../../src/ws/open.js';
 import { READ_WINDOW_BYTES } from '../../../src/ws/outlet.js';
 
@@ -64,6 +64,27 @@ describe('a reader’s cut-off', () => {
   it('counts a stall still going on when the hub closed the socket', () => {
     expect(longestStall([{ end: cutAt + 200, ms: 700 }], cutAt - 3_000, cutAt)).toBe(700);
     expect(longestStall([{ end: cutAt + 900, ms: 700 }], cutAt - 3_000, cutAt)).toBe(0);
+  });
+});
+
+describe('the verdict on the reading dashboards', () => {
+  const at = 1_000_000;
+  const starved = (conn: number) => ({ user: 'reader-0', conn, at, stallMs: 500, starved: true });
+  const keptUp = (conn: number) => ({ user: 'reader-0', conn, at, stallMs: 0, starved: false });
+
+  it('passes when no reader was cut off while its process kept up, the starved ones excused', () => {
+    const verdict = readersVerdict('readers', [starved(1), starved(2)], 4);
+    expect(verdict).toMatchObject({ pass: true, measured: 'none (2 measured)' });
+  });
+
+  it('fails on a reader cut off while its process kept up', () => {
+    expect(readersVerdict('readers', [keptUp(1), starved(2)], 4).pass).toBe(false);
+  });
+
+  it('fails when every reader was cut off while starved: nothing was measured', () => {
+    const verdict = readersVerdict('readers', [starved(1), starved(2), starved(3), starved(4)], 4);
+    expect(verdict.pass).toBe(false);
+    expect(verdict.measured).toContain('nothing measured');
   });
 });
 

@@ -1,62 +1,12 @@
 // The outlet's read window: frames past the window unread wait for the client's pong, so a stalled
 // dashboard costs no writes once it is a window behind, and a reader gets more as it proves it read.
 // The window starts at 8 KB and doubles with each pong up to 128 KB.
-import type uWS from 'uWebSockets.js';
 import { describe, expect, it } from 'vitest';
-import type { WsMeter } from '../../../src/ws/metrics.js';
-import { SocketOutlet } from '../../../src/ws/outlet.js';
-import { createSendBatch } from '../../../src/ws/sendBatch.js';
+import { burst, fakeOutlet, FRAME } from '../../helpers/fakeOutlet.js';
 
-/** A uWS socket that records writes and pings and never buffers (the kernel takes everything). */
-class FakeSocket {
-  readonly written: string[] = [];
-  readonly pings: string[] = [];
-  send(text: string): number {
-    this.written.push(text);
-    return 1;
-  }
-  cork(fn: () => void): void {
-    fn();
-  }
-  getBufferedAmount(): number {
-    return 0;
-  }
-  ping(tag: string): void {
-    this.pings.push(tag);
-  }
-  end(): void {}
-  close(): void {}
-}
-
-const meter = { sent: () => undefined, error: () => undefined } as unknown as WsMeter;
 const KB = 1024;
-const FRAME = 'x'.repeat(KB);
 
-function outlet(softBytes = 512 * KB) {
-  const ws = new FakeSocket();
-  const slow: string[] = [];
-  const o = new SocketOutlet({
-    ws: ws as unknown as uWS.WebSocket<unknown>,
-    key: 1,
-    user: { id: 1, username: 'dash', role: 'MEMBER' },
-    bounds: { softBytes, hardBytes: 2 * softBytes, graceMs: 3_000, stallMs: 60_000 },
-    events: { slow: () => slow.push('slow'), close: () => undefined },
-    batch: createSendBatch(),
-    resuming: false,
-    authenticatedAt: 0,
-    meter,
-  });
-  /** Answers the ping in flight, as a client's WebSocket stack does once it has read up to it. */
-  const pong = () => o.ponged(new TextEncoder().encode(ws.pings.at(-1)!).buffer as ArrayBuffer);
-  return { o, ws, slow, pong };
-}
-
-/** Sends `n` 1 KB frames; returns how many were written (the rest wait for a pong). */
-function burst(o: SocketOutlet, ws: FakeSocket, n: number): number {
-  const before = ws.written.length;
-  for (let i = 0; i < n; i++) o.deliver(FRAME);
-  return ws.written.length - before;
-}
+const outlet = (softBytes = 512 * KB) => fakeOutlet({ softBytes, hardBytes: 2 * softBytes, graceMs: 3_000, stallMs: 60_000 });
 
 describe('outlet read window', () => {
   it('holds frames past 8 KB unread for a client that has not answered yet, and cuts off no one', () => {
