@@ -2,11 +2,11 @@
 // close is counted and logged with the code the hub chose, or why the transport dropped it.
 import type { Logger } from 'pino';
 import type uWS from 'uWebSockets.js';
-import type { WsMeter } from './metrics.js';
+import type { TransportDropKind, WsMeter } from './metrics.js';
 import type { SocketData } from './socketData.js';
 
 interface TransportDrop {
-  kind: 'invalid_utf8' | 'too_large' | 'protocol';
+  kind: TransportDropKind;
   text: string;
 }
 
@@ -16,6 +16,7 @@ function transportDropReason(message: ArrayBuffer): TransportDrop | undefined {
   const text = Buffer.from(message).toString('latin1');
   if (/utf-?8/i.test(text)) return { kind: 'invalid_utf8', text };
   if (/too big/i.test(text)) return { kind: 'too_large', text };
+  if (/inactivity/i.test(text)) return { kind: 'idle', text };
   return { kind: 'protocol', text };
 }
 
@@ -35,7 +36,12 @@ export function createCloseHandler(deps: { logger: Logger; meter: WsMeter }) {
     if (dropped) {
       // uWS fails the connection itself, before the hub sees the frame, and sends no close frame.
       meter.transportDrop(dropped.kind);
-      logger.warn({ conn: data.key, user, code, reason: dropped.text }, `the transport dropped the connection: ${dropped.text}`);
+      // A silent peer (gone from the network, or its process stalled) is routine, not a fault of the
+      // client's: when a node or a network path fails, thousands go at once, and one warn line each
+      // would bury the lines that explain it. They are counted (reason "idle") and logged at info.
+      if (dropped.kind === 'idle')
+        logger.info({ conn: data.key, user, code, reason: dropped.text }, 'websocket closed: the client was silent for WS_IDLE_TIMEOUT');
+      else logger.warn({ conn: data.key, user, code, reason: dropped.text }, `the transport dropped the connection: ${dropped.text}`);
       return;
     }
     logger.info({ conn: data.key, user, code: finalCode, reason: data.actor.getSnapshot().context.closeReason }, 'websocket closed');

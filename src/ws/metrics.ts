@@ -28,7 +28,8 @@ export interface WsMeter extends DeliveryMeter {
   transportDrop(reason: TransportDropKind): void;
 }
 
-export const TransportDropKinds = ['invalid_utf8', 'too_large', 'protocol'] as const;
+/** Why uWS dropped a connection itself; `idle`: the client sent nothing and answered no ping for WS_IDLE_TIMEOUT. */
+export const TransportDropKinds = ['invalid_utf8', 'too_large', 'protocol', 'idle'] as const;
 export type TransportDropKind = (typeof TransportDropKinds)[number];
 
 const NOOP: WsMeter = {

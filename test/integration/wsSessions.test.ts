@@ -2,7 +2,7 @@
 // deletion, role change, JWT expiry), presence with several sockets per user, and the connection
 // and router actors' snapshots, and the upgrade's answer while the store cannot be reached.
 import jwt from 'jsonwebtoken';
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { describeEachDriver } from '../helpers/db.js';
 import { startTestHub, startTestHubBehindProxy, type TestHub } from '../helpers/hub.js';
 import { connectWs, refusedUpgrade, wsClientPool, type WsClient } from '../helpers/wsClient.js';
@@ -179,6 +179,16 @@ describeEachDriver('websocket heartbeat', (driver) => {
     );
     expect(offline.payload).toMatchObject({ status: 'OFFLINE', last_report: 'websocket_disconnected' });
     await silent.closed(5000);
+    // Routine (a node or a network path failing drops thousands at once): counted, and one info line
+    // each, not a warn line each.
+    await vi.waitFor(() =>
+      expect(t.logs.find((l) => l['msg'] === 'websocket closed: the client was silent for WS_IDLE_TIMEOUT' && l['user'] === agent.username)).toMatchObject({
+        level: 'info',
+        code: 1006,
+      }),
+    );
+    expect(t.logs.filter((l) => String(l['msg']).startsWith('the transport dropped the connection') && l['user'] === agent.username)).toEqual([]);
+    expect(await (await fetch(`${t.url}/metrics`)).text()).toMatch(/^hub_ws_transport_drops_total\{reason="idle"\} [1-9]/m);
     // A client that answers pings stays connected through the same silence.
     expect(m.socket.readyState).toBe(m.socket.OPEN);
     await m.close();

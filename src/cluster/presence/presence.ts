@@ -126,8 +126,11 @@ export function createClusterPresence(deps: ClusterPresenceDeps) {
         // Open here: ONLINE whatever the others hold. A close is decided once the count is true
         // again, unless Redis is away (then alone, and re-asserted by the holders when it is back).
         if (delta === 1 || !link.up) return presence(userId, patch);
+        // One line per episode, not per agent: a Redis outage under many agents would write thousands.
+        if (unsure.size === 0)
+          log.warn({ err, userId }, 'an agent’s close got no answer from Redis: it, and any more until then, is decided once this node has registered again');
+        else log.debug({ err, userId }, 'an agent’s close got no answer from Redis');
         unsure.add(userId);
-        log.warn({ err, userId }, 'an agent’s close got no answer from Redis: it is decided once this node has registered again');
       },
     );
     deciding.add(decision);
