@@ -5,13 +5,13 @@
 // round trips; "statement": the hub's, one statement per batch (hub_write_ordered_batch). Messages
 // committed per second over all writers, and each batch's time from posting to committed.
 //   npx tsx bench/micro/orderedCommits.ts   (NODES=4 BATCH=20 SECONDS=10 VARIANTS=transaction,statement,transaction,statement)
-import pg from 'pg';
 import { pino } from 'pino';
 import { createCommitOrder } from '../../src/delivery/commit.js';
 import { postgresBatchWriter, type MessageInsert, type OrderedCommits } from '../../src/store/batchWriter.js';
 import { openStore } from '../../src/store/db.js';
 import { migrate } from '../../src/store/migrate.js';
 import { createPgPool } from '../../src/store/pgPool.js';
+import { postgresStores } from '../lib/stores.js';
 
 const NODES = Number(process.env.NODES ?? 4);
 const BATCH = Number(process.env.BATCH ?? 20);
@@ -35,20 +35,16 @@ const row = (node: number, n: number): MessageInsert => ({
   created_at: new Date().toISOString(),
 });
 
-const admin = new pg.Client({ connectionString: PG_URL });
-await admin.connect();
-const database = `bench_ordered_${process.pid}`;
-await admin.query(`CREATE DATABASE ${database}`);
-const url = new URL(PG_URL);
-url.pathname = `/${database}`;
+const stores = await postgresStores(PG_URL);
 try {
-  const setup = openStore({ driver: 'postgres', url: url.toString() });
+  const url = (await stores.create('ordered_commits')).env.DATABASE_URL!;
+  const setup = openStore({ driver: 'postgres', url });
   await migrate(setup);
   await setup.close();
   let next = 0;
   console.log(`${NODES} writers, batches of ${BATCH} messages, ${SECONDS} s per variant`);
   for (const variant of variants) {
-    const pools = Array.from({ length: NODES }, () => createPgPool({ url: url.toString(), max: 10 }, pino({ enabled: false })));
+    const pools = Array.from({ length: NODES }, () => createPgPool({ url, max: 10 }, pino({ enabled: false })));
     const deadline = performance.now() + SECONDS * 1000;
     const latencies: number[] = [];
     let committed = 0;
@@ -89,6 +85,5 @@ try {
     );
   }
 } finally {
-  await admin.query(`DROP DATABASE ${database} WITH (FORCE)`);
-  await admin.end();
+  await stores.dispose();
 }

@@ -295,21 +295,28 @@ async function writePresence(client: PgClient, changes: WriteBatch['presence']):
   changes.forEach((change, ord) => (rounds[roundOf[ord]! - 1] ??= []).push({ change, ord }));
   const rows: Array<PresenceRow & { ord: number }> = [];
   for (const round of rounds) {
-    const col = <T>(f: (c: WriteBatch['presence'][number]) => T) => round.map(({ change }) => f(change));
     const result = await client.query<PresenceRow & { ord: string }>(PG_PRESENCE_MANY, [
-      col((c) => c.userId),
-      col((c) => c.patch.status ?? null),
-      col((c) => c.patch.online ?? null),
-      col((c) => c.patch.last_seen_at ?? null),
-      col((c) => c.patch.last_report ?? null),
-      col((c) => c.at),
-      col((c) => (c.patch.seq === undefined ? null : String(c.patch.seq))),
+      ...presenceColumns(round.map(({ change }) => change)),
       round.map(({ ord }) => ord),
     ]);
     for (const r of result.rows) rows.push({ ...r, ord: Number(r.ord) });
   }
   rows.sort((a, b) => a.ord - b.ord);
   return rows.map(({ ord: _ord, ...row }) => row);
+}
+
+/** Presence changes as one array per column: user id, status, online, last_seen_at, last_report, at, seq. */
+function presenceColumns(changes: WriteBatch['presence']): unknown[][] {
+  const col = (f: (c: WriteBatch['presence'][number]) => unknown) => changes.map(f);
+  return [
+    col((c) => c.userId),
+    col((c) => c.patch.status ?? null),
+    col((c) => c.patch.online ?? null),
+    col((c) => c.patch.last_seen_at ?? null),
+    col((c) => c.patch.last_report ?? null),
+    col((c) => c.at),
+    col((c) => (c.patch.seq === undefined ? null : String(c.patch.seq))),
+  ];
 }
 
 /** Each change's round, from 1: a user's first change in the batch is in round 1, its second in round 2... */
@@ -454,16 +461,9 @@ function postgresOrderedWriter(pool: PgPool): BatchWriter {
     try {
       await before;
       const rounds = presenceRounds(batch.presence);
-      const presence = (f: (c: WriteBatch['presence'][number]) => unknown) => batch.presence.map(f);
       const result = await pool.query<{ answer: OrderedAnswer }>(PG_ORDERED_BATCH, [
         ...messageColumns(batch.messages),
-        presence((c) => c.userId),
-        presence((c) => c.patch.status ?? null),
-        presence((c) => c.patch.online ?? null),
-        presence((c) => c.patch.last_seen_at ?? null),
-        presence((c) => c.patch.last_report ?? null),
-        presence((c) => c.at),
-        presence((c) => (c.patch.seq === undefined ? null : String(c.patch.seq))),
+        ...presenceColumns(batch.presence),
         batch.presence.map((_c, ord) => ord),
         rounds,
         batch.threads.map((t) => t.id),
